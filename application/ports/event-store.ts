@@ -1,0 +1,83 @@
+/**
+ * The event store port, shaped after EventStoreDB (the production store): streams with revisions,
+ * appends with an expected revision, one global order over all events, and catch-up subscriptions.
+ * Revisions start at 0 for the first event of a stream; positions are the global order and strictly
+ * increase along `readAll`. Adapters: memory, sqlite (embedded) and eventstoredb (production).
+ */
+import type { Observable } from 'rxjs';
+
+/** Who caused an event and why: stored on every event so an auditor can replay each decision. */
+export type EventMetadata = {
+  organizationId: string | null;
+  actor: string;
+  requestId: string;
+  correlationId: string;
+  causationId: string | null;
+  occurredAt: string;
+  schemaVersion: number;
+};
+
+export type EventData<Type extends string = string, Data = unknown> = {
+  /** Unique id; appending an event whose id is already in the stream does not duplicate it. */
+  id: string;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+};
+
+export type RecordedEvent<Type extends string = string, Data = unknown> = EventData<Type, Data> & {
+  streamId: string;
+  revision: number;
+  position: number;
+  recordedAt: string;
+};
+
+/** `any`: no check; `no_stream`: the stream must not exist; `stream_exists`; or the exact revision of its last event. */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export type AppendResult = {
+  /** Revision of the last event of the stream after the append. */
+  nextExpectedRevision: number;
+  /** Global position of the last appended event (of the original append when it was a replay). */
+  position: number;
+};
+
+export type ReadStreamOptions = {
+  direction?: 'forwards' | 'backwards';
+  /** Inclusive start revision; forwards defaults to 0, backwards to the end. */
+  fromRevision?: number;
+  maxCount?: number;
+};
+
+export type ReadAllOptions = {
+  /** Exclusive: events strictly after this position. Omitted or -1 reads from the start. */
+  after?: number;
+  maxCount?: number;
+};
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Wrong expected revision on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export interface EventStore {
+  appendToStream(streamId: string, events: readonly EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /** Events of a stream; an empty array when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Events of all streams in global order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the newest event, -1 when the store is empty. */
+  headPosition(): Promise<number>;
+  /**
+   * Emits (at least) whenever events may have been appended: the subscription uses it to stop
+   * polling while idle. Adapters that cannot tell emit on a timer.
+   */
+  readonly appended$: Observable<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,41 @@
+/**
+ * Catch-up subscription over any event store: reads pages of `readAll` until it reaches the head,
+ * then waits for the store's `appended$` signal (or a poll timeout) and goes on. It is pull-based:
+ * the next page is read only when the consumer asks for it, so a slow consumer is never flooded.
+ */
+import { firstValueFrom, race, timer, filter } from 'rxjs';
+import type { EventStore, RecordedEvent } from './ports/event-store';
+
+export type SubscriptionOptions = {
+  /** Exclusive: start after this position (-1 from the beginning). */
+  after?: number;
+  batchSize?: number;
+  /** Longest wait between two looks at the store while idle, for appends by other processes. */
+  pollMs?: number;
+  signal?: AbortSignal;
+};
+
+export async function* subscribeToAll(store: EventStore, options: SubscriptionOptions = {}): AsyncGenerator<RecordedEvent[]> {
+  const batchSize = options.batchSize ?? 1000;
+  const pollMs = options.pollMs ?? 500;
+  let after = options.after ?? -1;
+  while (!options.signal?.aborted) {
+    // Subscribe to the signal before reading, so an append between the read and the wait is not missed.
+    const appended = firstValueFrom(race(store.appended$.pipe(filter((p) => p > after)), timer(pollMs), aborted(options.signal)), { defaultValue: 0 });
+    const events = await store.readAll({ after, maxCount: batchSize });
+    if (events.length > 0) {
+      after = events[events.length - 1]!.position;
+      yield events;
+      continue;
+    }
+    await appended;
+  }
+}
+
+function aborted(signal: AbortSignal | undefined) {
+  return new Promise<void>((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
