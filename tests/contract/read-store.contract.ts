@@ -1,0 +1,102 @@
+/** The behaviour every read store adapter must have; the production adapter runs the same suite. */
+import type { CollectionDefinition, ReadStore, StoredDocument } from '../../application/ports/read-store';
+
+export type ReadStoreFixture = { store: ReadStore; reopen?: () => Promise<ReadStore>; cleanup: () => Promise<void> };
+
+type Item = { id: string; org: string; kind: string; name: string; at: string; n: number; active: boolean };
+
+const items: Item[] = [
+  { id: 'a', org: 'o1', kind: 'call', name: 'Alpha Call', at: '2026-01-01T10:00:00.000Z', n: 3, active: true },
+  { id: 'b', org: 'o1', kind: 'chat', name: 'beta chat', at: '2026-01-02T10:00:00.000Z', n: 1, active: false },
+  { id: 'c', org: 'o1', kind: 'sms', name: 'Gamma', at: '2026-01-03T10:00:00.000Z', n: 2, active: true },
+  { id: 'd', org: 'o2', kind: 'call', name: 'alphabet', at: '2026-01-04T10:00:00.000Z', n: 5, active: true },
+  { id: 'e', org: 'o1', kind: 'call', name: '50%_off', at: '2026-01-05T10:00:00.000Z', n: 4, active: true },
+];
+
+export function readStoreContract(name: string, open: () => Promise<ReadStoreFixture>): void {
+  describe(`read store contract: ${name}`, () => {
+    let fixture: ReadStoreFixture;
+    let store: ReadStore;
+    let definition: CollectionDefinition;
+
+    const stored = (doc: Item | null, id: string, position: number): StoredDocument<unknown> => ({ id, doc, position, version: 1 });
+    const seed = async () => {
+      await store.commit({ projection: 'p', checkpoint: 10, writes: items.map((it, i) => ({ collection: definition.name, document: stored(it, it.id, i) })) });
+    };
+
+    beforeEach(async () => {
+      fixture = await open();
+      store = fixture.store;
+      definition = { name: `items_${Math.random().toString(36).slice(2, 8)}`, fields: { org: 'string', kind: 'string', name: 'string', at: 'string', n: 'number', active: 'boolean' }, indexes: [['org', 'at']] };
+      await store.collection<Item>(definition);
+    });
+    afterEach(() => fixture.cleanup());
+
+    it('gets documents by id and moves the checkpoint with the writes', async () => {
+      const items$ = await store.collection<Item>(definition);
+      expect(await store.checkpoint('p')).toBe(-1);
+      await seed();
+      expect(await items$.get('a')).toEqual(items[0]);
+      expect(await items$.get('zzz')).toBeNull();
+      expect(await store.checkpoint('p')).toBe(10);
+      const meta = await items$.getStored(['a', 'b', 'nope']);
+      expect([...meta.keys()].sort()).toEqual(['a', 'b']);
+      expect(meta.get('b')).toMatchObject({ position: 1, version: 1 });
+    });
+
+    it('hides tombstones from get, find and count but keeps their position', async () => {
+      const items$ = await store.collection<Item>(definition);
+      await seed();
+      await store.commit({ projection: 'p', checkpoint: 11, writes: [{ collection: definition.name, document: stored(null, 'a', 11) }] });
+      expect(await items$.get('a')).toBeNull();
+      expect(await items$.count({ where: { org: 'o1' } })).toBe(3);
+      expect((await items$.find({ where: { org: 'o1' } })).map((i) => i.id)).not.toContain('a');
+      expect((await items$.getStored(['a'])).get('a')).toMatchObject({ doc: null, position: 11 });
+    });
+
+    it('filters by equality, one-of, booleans, search and range, and counts', async () => {
+      const items$ = await store.collection<Item>(definition);
+      await seed();
+      const ids = async (q: Parameters<typeof items$.find>[0]) => (await items$.find({ ...q, sort: { field: 'at', order: 'asc' } })).map((i) => i.id);
+      expect(await ids({ where: { org: 'o1', kind: 'call' } })).toEqual(['a', 'e']);
+      expect(await ids({ where: { kind: { in: ['chat', 'sms'] } } })).toEqual(['b', 'c']);
+      expect(await ids({ where: { active: false } })).toEqual(['b']);
+      expect(await ids({ search: { field: 'name', text: 'ALPHA' } })).toEqual(['a', 'd']);
+      expect(await ids({ search: { field: 'name', text: '%_' } })).toEqual(['e']);
+      expect(await ids({ range: { field: 'at', gte: '2026-01-02T10:00:00.000Z', lte: '2026-01-04T10:00:00.000Z' } })).toEqual(['b', 'c', 'd']);
+      expect(await ids({ range: { field: 'n', gte: 4 } })).toEqual(['d', 'e']);
+      expect(await ids({ where: { kind: { in: [] } } })).toEqual([]);
+      expect(await items$.count({ where: { org: 'o1' }, range: { field: 'at', lte: '2026-01-03T10:00:00.000Z' } })).toBe(3);
+    });
+
+    it('sorts by one field both ways and pages', async () => {
+      const items$ = await store.collection<Item>(definition);
+      await seed();
+      const desc = await items$.find({ sort: { field: 'n', order: 'desc' } });
+      expect(desc.map((i) => i.n)).toEqual([5, 4, 3, 2, 1]);
+      const page2 = await items$.find({ sort: { field: 'at', order: 'desc' }, offset: 2, limit: 2 });
+      expect(page2.map((i) => i.id)).toEqual(['c', 'b']);
+      const page3 = await items$.find({ sort: { field: 'at', order: 'desc' }, offset: 4, limit: 2 });
+      expect(page3.map((i) => i.id)).toEqual(['a']);
+    });
+
+    it('resets a projection: its documents and checkpoint are gone', async () => {
+      const items$ = await store.collection<Item>(definition);
+      await seed();
+      await store.reset('p', [definition.name]);
+      expect(await store.checkpoint('p')).toBe(-1);
+      expect(await items$.count({})).toBe(0);
+    });
+
+    if (name !== 'memory') {
+      it('keeps committed documents and checkpoints across a restart', async () => {
+        await seed();
+        if (!fixture.reopen) throw new Error('a persistent adapter must be reopenable');
+        store = await fixture.reopen();
+        const items$ = await store.collection<Item>(definition);
+        expect(await store.checkpoint('p')).toBe(10);
+        expect(await items$.count({})).toBe(5);
+      });
+    }
+  });
+}
