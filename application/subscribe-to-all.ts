@@ -19,9 +19,10 @@ export async function* subscribeToAll(store: EventStore, options: SubscriptionOp
   const batchSize = options.batchSize ?? 1000;
   const pollMs = options.pollMs ?? 500;
   let after = options.after ?? -1;
+  const stop = aborted(options.signal);
   while (!options.signal?.aborted) {
     // Subscribe to the signal before reading, so an append between the read and the wait is not missed.
-    const appended = firstValueFrom(race(store.appended$.pipe(filter((p) => p > after)), timer(pollMs), aborted(options.signal)), { defaultValue: 0 });
+    const appended = firstValueFrom(race(store.appended$.pipe(filter((p) => p > after)), timer(pollMs), stop), { defaultValue: 0 });
     const events = await store.readAll({ after, maxCount: batchSize });
     if (events.length > 0) {
       after = events[events.length - 1]!.position;

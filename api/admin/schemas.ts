@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+
+export const SCOPES = [
+  'logs:read',
+  'customers:write',
+  'campaigns:read',
+  'campaigns:write',
+  'dispositions:read',
+  'dispositions:write',
+  'blacklist:write',
+  'numbers:read',
+  'numbers:write',
+  'calls:write',
+  'chat:write',
+  'agents:write',
+  'speech',
+  'audit:read',
+  'analytics:read',
+] as const;
+
+export const RegisterOrganizationBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+  type: Type.Union([Type.Literal('collection'), Type.Literal('lead_generation')]),
+  credits: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e12 })),
+  concurrencyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+});
+
+export const IssueTokenBody = Type.Object({
+  scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { maxItems: SCOPES.length })),
+  expiresIn: Type.Optional(Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,8}[smhd]?$' }), Type.Integer({ minimum: 1, maximum: 31_536_000 * 10 })])),
+  subject: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+
+export const AdjustCreditsBody = Type.Object({ amount: Type.Integer({ minimum: -1e12, maximum: 1e12 }) });
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** "90", "90s", "15m", "1h", "7d" or a number of seconds; the default is one day. */
+export function expiresInSeconds(value: string | number | undefined): number {
+  if (value === undefined) return 86400;
+  if (typeof value === 'number') return value;
+  const unit = /[smhd]$/.test(value) ? value.slice(-1) : 's';
+  return Number.parseInt(value, 10) * UNIT_SECONDS[unit]!;
+}

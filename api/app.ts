@@ -1,0 +1,57 @@
+/** The Express application: middleware, the feature routers, and the error envelope. */
+import express, { Router, type Express } from 'express';
+import type { CampaignService } from '../application/campaigns/campaign-service';
+import type { DispositionService } from '../application/dispositions/disposition-service';
+import type { OrganizationService } from '../application/organizations/organization-service';
+import type { Logger } from '../application/ports/logger';
+import type { EventStore } from '../application/ports/event-store';
+import type { ProjectionRunner } from '../application/projection-runner';
+import type { Config } from '../infrastructure/config/config';
+import { adminRouter } from './admin/router';
+import { campaignsRouter } from './campaigns/router';
+import { dispositionsRouter } from './dispositions/router';
+import { requireAdmin, requireOrganization, type Authenticator } from './http/auth';
+import { errorHandler, sendError } from './http/errors';
+import type { Metrics } from './http/metrics';
+import { requestId } from './http/request-id';
+import { opsRouter } from './ops/router';
+
+export type AppDeps = {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  events: EventStore;
+  runner: ProjectionRunner;
+  services: { organizations: OrganizationService; dispositions: DispositionService; campaigns: CampaignService };
+  authenticate: Authenticator;
+  shuttingDown: () => boolean;
+};
+
+export function buildApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId);
+  app.use(deps.metrics.middleware());
+  app.use((req, res, next) => {
+    const start = Date.now();
+    res.on('finish', () => deps.logger.debug('request', { requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - start }));
+    next();
+  });
+  app.use(express.json({ limit: deps.config.maxBodyBytes, strict: false }));
+
+  app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown }));
+  app.use('/admin/v1', requireAdmin(deps.config.adminToken), adminRouter(deps.services.organizations));
+
+  const api = Router();
+  api.use(requireOrganization(deps.authenticate));
+  if (deps.config.services.has('agent')) {
+    api.use(dispositionsRouter(deps.services.dispositions));
+    api.use(campaignsRouter(deps.services.campaigns));
+  }
+  app.use('/api/v1', api);
+
+  app.use((_req, res) => sendError(res, 404, 'Route not found'));
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,16 @@
+import { Type } from '@sinclair/typebox';
+
+const date = Type.String({ format: 'date' });
+const optionalId = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()]);
+const details = {
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  language: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()])),
+  agentId: Type.Optional(optionalId),
+  dispositionGroupId: Type.Optional(optionalId),
+  startDate: Type.Optional(Type.Union([date, Type.Null()])),
+  endDate: Type.Optional(Type.Union([date, Type.Null()])),
+};
+const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+
+export const CreateCampaignBody = Type.Object({ name, campaignType: Type.Union([Type.Literal('emi'), Type.Literal('edi'), Type.Literal('lead')]), ...details });
+export const UpdateCampaignBody = Type.Object({ name: Type.Optional(name), ...details }, { minProperties: 1 });

@@ -1,0 +1,58 @@
+/** Reading query parameters strictly: a bad value is a validation error naming the parameter. */
+import type { Request } from 'express';
+import { validationFailed } from './errors';
+
+export class QueryReader {
+  private readonly errors: string[] = [];
+  constructor(private readonly req: Request) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.req.query[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') {
+      this.errors.push(`${name} must be a single value`);
+      return undefined;
+    }
+    return value;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined || value === '') return fallback;
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.errors.push(`${name} must be an integer between ${min} and ${max}`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  string(name: string, maxLength = 200): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined || value === '') return undefined;
+    if (value.length > maxLength) {
+      this.errors.push(`${name} must be at most ${maxLength} characters`);
+      return undefined;
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], message?: string): T | undefined {
+    const value = this.raw(name);
+    if (value === undefined || value === '') return undefined;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.errors.push(message ?? `${name} must be one of ${allowed.join(', ')}`);
+      return undefined;
+    }
+    return value as T;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const value = this.oneOf(name, ['true', 'false'] as const);
+    return value === undefined ? fallback : value === 'true';
+  }
+
+  /** Throws the collected validation errors, if any. */
+  done(): void {
+    if (this.errors.length > 0) throw validationFailed(this.errors);
+  }
+}

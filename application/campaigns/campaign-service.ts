@@ -1,0 +1,82 @@
+/** Campaign use cases. */
+import { CAMPAIGN_FORBIDDEN, CAMPAIGN_NOT_FOUND, campaignDecider, campaignStreamId, type CampaignCommand, type CampaignDetails, type CampaignType } from '../../domain/campaigns/campaign';
+import type { CampaignDocument } from '../../projections/campaigns/campaigns';
+import type { CommandHandler } from '../command-handler';
+import { ownedDocument } from '../ownership';
+import { offsetOf, pagination, type Pagination } from '../pagination';
+import type { Query, ReadCollection } from '../ports/read-store';
+import type { RequestContext, ServiceEnvironment } from '../request-context';
+
+export type CampaignView = Omit<CampaignDocument, 'organizationId'>;
+export type CampaignInput = Partial<CampaignDetails> & { name: string; campaignType: CampaignType };
+
+type Distribute<T> = T extends unknown ? Omit<T, 'at' | 'organizationId'> : never;
+
+export class CampaignService {
+  constructor(
+    private readonly commands: CommandHandler,
+    private readonly campaigns: ReadCollection<CampaignDocument>,
+    private readonly env: ServiceEnvironment,
+  ) {}
+
+  async create(ctx: RequestContext, input: CampaignInput): Promise<CampaignView> {
+    const campaignId = this.env.newId();
+    await this.execute(ctx, campaignId, {
+      type: 'CreateCampaign',
+      campaignId,
+      organizationType: ctx.organizationType,
+      campaignType: input.campaignType,
+      name: input.name.trim(),
+      description: input.description ?? '',
+      language: input.language ?? null,
+      agentId: input.agentId ?? null,
+      dispositionGroupId: input.dispositionGroupId ?? null,
+      startDate: input.startDate ?? null,
+      endDate: input.endDate ?? null,
+    });
+    return this.get(ctx, campaignId);
+  }
+
+  async list(ctx: RequestContext, query: { page: number; limit: number; status?: string; search?: string }): Promise<{ data: CampaignView[]; pagination: Pagination }> {
+    const filter: Query = {
+      where: { organizationId: ctx.organizationId, ...(query.status && { status: query.status }) },
+      ...(query.search && { search: { field: 'name', text: query.search } }),
+    };
+    const [docs, total] = await Promise.all([
+      this.campaigns.find({ ...filter, sort: { field: 'createdAt', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
+      this.campaigns.count(filter),
+    ]);
+    return { data: docs.map(view), pagination: pagination(query.page, query.limit, total) };
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<CampaignView> {
+    return view(await ownedDocument(this.campaigns, id, ctx.organizationId, { notFound: CAMPAIGN_NOT_FOUND, forbidden: CAMPAIGN_FORBIDDEN }));
+  }
+
+  async update(ctx: RequestContext, id: string, changes: Partial<CampaignDetails>): Promise<CampaignView> {
+    await this.execute(ctx, id, { type: 'UpdateCampaign', changes: { ...changes, ...(changes.name !== undefined && { name: changes.name.trim() }) } });
+    return this.get(ctx, id);
+  }
+
+  async pause(ctx: RequestContext, id: string): Promise<CampaignView> {
+    await this.execute(ctx, id, { type: 'PauseCampaign' });
+    return this.get(ctx, id);
+  }
+
+  async resume(ctx: RequestContext, id: string): Promise<CampaignView> {
+    await this.execute(ctx, id, { type: 'ResumeCampaign' });
+    return this.get(ctx, id);
+  }
+
+  async delete(ctx: RequestContext, id: string): Promise<void> {
+    await this.execute(ctx, id, { type: 'DeleteCampaign' });
+  }
+
+  private async execute(ctx: RequestContext, campaignId: string, command: Distribute<CampaignCommand>): Promise<void> {
+    const full = { ...command, organizationId: ctx.organizationId, at: this.env.now().toISOString() } as CampaignCommand;
+    const result = await this.commands.handle(campaignDecider, campaignStreamId(campaignId), full, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    await this.env.readYourWrites(result.position);
+  }
+}
+
+const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView => rest;

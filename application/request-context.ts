@@ -1,0 +1,19 @@
+import type { OrganizationType } from '../domain/organizations/organization';
+
+/** Who is asking: established by authentication, carried into every command's metadata. */
+export type RequestContext = {
+  organizationId: string;
+  organizationType: OrganizationType;
+  actor: string;
+  requestId: string;
+  /** null: the token carries no scope claim and may do everything in its organization. */
+  scopes: ReadonlySet<string> | null;
+};
+
+/** What a service needs from the system around it: time, ids, and waiting for read models. */
+export type ServiceEnvironment = {
+  now: () => Date;
+  newId: () => string;
+  /** Resolves once the read models include everything up to `position` (bounded wait). */
+  readYourWrites: (position: number) => Promise<void>;
+};

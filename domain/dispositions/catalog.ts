@@ -1,0 +1,181 @@
+/**
+ * The disposition catalog of one organization: its dispositions and disposition groups. They form one
+ * aggregate because their rules span both (unique names, and "a disposition in any group cannot be
+ * deleted"): deciding them on one stream with optimistic concurrency keeps the rules true under
+ * concurrent requests.
+ */
+import { assertNever, type Decider } from '../shared/decider';
+import { conflict, invalid, notFound } from '../shared/errors';
+
+export const catalogStreamId = (organizationId: string) => `dispositionCatalog-${organizationId}`;
+
+export type Disposition = { name: string; description: string; priority: number };
+export type Group = { name: string; description: string; dispositionIds: string[] };
+export type CatalogState = { dispositions: Record<string, Disposition>; groups: Record<string, Group> };
+
+export type CatalogCommand =
+  | { type: 'CreateDisposition'; dispositionId: string; name: string; description: string; priority: number; at: string }
+  | { type: 'UpdateDisposition'; dispositionId: string; changes: Partial<Disposition>; at: string }
+  | { type: 'DeleteDisposition'; dispositionId: string; at: string }
+  | { type: 'CreateDispositionGroup'; groupId: string; name: string; description: string; dispositionIds: string[]; at: string }
+  | { type: 'UpdateDispositionGroup'; groupId: string; changes: { name?: string; description?: string; dispositionIds?: string[] }; at: string }
+  | { type: 'DeleteDispositionGroup'; groupId: string; at: string }
+  | { type: 'AddDispositionsToGroup'; groupId: string; dispositionIds: string[]; at: string }
+  | { type: 'RemoveDispositionsFromGroup'; groupId: string; dispositionIds: string[]; at: string };
+
+export type CatalogEvent =
+  | { type: 'DispositionCreated'; data: { dispositionId: string; name: string; description: string; priority: number; at: string } }
+  | { type: 'DispositionUpdated'; data: { dispositionId: string; changes: Partial<Disposition>; at: string } }
+  | { type: 'DispositionDeleted'; data: { dispositionId: string; at: string } }
+  | { type: 'DispositionGroupCreated'; data: { groupId: string; name: string; description: string; dispositionIds: string[]; at: string } }
+  | { type: 'DispositionGroupUpdated'; data: { groupId: string; changes: { name?: string; description?: string; dispositionIds?: string[] }; at: string } }
+  | { type: 'DispositionGroupDeleted'; data: { groupId: string; at: string } }
+  | { type: 'DispositionsAddedToGroup'; data: { groupId: string; dispositionIds: string[]; at: string } }
+  | { type: 'DispositionsRemovedFromGroup'; data: { groupId: string; dispositionIds: string[]; at: string } };
+
+export const catalogEventTypes = [
+  'DispositionCreated',
+  'DispositionUpdated',
+  'DispositionDeleted',
+  'DispositionGroupCreated',
+  'DispositionGroupUpdated',
+  'DispositionGroupDeleted',
+  'DispositionsAddedToGroup',
+  'DispositionsRemovedFromGroup',
+] as const satisfies readonly CatalogEvent['type'][];
+
+export const DISPOSITION_NOT_FOUND = 'Disposition not found';
+export const GROUP_NOT_FOUND = 'Disposition group not found';
+export const DUPLICATE_DISPOSITION = 'A disposition with this name already exists';
+export const DUPLICATE_GROUP = 'A group with this name already exists';
+
+const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+const unique = (ids: readonly string[]) => [...new Set(ids)];
+
+function disposition(state: CatalogState, id: string): Disposition {
+  const found = state.dispositions[id];
+  if (!found) throw notFound(DISPOSITION_NOT_FOUND);
+  return found;
+}
+
+function group(state: CatalogState, id: string): Group {
+  const found = state.groups[id];
+  if (!found) throw notFound(GROUP_NOT_FOUND);
+  return found;
+}
+
+function assertKnown(state: CatalogState, ids: readonly string[]): void {
+  const invalidIds = unique(ids).filter((id) => !state.dispositions[id]);
+  if (invalidIds.length > 0) throw invalid('Some disposition ids are invalid', { invalidIds });
+}
+
+function assertDispositionNameFree(state: CatalogState, name: string, except?: string): void {
+  if (Object.entries(state.dispositions).some(([id, d]) => id !== except && sameName(d.name, name))) throw conflict(DUPLICATE_DISPOSITION);
+}
+
+function assertGroupNameFree(state: CatalogState, name: string, except?: string): void {
+  if (Object.entries(state.groups).some(([id, g]) => id !== except && sameName(g.name, name))) throw conflict(DUPLICATE_GROUP);
+}
+
+export function groupsContaining(state: CatalogState, dispositionId: string): [string, Group][] {
+  return Object.entries(state.groups).filter(([, g]) => g.dispositionIds.includes(dispositionId));
+}
+
+export function decide(command: CatalogCommand, state: CatalogState): CatalogEvent[] {
+  const { at } = command;
+  switch (command.type) {
+    case 'CreateDisposition': {
+      assertDispositionNameFree(state, command.name);
+      const { dispositionId, name, description, priority } = command;
+      return [{ type: 'DispositionCreated', data: { dispositionId, name, description, priority, at } }];
+    }
+    case 'UpdateDisposition': {
+      disposition(state, command.dispositionId);
+      if (command.changes.name !== undefined) assertDispositionNameFree(state, command.changes.name, command.dispositionId);
+      return [{ type: 'DispositionUpdated', data: { dispositionId: command.dispositionId, changes: command.changes, at } }];
+    }
+    case 'DeleteDisposition': {
+      disposition(state, command.dispositionId);
+      const groups = groupsContaining(state, command.dispositionId);
+      if (groups.length > 0) throw invalid(`Cannot delete: Disposition is used in group(s): ${groups.map(([, g]) => g.name).join(', ')}`);
+      return [{ type: 'DispositionDeleted', data: { dispositionId: command.dispositionId, at } }];
+    }
+    case 'CreateDispositionGroup': {
+      assertGroupNameFree(state, command.name);
+      assertKnown(state, command.dispositionIds);
+      const { groupId, name, description } = command;
+      return [{ type: 'DispositionGroupCreated', data: { groupId, name, description, dispositionIds: unique(command.dispositionIds), at } }];
+    }
+    case 'UpdateDispositionGroup': {
+      group(state, command.groupId);
+      const { name, description, dispositionIds } = command.changes;
+      if (name !== undefined) assertGroupNameFree(state, name, command.groupId);
+      if (dispositionIds !== undefined) assertKnown(state, dispositionIds);
+      const changes = { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(dispositionIds !== undefined && { dispositionIds: unique(dispositionIds) }) };
+      return [{ type: 'DispositionGroupUpdated', data: { groupId: command.groupId, changes, at } }];
+    }
+    case 'DeleteDispositionGroup': {
+      group(state, command.groupId);
+      return [{ type: 'DispositionGroupDeleted', data: { groupId: command.groupId, at } }];
+    }
+    case 'AddDispositionsToGroup': {
+      const target = group(state, command.groupId);
+      assertKnown(state, command.dispositionIds);
+      const added = unique(command.dispositionIds).filter((id) => !target.dispositionIds.includes(id));
+      return added.length === 0 ? [] : [{ type: 'DispositionsAddedToGroup', data: { groupId: command.groupId, dispositionIds: added, at } }];
+    }
+    case 'RemoveDispositionsFromGroup': {
+      const target = group(state, command.groupId);
+      assertKnown(state, command.dispositionIds);
+      const removed = unique(command.dispositionIds).filter((id) => target.dispositionIds.includes(id));
+      return removed.length === 0 ? [] : [{ type: 'DispositionsRemovedFromGroup', data: { groupId: command.groupId, dispositionIds: removed, at } }];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+export function evolve(state: CatalogState, event: CatalogEvent): CatalogState {
+  switch (event.type) {
+    case 'DispositionCreated': {
+      const { dispositionId, name, description, priority } = event.data;
+      return { ...state, dispositions: { ...state.dispositions, [dispositionId]: { name, description, priority } } };
+    }
+    case 'DispositionUpdated': {
+      const current = state.dispositions[event.data.dispositionId];
+      if (!current) return state;
+      return { ...state, dispositions: { ...state.dispositions, [event.data.dispositionId]: { ...current, ...event.data.changes } } };
+    }
+    case 'DispositionDeleted': {
+      const { [event.data.dispositionId]: _gone, ...dispositions } = state.dispositions;
+      return { ...state, dispositions };
+    }
+    case 'DispositionGroupCreated': {
+      const { groupId, name, description, dispositionIds } = event.data;
+      return { ...state, groups: { ...state.groups, [groupId]: { name, description, dispositionIds } } };
+    }
+    case 'DispositionGroupUpdated':
+      return withGroup(state, event.data.groupId, (g) => ({ ...g, ...event.data.changes }));
+    case 'DispositionGroupDeleted': {
+      const { [event.data.groupId]: _gone, ...groups } = state.groups;
+      return { ...state, groups };
+    }
+    case 'DispositionsAddedToGroup':
+      return withGroup(state, event.data.groupId, (g) => ({ ...g, dispositionIds: [...g.dispositionIds, ...event.data.dispositionIds] }));
+    case 'DispositionsRemovedFromGroup':
+      return withGroup(state, event.data.groupId, (g) => ({ ...g, dispositionIds: g.dispositionIds.filter((id) => !event.data.dispositionIds.includes(id)) }));
+    default:
+      return assertNever(event);
+  }
+}
+
+function withGroup(state: CatalogState, groupId: string, change: (g: Group) => Group): CatalogState {
+  const current = state.groups[groupId];
+  return current ? { ...state, groups: { ...state.groups, [groupId]: change(current) } } : state;
+}
+
+export const catalogDecider: Decider<CatalogCommand, CatalogEvent, CatalogState> = {
+  initialState: () => ({ dispositions: {}, groups: {} }),
+  evolve,
+  decide,
+};

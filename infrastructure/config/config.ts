@@ -1,0 +1,91 @@
+/** Configuration from the environment (decisions.md section 8), read once at start. */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+export type Config = {
+  port: number;
+  dataDir: string;
+  eventStore: 'sqlite' | 'memory' | 'eventstoredb';
+  eventStoreDbUrl: string | null;
+  readStore: 'sqlite' | 'memory' | 'mongodb';
+  mongoDbUrl: string | null;
+  mongoDbName: string;
+  jwtSecret: string;
+  jwt: { jwksUrl: string | null; issuer: string | null; audience: string | null };
+  adminToken: string;
+  /** Where generated secrets were kept, when they were generated. */
+  secretsFile: string | null;
+  simulationSpeed: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  services: ReadonlySet<'speech' | 'agent'>;
+  maxBodyBytes: number;
+  readYourWritesTimeoutMs: number;
+  production: boolean;
+};
+
+export class ConfigError extends Error {}
+
+const oneOf = <T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T => {
+  if (value === undefined || value === '') return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  return value as T;
+};
+
+const numberFrom = (name: string, value: string | undefined, fallback: number, check: (n: number) => boolean): number => {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || !check(n)) throw new ConfigError(`${name} is not valid: "${value}"`);
+  return n;
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const eventStore = oneOf('EVENT_STORE', env.EVENT_STORE, ['sqlite', 'memory', 'eventstoredb'] as const, 'sqlite');
+  const readStore = oneOf('READ_STORE', env.READ_STORE, ['sqlite', 'memory', 'mongodb'] as const, 'sqlite');
+  if (eventStore === 'eventstoredb' && !env.EVENTSTOREDB_URL) throw new ConfigError('EVENTSTOREDB_URL is required when EVENT_STORE=eventstoredb');
+  if (readStore === 'mongodb' && !env.MONGODB_URL) throw new ConfigError('MONGODB_URL is required when READ_STORE=mongodb');
+  const secrets = resolveSecrets(env, dataDir, production);
+  const services = new Set((env.SERVICES || 'speech,agent').split(',').map((s) => s.trim()).filter(Boolean));
+  for (const s of services) if (s !== 'speech' && s !== 'agent') throw new ConfigError(`SERVICES may list speech and agent (got "${s}")`);
+  return {
+    port: numberFrom('PORT', env.PORT, 8080, (n) => Number.isInteger(n) && n >= 0 && n < 65536),
+    dataDir,
+    eventStore,
+    eventStoreDbUrl: env.EVENTSTOREDB_URL || null,
+    readStore,
+    mongoDbUrl: env.MONGODB_URL || null,
+    mongoDbName: env.MONGODB_DB || 'voice_agent',
+    jwtSecret: secrets.jwtSecret,
+    jwt: { jwksUrl: env.JWT_JWKS_URL || null, issuer: env.JWT_ISSUER || null, audience: env.JWT_AUDIENCE || null },
+    adminToken: secrets.adminToken,
+    secretsFile: secrets.file,
+    simulationSpeed: numberFrom('SIMULATION_SPEED', env.SIMULATION_SPEED, 1, (n) => n >= 0),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    services: services as ReadonlySet<'speech' | 'agent'>,
+    maxBodyBytes: numberFrom('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 16 * 1024 * 1024, (n) => n > 0),
+    readYourWritesTimeoutMs: numberFrom('READ_YOUR_WRITES_TIMEOUT_MS', env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, (n) => n >= 0),
+    production,
+  };
+}
+
+/**
+ * JWT_SECRET and ADMIN_TOKEN are required in production. Elsewhere, when unset, they are generated
+ * once and kept in DATA_DIR/secrets.json (readable by the owner only) so restarts keep tokens valid.
+ */
+function resolveSecrets(env: NodeJS.ProcessEnv, dataDir: string, production: boolean): { jwtSecret: string; adminToken: string; file: string | null } {
+  if (env.JWT_SECRET && env.ADMIN_TOKEN) return { jwtSecret: env.JWT_SECRET, adminToken: env.ADMIN_TOKEN, file: null };
+  if (production) throw new ConfigError('JWT_SECRET and ADMIN_TOKEN are required when NODE_ENV=production');
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'secrets.json');
+  let kept: { jwtSecret?: string; adminToken?: string } = {};
+  if (existsSync(file)) kept = JSON.parse(readFileSync(file, 'utf8'));
+  const jwtSecret = env.JWT_SECRET || kept.jwtSecret || randomBytes(32).toString('base64url');
+  const adminToken = env.ADMIN_TOKEN || kept.adminToken || `adm_${randomBytes(24).toString('base64url')}`;
+  if (kept.jwtSecret !== jwtSecret || kept.adminToken !== adminToken) {
+    writeFileSync(file, JSON.stringify({ jwtSecret, adminToken }, null, 2), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return { jwtSecret, adminToken, file };
+}

@@ -1,0 +1,8 @@
+import type { AnyProjection } from '../application/projection';
+import { campaignsProjection } from './campaigns/campaigns';
+import { dispositionGroupsProjection } from './dispositions/disposition-groups';
+import { dispositionsProjection } from './dispositions/dispositions';
+import { organizationsProjection } from './organizations/organizations';
+
+/** Every read model the service keeps, in the order they are applied. */
+export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection];

@@ -1,0 +1,35 @@
+/** Read model of organizations: what authentication and the admin API look up. */
+import type { Projection } from '../../application/projection';
+import type { RecordedEvent } from '../../application/ports/event-store';
+import type { OrganizationEvent, OrganizationType } from '../../domain/organizations/organization';
+
+export type OrganizationDocument = {
+  id: string;
+  name: string;
+  type: OrganizationType;
+  credits: number;
+  concurrencyLimit: number;
+  createdAt: string;
+};
+
+type Event = RecordedEvent & OrganizationEvent;
+
+export const organizationsProjection: Projection<OrganizationDocument> = {
+  name: 'organizations',
+  collection: { name: 'organizations', fields: { name: 'string', createdAt: 'string' } },
+  eventTypes: ['OrganizationRegistered', 'CreditsAdjusted'],
+  documentIds: (event) => [event.streamId.slice('organization-'.length)],
+  evolve(id, doc, recorded) {
+    const event = recorded as Event;
+    switch (event.type) {
+      case 'OrganizationRegistered': {
+        const { name, organizationType, credits, concurrencyLimit, at } = event.data;
+        return { id, name, type: organizationType, credits, concurrencyLimit, createdAt: at };
+      }
+      case 'CreditsAdjusted':
+        return doc && { ...doc, credits: event.data.balance };
+      default:
+        return doc;
+    }
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * Starts the real service in process on a random port, on the embedded stores (memory by default,
+ * sqlite on request), and gives tests a small HTTP client with tokens for new organizations.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createService, type Overrides, type Service } from '../../api/composition';
+import { loadConfig } from '../../infrastructure/config/config';
+import { silentLogger } from '../../infrastructure/logging/json-logger';
+import { tempDir } from './temp-dir';
+
+export type Reply = { status: number; body: any; headers: Headers; text: string };
+
+export type TestService = {
+  service: Service;
+  url: string;
+  adminToken: string;
+  request: (method: string, path: string, options?: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<Reply>;
+  newOrganization: (type?: 'collection' | 'lead_generation', extra?: Record<string, unknown>) => Promise<{ id: string; token: string }>;
+  tokenFor: (organizationId: string, body?: Record<string, unknown>) => Promise<string>;
+  stop: () => Promise<void>;
+};
+
+export async function startTestService(options: { store?: 'memory' | 'sqlite'; env?: Record<string, string>; overrides?: Overrides } = {}): Promise<TestService> {
+  const dir = tempDir();
+  const store = options.store ?? 'memory';
+  const config = loadConfig({ DATA_DIR: dir.path, EVENT_STORE: store, READ_STORE: store, JWT_SECRET: 'test-secret-test-secret-test-secret', ADMIN_TOKEN: 'test-admin-token', PORT: '0', ...options.env });
+  const service = await createService(config, { logger: silentLogger, ...options.overrides });
+  const server: Server = await new Promise((resolve) => {
+    const s = service.app.listen(0, () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request: TestService['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token !== null && opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed, headers: response.headers, text };
+  };
+
+  const tokenFor = async (organizationId: string, body: Record<string, unknown> = {}) => {
+    const reply = await request('POST', `/admin/v1/organizations/${organizationId}/tokens`, { token: 'test-admin-token', body });
+    if (reply.status !== 201) throw new Error(`token issue failed: ${reply.status} ${reply.text}`);
+    return reply.body.data.token as string;
+  };
+
+  const newOrganization: TestService['newOrganization'] = async (type = 'collection', extra = {}) => {
+    const reply = await request('POST', '/admin/v1/organizations', { token: 'test-admin-token', body: { name: `Org ${Math.random().toString(36).slice(2, 8)}`, type, ...extra } });
+    if (reply.status !== 201) throw new Error(`org create failed: ${reply.status} ${reply.text}`);
+    const id = reply.body.data.id as string;
+    return { id, token: await tokenFor(id) };
+  };
+
+  return {
+    service,
+    url,
+    adminToken: 'test-admin-token',
+    request,
+    newOrganization,
+    tokenFor,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await service.close();
+      dir.remove();
+    },
+  };
+}
