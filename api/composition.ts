@@ -12,15 +12,16 @@ import type { EventStore } from '../application/ports/event-store';
 import type { ReadStore } from '../application/ports/read-store';
 import { ProjectionRunner } from '../application/projection-runner';
 import type { ServiceEnvironment } from '../application/request-context';
-import { tokenSigner, tokenVerifier } from '../infrastructure/auth/jwt';
+import { cachedVerifier, tokenSigner, tokenVerifier } from '../infrastructure/auth/jwt';
 import type { Config } from '../infrastructure/config/config';
 import { jsonLogger } from '../infrastructure/logging/json-logger';
 import { openEventStore, openReadStore } from '../infrastructure/stores';
-import { campaignsProjection } from '../projections/campaigns/campaigns';
-import { dispositionGroupsProjection } from '../projections/dispositions/disposition-groups';
-import { dispositionsProjection } from '../projections/dispositions/dispositions';
+import { campaignsProjection, type CampaignDocument } from '../projections/campaigns/campaigns';
+import { dispositionGroupsProjection, type DispositionGroupDocument } from '../projections/dispositions/disposition-groups';
+import { dispositionsProjection, type DispositionDocument } from '../projections/dispositions/dispositions';
 import { allProjections } from '../projections';
-import { organizationsProjection } from '../projections/organizations/organizations';
+import { organizationsProjection, type OrganizationDocument } from '../projections/organizations/organizations';
+import type { OrganizationType } from '../domain/organizations/organization';
 import { buildApp } from './app';
 import { authenticator } from './http/auth';
 import { Metrics } from './http/metrics';
@@ -46,20 +47,25 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   };
   const commands = new CommandHandler(events, env.now);
   const collections = {
-    organizations: await reads.collection(organizationsProjection.collection),
-    dispositions: await reads.collection(dispositionsProjection.collection),
-    groups: await reads.collection(dispositionGroupsProjection.collection),
-    campaigns: await reads.collection(campaignsProjection.collection),
+    organizations: await reads.collection<OrganizationDocument>(organizationsProjection.collection),
+    dispositions: await reads.collection<DispositionDocument>(dispositionsProjection.collection),
+    groups: await reads.collection<DispositionGroupDocument>(dispositionGroupsProjection.collection),
+    campaigns: await reads.collection<CampaignDocument>(campaignsProjection.collection),
   };
   const services = {
-    organizations: new OrganizationService(commands, collections.organizations as never, tokenSigner(config.jwtSecret, config.jwt), env),
-    dispositions: new DispositionService(commands, collections.dispositions as never, collections.groups as never, env),
-    campaigns: new CampaignService(commands, collections.campaigns as never, env),
+    organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
+    dispositions: new DispositionService(commands, collections.dispositions, collections.groups, env),
+    campaigns: new CampaignService(commands, collections.campaigns, env),
   };
-  const authenticate = authenticator(
-    tokenVerifier({ secret: config.jwtSecret, ...config.jwt }),
-    async (id) => (await services.organizations.get(id).catch(() => null))?.type ?? null,
-  );
+  // An organization's type never changes and organizations are never removed, so it is cached.
+  const organizationTypes = new Map<string, OrganizationType>();
+  const authenticate = authenticator(cachedVerifier(tokenVerifier({ secret: config.jwtSecret, ...config.jwt })), async (id) => {
+    const known = organizationTypes.get(id);
+    if (known) return known;
+    const type = (await collections.organizations.get(id))?.type ?? null;
+    if (type && organizationTypes.size < 100_000) organizationTypes.set(id, type);
+    return type;
+  });
 
   const metrics = new Metrics();
   let shuttingDown = false;

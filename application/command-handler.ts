@@ -2,7 +2,8 @@
  * The generic command handler: read the aggregate's stream, fold it, decide, and append with the
  * revision it read. A concurrent writer makes the append fail with a wrong expected revision; the
  * handler then reads the new events and decides again. Folded states are cached per stream, so a
- * command reads only the events appended since the last one.
+ * command reads only the events appended since the last one. The cache shares state objects with
+ * callers: deciders' `evolve` never mutates a state, it returns a new one.
  */
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
@@ -60,7 +61,7 @@ export class CommandHandler {
   /** The current state of an aggregate, for queries that must see the write side's truth. */
   async load<Command, Event extends DomainEvent, State>(decider: Decider<Command, Event, State>, streamId: string): Promise<{ state: State; revision: number }> {
     const cached = this.cache.get(streamId) as { state: State; revision: number } | undefined;
-    let state = cached ? structuredClone(cached.state) : decider.initialState();
+    let state = cached ? cached.state : decider.initialState();
     let revision = cached?.revision ?? -1;
     const newer = await this.store.readStream(streamId, { fromRevision: revision + 1 });
     for (const event of newer) {
@@ -73,7 +74,7 @@ export class CommandHandler {
 
   private remember(streamId: string, state: unknown, revision: number): void {
     this.cache.delete(streamId);
-    this.cache.set(streamId, { state: structuredClone(state), revision });
+    this.cache.set(streamId, { state, revision });
     if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
   }
 

@@ -7,14 +7,19 @@
 import { BehaviorSubject, filter, firstValueFrom, timeout, catchError, of, map } from 'rxjs';
 import type { AnyProjection } from './projection';
 import type { EventStore, RecordedEvent } from './ports/event-store';
-import type { ReadCollection, ReadStore, StoredDocument } from './ports/read-store';
+import type { ProjectionCommit, ReadCollection, ReadStore, StoredDocument } from './ports/read-store';
 import { subscribeToAll } from './subscribe-to-all';
 import type { Logger } from './ports/logger';
+
+const CHECKPOINT_EVERY_EVENTS = 1000;
+const CHECKPOINT_EVERY_MS = 1000;
 
 export type ProjectionRunnerOptions = { batchSize?: number; pollMs?: number; logger?: Logger };
 
 export class ProjectionRunner {
   private readonly checkpoints = new Map<string, number>();
+  /** Checkpoints as last written to the read store; they may trail `checkpoints` (see applyBatch). */
+  private readonly persisted = new Map<string, { position: number; at: number }>();
   private readonly collections = new Map<string, ReadCollection<unknown>>();
   private readonly position = new BehaviorSubject<number>(-1);
   private controller: AbortController | null = null;
@@ -48,7 +53,9 @@ export class ProjectionRunner {
   private async prepare(): Promise<void> {
     for (const p of this.projections) {
       this.collections.set(p.name, await this.reads.collection(p.collection));
-      this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
+      const checkpoint = await this.reads.checkpoint(p.name);
+      this.checkpoints.set(p.name, checkpoint);
+      this.persisted.set(p.name, { position: checkpoint, at: Date.now() });
     }
     this.publish();
   }
@@ -57,6 +64,19 @@ export class ProjectionRunner {
     this.controller?.abort();
     await this.loop;
     this.loop = null;
+    await this.flushCheckpoints();
+  }
+
+  /** Writes checkpoints that only moved in memory, so a restart does not walk those events again. */
+  async flushCheckpoints(): Promise<void> {
+    for (const [name, position] of this.checkpoints) {
+      if ((this.persisted.get(name)?.position ?? -1) < position) await this.commit(name, position, []);
+    }
+  }
+
+  private async commit(projection: string, checkpoint: number, writes: ProjectionCommit['writes']): Promise<void> {
+    await this.reads.commit({ projection, checkpoint, writes });
+    this.persisted.set(projection, { position: checkpoint, at: Date.now() });
   }
 
   /** Resolves true once every projection has applied all events up to `position`; false on timeout. */
@@ -77,7 +97,7 @@ export class ProjectionRunner {
     if (this.collections.size === 0) await this.prepare();
     for (;;) {
       const batch = await this.events.readAll({ after: this.position.value, maxCount: this.options.batchSize ?? 1000 });
-      if (batch.length === 0) return;
+      if (batch.length === 0) return this.flushCheckpoints();
       await this.applyBatch(batch);
     }
   }
@@ -87,6 +107,7 @@ export class ProjectionRunner {
     for (const p of this.projections.filter((x) => names.includes(x.name))) {
       await this.reads.reset(p.name, [p.collection.name]);
       this.checkpoints.set(p.name, -1);
+      this.persisted.set(p.name, { position: -1, at: Date.now() });
       this.applied.set(p.name, 0);
     }
     this.publish();
@@ -112,8 +133,12 @@ export class ProjectionRunner {
       const checkpoint = this.checkpoints.get(projection.name)!;
       if (checkpoint >= last) continue;
       const documents = await this.applyTo(projection, batch.filter((e) => e.position > checkpoint));
-      await this.reads.commit({ projection: projection.name, checkpoint: last, writes: [...documents.values()].map((document) => ({ collection: projection.collection.name, document })) });
       this.checkpoints.set(projection.name, last);
+      // A batch with nothing for this projection moves its checkpoint in memory only, written now and
+      // then: after a crash it replays events it ignores, which changes nothing.
+      const persisted = this.persisted.get(projection.name)!;
+      if (documents.size === 0 && last - persisted.position < CHECKPOINT_EVERY_EVENTS && Date.now() - persisted.at < CHECKPOINT_EVERY_MS) continue;
+      await this.commit(projection.name, last, [...documents.values()].map((document) => ({ collection: projection.collection.name, document })));
     }
     this.failure = null;
     this.publish();

@@ -5,7 +5,7 @@
  */
 import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 
-export type VerifiedToken = { organizationId: string; subject: string; scopes: ReadonlySet<string> | null };
+export type VerifiedToken = { organizationId: string; subject: string; scopes: ReadonlySet<string> | null; expiresAt: number | null };
 
 export type JwtSettings = { secret: string; jwksUrl: string | null; issuer: string | null; audience: string | null };
 
@@ -33,7 +33,12 @@ export function tokenVerifier(settings: JwtSettings): (token: string) => Promise
     if (typeof payload.org !== 'string' || payload.org === '') return null;
     const scope = payload.scope;
     if (scope !== undefined && typeof scope !== 'string') return null;
-    return { organizationId: payload.org, subject: payload.sub ?? 'unknown', scopes: scope === undefined ? null : new Set(scope.split(' ').filter(Boolean)) };
+    return {
+      organizationId: payload.org,
+      subject: payload.sub ?? 'unknown',
+      scopes: scope === undefined ? null : new Set(scope.split(' ').filter(Boolean)),
+      expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : null,
+    };
   };
 }
 
@@ -49,5 +54,24 @@ export function tokenSigner(secret: string, settings: { issuer: string | null; a
     if (settings.issuer) jwt = jwt.setIssuer(settings.issuer);
     if (settings.audience) jwt = jwt.setAudience(settings.audience);
     return jwt.sign(key);
+  };
+}
+
+/**
+ * Remembers tokens already verified, until they expire (at most five minutes), so a client reusing
+ * its token does not pay for the signature check on every request. Only successes are kept.
+ */
+export function cachedVerifier(verify: (token: string) => Promise<VerifiedToken | null>, now: () => number = Date.now, limit = 10_000) {
+  const cache = new Map<string, { token: VerifiedToken; until: number }>();
+  return async (token: string): Promise<VerifiedToken | null> => {
+    const hit = cache.get(token);
+    if (hit && hit.until > now()) return hit.token;
+    cache.delete(token);
+    const verified = await verify(token);
+    if (verified) {
+      if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+      cache.set(token, { token: verified, until: Math.min(verified.expiresAt ?? Infinity, now() + 5 * 60_000) });
+    }
+    return verified;
   };
 }

@@ -62,7 +62,7 @@ const clone = (e: RecordedEvent): RecordedEvent => structuredClone(e);
  */
 export function idempotentReplay(
   streamId: string,
-  events: readonly EventData[],
+  events: readonly { id: string }[],
   lookup: (id: string) => Pick<RecordedEvent, 'streamId' | 'revision' | 'position'> | undefined,
 ): AppendResult | null {
   if (events.length === 0) return null;

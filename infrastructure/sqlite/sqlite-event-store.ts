@@ -1,78 +1,64 @@
 /**
- * Event store in an embedded SQLite file (WAL, synchronous=FULL: an append resolves only once its
- * transaction is on disk). Appends that arrive in the same turn of the event loop are written in one
- * transaction (group commit), each under its own savepoint so one conflict fails only its own append.
+ * Event store in an embedded SQLite file. Appends go to a writer thread (see sqlite-writer.worker),
+ * which commits them durably, many appends per transaction; an append resolves only once its
+ * transaction is on disk. Reads use this thread's own read-only connection: WAL lets them run while
+ * the writer commits.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { Subject } from 'rxjs';
-import { assertExpectedRevision } from '../../application/expected-revision';
+import type { Worker } from 'node:worker_threads';
 import type { AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, RecordedEvent } from '../../application/ports/event-store';
 import { WrongExpectedRevisionError } from '../../application/ports/event-store';
-import { idempotentReplay } from '../memory/memory-event-store';
+import { startWorker } from '../workers/start-worker';
+import { openEventsDatabase, type AppendOutcome, type AppendRequest, type WriterReply } from './sqlite-events-schema';
 
-type PendingAppend = {
-  streamId: string;
-  events: readonly EventData[];
-  expectedRevision: ExpectedRevision;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
-};
-
+type Pending = { resolve: (result: AppendResult) => void; reject: (error: unknown) => void };
 type Row = { position: number; event_id: string; stream_id: string; revision: number; type: string; data: string; metadata: string; recorded_at: string };
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  position INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id TEXT NOT NULL UNIQUE,
-  stream_id TEXT NOT NULL,
-  revision INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  data TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  recorded_at TEXT NOT NULL,
-  UNIQUE (stream_id, revision)
-);`;
 
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
+  private readonly writer: Worker;
   private readonly appended = new Subject<number>();
   readonly appended$ = this.appended.asObservable();
-  private queue: PendingAppend[] = [];
+  private queue: { request: AppendRequest; pending: Pending }[] = [];
   private flushScheduled = false;
+  private readonly inFlight = new Map<number, Pending[]>();
+  private nextBatchId = 0;
+  private closed: Promise<void> | null = null;
+  private readonly writerExited: Promise<void>;
   private readonly statements;
-  private readonly writeBatch: (batch: PendingAppend[]) => { results: (AppendResult | Error)[]; head: number };
 
   constructor(file: string) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
+    // The writer creates the schema; open it here first so the read connection finds the table.
+    openEventsDatabase(file).close();
+    this.db = openEventsDatabase(file, { readonly: true });
+    this.writer = startWorker(__dirname, 'sqlite-writer.worker', { workerData: { file } });
+    this.writer.on('message', (reply: WriterReply) => this.settle(reply));
+    this.writer.on('error', (error) => this.failAll(error));
+    this.writerExited = new Promise((resolve) =>
+      this.writer.once('exit', () => {
+        this.failAll(new Error('event store writer stopped'));
+        resolve();
+      }),
+    );
     this.statements = {
-      streamHead: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
-      byId: this.db.prepare<[string], { stream_id: string; revision: number; position: number }>('SELECT stream_id, revision, position FROM events WHERE event_id = ?'),
-      insert: this.db.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       forwards: this.db.prepare<[string, number, number], Row>('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?'),
       backwards: this.db.prepare<[string, number, number], Row>('SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?'),
       all: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
     };
-    const appendOne = this.db.transaction((item: PendingAppend): AppendResult => this.appendNow(item));
-    this.writeBatch = this.db.transaction((batch: PendingAppend[]) => {
-      const results = batch.map((item) => {
-        try {
-          return appendOne(item);
-        } catch (error) {
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      });
-      return { results, head: this.statements.head.get()?.position ?? -1 };
-    });
   }
 
   appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    if (this.writerFailure) return Promise.reject(this.writerFailure);
+    const request: AppendRequest = {
+      streamId,
+      expectedRevision: options.expectedRevision ?? 'any',
+      events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
+    };
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, events, expectedRevision: options.expectedRevision ?? 'any', resolve, reject });
+      this.queue.push({ request, pending: { resolve, reject } });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -80,50 +66,36 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /** Sends everything queued in this turn of the event loop to the writer as one batch. */
   private flush(): void {
     this.flushScheduled = false;
-    const batch = this.queue;
+    const queued = this.queue;
     this.queue = [];
-    if (batch.length === 0) return;
-    let outcome: { results: (AppendResult | Error)[]; head: number };
-    try {
-      outcome = this.writeBatch(batch);
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    batch.forEach((item, i) => {
-      const result = outcome.results[i]!;
-      if (result instanceof Error) item.reject(result);
-      else item.resolve(result);
-    });
-    this.appended.next(outcome.head);
+    if (queued.length === 0) return;
+    const id = this.nextBatchId++;
+    this.inFlight.set(id, queued.map((q) => q.pending));
+    this.writer.postMessage({ kind: 'append', id, batch: queued.map((q) => q.request) });
   }
 
-  private appendNow({ streamId, events, expectedRevision }: PendingAppend): AppendResult {
-    const replay = idempotentReplay(streamId, events, (id) => {
-      const row = this.statements.byId.get(id);
-      return row && { streamId: row.stream_id, revision: row.revision, position: row.position };
+  private settle(reply: WriterReply): void {
+    if (reply.kind !== 'appended') return;
+    const pending = this.inFlight.get(reply.id) ?? [];
+    this.inFlight.delete(reply.id);
+    reply.results.forEach((outcome: AppendOutcome, i) => {
+      const p = pending[i]!;
+      if ('ok' in outcome) p.resolve(outcome.ok);
+      else if ('conflict' in outcome) p.reject(new WrongExpectedRevisionError(outcome.conflict.streamId, outcome.conflict.expected, outcome.conflict.actual));
+      else p.reject(new Error(outcome.failed));
     });
-    if (replay) return replay;
-    const current = this.statements.streamHead.get(streamId)?.revision ?? -1;
-    assertExpectedRevision(streamId, expectedRevision, current);
-    const recordedAt = new Date().toISOString();
-    let revision = current;
-    let position = -1;
-    for (const event of events) {
-      revision += 1;
-      try {
-        const info = this.statements.insert.run(event.id, streamId, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), recordedAt);
-        position = Number(info.lastInsertRowid);
-      } catch (error) {
-        // Another process wrote this stream between our read and our insert.
-        if (String(error).includes('UNIQUE')) throw new WrongExpectedRevisionError(streamId, expectedRevision, current);
-        throw error;
-      }
-    }
-    return { nextExpectedRevision: revision, position };
+    if (reply.head >= 0) this.appended.next(reply.head);
   }
+
+  private failAll(error: unknown): void {
+    for (const pending of this.inFlight.values()) for (const p of pending) p.reject(error);
+    this.inFlight.clear();
+    this.writerFailure = error;
+  }
+  private writerFailure: unknown = null;
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
@@ -142,10 +114,18 @@ export class SqliteEventStore implements EventStore {
     return this.statements.head.get()?.position ?? -1;
   }
 
-  async close(): Promise<void> {
-    if (this.queue.length > 0) this.flush();
-    this.appended.complete();
-    this.db.close();
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.flush();
+      // Messages are handled in order: every batch sent before 'close' is committed first.
+      const done = new Promise<void>((resolve) => this.writer.on('message', (m: WriterReply) => m.kind === 'closed' && resolve()));
+      this.writer.postMessage({ kind: 'close' });
+      await Promise.race([done, this.writerExited]);
+      await this.writer.terminate();
+      this.appended.complete();
+      this.db.close();
+    })();
+    return this.closed;
   }
 }
 

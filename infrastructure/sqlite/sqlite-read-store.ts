@@ -20,6 +20,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly definitions = new Map<string, CollectionDefinition>();
   private readonly writers = new Map<string, Database.Statement>();
+  private readonly commitTransaction: (batch: ProjectionCommit) => void;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -27,6 +28,17 @@ export class SqliteReadStore implements ReadStore {
     // The event store is the source of truth; a read model lost in a crash is rebuilt from it.
     this.db.pragma('synchronous = NORMAL');
     this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)');
+    const saveCheckpoint = this.db.prepare('INSERT OR REPLACE INTO checkpoints (projection, position) VALUES (?, ?)');
+    this.commitTransaction = this.db.transaction((batch: ProjectionCommit) => {
+      for (const { collection, document } of batch.writes) {
+        const writer = this.writers.get(collection);
+        const definition = this.definitions.get(collection);
+        if (!writer || !definition) throw new Error(`Unknown collection ${collection}`);
+        const doc = document.doc as Record<string, Scalar> | null;
+        writer.run(document.id, document.position, document.version, doc ? JSON.stringify(doc) : null, ...Object.keys(definition.fields).map((f) => toSql(doc?.[f])));
+      }
+      saveCheckpoint.run(batch.projection, batch.checkpoint);
+    });
   }
 
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
@@ -52,20 +64,8 @@ export class SqliteReadStore implements ReadStore {
     return new SqliteCollection<T>(this.db, definition);
   }
 
-  private readonly commitTx = (batch: ProjectionCommit) =>
-    this.db.transaction(() => {
-      for (const { collection, document } of batch.writes) {
-        const writer = this.writers.get(collection);
-        const definition = this.definitions.get(collection);
-        if (!writer || !definition) throw new Error(`Unknown collection ${collection}`);
-        const doc = document.doc as Record<string, Scalar> | null;
-        writer.run(document.id, document.position, document.version, doc ? JSON.stringify(doc) : null, ...Object.keys(definition.fields).map((f) => toSql(doc?.[f])));
-      }
-      this.db.prepare('INSERT OR REPLACE INTO checkpoints (projection, position) VALUES (?, ?)').run(batch.projection, batch.checkpoint);
-    })();
-
   async commit(batch: ProjectionCommit): Promise<void> {
-    this.commitTx(batch);
+    this.commitTransaction(batch);
   }
 
   async checkpoint(projection: string): Promise<number> {
@@ -87,6 +87,7 @@ export class SqliteReadStore implements ReadStore {
 class SqliteCollection<T> implements ReadCollection<T> {
   private readonly name: string;
   private readonly getOne: Database.Statement<[string], { doc: string | null }>;
+  private readonly getMany = new Map<number, Database.Statement<string[], Row>>();
 
   constructor(
     private readonly db: Database.Database,
@@ -105,7 +106,12 @@ class SqliteCollection<T> implements ReadCollection<T> {
     const found = new Map<string, StoredDocument<T>>();
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const rows = this.db.prepare<string[], Row>(`SELECT id, position, version, doc FROM ${this.name} WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk);
+      let statement = this.getMany.get(chunk.length);
+      if (!statement) {
+        statement = this.db.prepare<string[], Row>(`SELECT id, position, version, doc FROM ${this.name} WHERE id IN (${chunk.map(() => '?').join(',')})`);
+        if (this.getMany.size < 64) this.getMany.set(chunk.length, statement);
+      }
+      const rows = statement.all(...chunk);
       for (const row of rows) found.set(row.id, { id: row.id, position: row.position, version: row.version, doc: row.doc ? (JSON.parse(row.doc) as T) : null });
     }
     return found;

@@ -1,0 +1,38 @@
+/** The events table and the messages between the SQLite event store and its writer thread. */
+import Database from 'better-sqlite3';
+import type { AppendResult, ExpectedRevision } from '../../application/ports/event-store';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL UNIQUE,
+  stream_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  UNIQUE (stream_id, revision)
+);`;
+
+/** WAL, and synchronous=FULL: a commit returns only once it is on disk. */
+export function openEventsDatabase(file: string, options: Database.Options = {}): Database.Database {
+  const db = new Database(file, options);
+  db.pragma('busy_timeout = 5000');
+  if (!options.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec(SCHEMA);
+  }
+  return db;
+}
+
+/** An event on its way to the writer: data and metadata already serialized on the caller's thread. */
+export type SerializedEvent = { id: string; type: string; data: string; metadata: string };
+export type AppendRequest = { streamId: string; events: SerializedEvent[]; expectedRevision: ExpectedRevision };
+
+export type WriterMessage = { kind: 'append'; id: number; batch: AppendRequest[] } | { kind: 'close' };
+
+export type AppendOutcome = { ok: AppendResult } | { conflict: { streamId: string; expected: ExpectedRevision; actual: number | 'no_stream' } } | { failed: string };
+export type AppendReply = { kind: 'appended'; id: number; results: AppendOutcome[]; head: number };
+export type WriterReply = AppendReply | { kind: 'closed' };

@@ -1,0 +1,71 @@
+/**
+ * The SQLite event store's writer thread. Appends arrive in batches; each batch is one transaction
+ * (one fsync: group commit) with a savepoint per append, so a conflict fails only its own append.
+ * Running here keeps fsync and WAL checkpoints off the thread that serves requests.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { openEventsDatabase, type AppendRequest, type AppendReply, type WriterMessage } from './sqlite-events-schema';
+import { assertExpectedRevision } from '../../application/expected-revision';
+import { idempotentReplay } from '../memory/memory-event-store';
+import { WrongExpectedRevisionError, type AppendResult } from '../../application/ports/event-store';
+
+const db: Database.Database = openEventsDatabase(workerData.file as string);
+const statements = {
+  streamHead: db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
+  byId: db.prepare<[string], { stream_id: string; revision: number; position: number }>('SELECT stream_id, revision, position FROM events WHERE event_id = ?'),
+  insert: db.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  head: db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
+};
+
+function appendNow({ streamId, events, expectedRevision }: AppendRequest): AppendResult {
+  const replay = idempotentReplay(streamId, events, (id) => {
+    const row = statements.byId.get(id);
+    return row && { streamId: row.stream_id, revision: row.revision, position: row.position };
+  });
+  if (replay) return replay;
+  const current = statements.streamHead.get(streamId)?.revision ?? -1;
+  assertExpectedRevision(streamId, expectedRevision, current);
+  const recordedAt = new Date().toISOString();
+  let revision = current;
+  let position = -1;
+  for (const event of events) {
+    revision += 1;
+    try {
+      position = Number(statements.insert.run(event.id, streamId, revision, event.type, event.data, event.metadata, recordedAt).lastInsertRowid);
+    } catch (error) {
+      // Another process wrote this stream between our read and our insert.
+      if (String(error).includes('UNIQUE')) throw new WrongExpectedRevisionError(streamId, expectedRevision, current);
+      throw error;
+    }
+  }
+  return { nextExpectedRevision: revision, position };
+}
+
+const appendOne = db.transaction(appendNow);
+const writeBatch = db.transaction((batch: AppendRequest[]): AppendReply['results'] =>
+  batch.map((item) => {
+    try {
+      return { ok: appendOne(item) };
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) return { conflict: { streamId: error.streamId, expected: error.expected, actual: error.actual } };
+      return { failed: String(error) };
+    }
+  }),
+);
+
+parentPort!.on('message', (message: WriterMessage) => {
+  if (message.kind === 'close') {
+    db.close();
+    parentPort!.postMessage({ kind: 'closed' });
+    return;
+  }
+  let reply: AppendReply;
+  try {
+    const results = writeBatch(message.batch);
+    reply = { kind: 'appended', id: message.id, results, head: statements.head.get()?.position ?? -1 };
+  } catch (error) {
+    reply = { kind: 'appended', id: message.id, results: message.batch.map(() => ({ failed: String(error) })), head: -1 };
+  }
+  parentPort!.postMessage(reply);
+});
