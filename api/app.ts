@@ -33,11 +33,13 @@ export function buildApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(requestId);
   app.use(deps.metrics.middleware());
-  app.use((req, res, next) => {
-    const start = Date.now();
-    res.on('finish', () => deps.logger.debug('request', { requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - start }));
-    next();
-  });
+  if (deps.config.logLevel === 'debug') {
+    app.use((req, res, next) => {
+      const start = Date.now();
+      res.on('finish', () => deps.logger.debug('request', { requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - start }));
+      next();
+    });
+  }
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: false }));
 
   app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown }));

@@ -38,10 +38,28 @@ export class CommandHandler {
     command: Command,
     context: CommandContext,
   ): Promise<CommandResult<Event>> {
+    // Optimistic: decide on the cached state (or, for a stream never seen, on the initial state) without
+    // reading the store. An append on a stale state fails on its expected revision; a refusal or a
+    // no-op has no append to check it, so it is confirmed on a fresh read before it is answered.
+    const cached = this.cache.get(streamId) as { state: State; revision: number } | undefined;
+    let { state, revision } = cached ?? { state: decider.initialState(), revision: -1 };
+    let fresh = false;
     for (let attempt = 1; ; attempt++) {
-      const { state, revision } = await this.load(decider, streamId);
-      const events = decider.decide(command, state);
-      if (events.length === 0) return { events, nextExpectedRevision: revision, position: -1 };
+      let events: Event[];
+      try {
+        events = decider.decide(command, state);
+      } catch (error) {
+        if (fresh) throw error;
+        ({ state, revision } = await this.load(decider, streamId));
+        fresh = true;
+        continue;
+      }
+      if (events.length === 0) {
+        if (fresh) return { events, nextExpectedRevision: revision, position: -1 };
+        ({ state, revision } = await this.load(decider, streamId));
+        fresh = true;
+        continue;
+      }
       const metadata = this.metadata(context);
       try {
         const result = await this.store.appendToStream(
@@ -53,7 +71,9 @@ export class CommandHandler {
         return { events, ...result };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
-        await new Promise((r) => setTimeout(r, Math.random() * attempt * 2));
+        if (fresh) await new Promise((r) => setTimeout(r, Math.random() * attempt * 2));
+        ({ state, revision } = await this.load(decider, streamId));
+        fresh = true;
       }
     }
   }

@@ -3,7 +3,7 @@
  * concurrent clients (the full path: JWT check, decider, durable append, projection, read-your-writes
  * wait, answer), and projection rebuild speed over at least 100,000 events.
  *
- *   npx tsx bench/core.ts [--commands 4000] [--rebuild-events 100000]
+ *   npx tsx bench/core.ts [--commands 16000] [--rebuild-events 100000]
  */
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +20,7 @@ const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const COMMANDS = arg('commands', 4000);
+const COMMANDS = arg('commands', 16000);
 const REBUILD_EVENTS = arg('rebuild-events', 100_000);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

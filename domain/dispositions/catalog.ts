@@ -11,7 +11,13 @@ export const catalogStreamId = (organizationId: string) => `dispositionCatalog-$
 
 export type Disposition = { name: string; description: string; priority: number };
 export type Group = { name: string; description: string; dispositionIds: string[] };
-export type CatalogState = { dispositions: Record<string, Disposition>; groups: Record<string, Group> };
+export type CatalogState = {
+  dispositions: Record<string, Disposition>;
+  groups: Record<string, Group>;
+  /** Normalized name to id, for the uniqueness rules. */
+  dispositionNames: Record<string, string>;
+  groupNames: Record<string, string>;
+};
 
 export type CatalogCommand =
   | { type: 'CreateDisposition'; dispositionId: string; name: string; description: string; priority: number; at: string }
@@ -49,7 +55,8 @@ export const GROUP_NOT_FOUND = 'Disposition group not found';
 export const DUPLICATE_DISPOSITION = 'A disposition with this name already exists';
 export const DUPLICATE_GROUP = 'A group with this name already exists';
 
-const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+/** Names are unique ignoring case and surrounding spaces. */
+const nameKey = (name: string) => name.trim().toLowerCase();
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
 function disposition(state: CatalogState, id: string): Disposition {
@@ -70,11 +77,20 @@ function assertKnown(state: CatalogState, ids: readonly string[]): void {
 }
 
 function assertDispositionNameFree(state: CatalogState, name: string, except?: string): void {
-  if (Object.entries(state.dispositions).some(([id, d]) => id !== except && sameName(d.name, name))) throw conflict(DUPLICATE_DISPOSITION);
+  const holder = state.dispositionNames[nameKey(name)];
+  if (holder !== undefined && holder !== except) throw conflict(DUPLICATE_DISPOSITION);
 }
 
 function assertGroupNameFree(state: CatalogState, name: string, except?: string): void {
-  if (Object.entries(state.groups).some(([id, g]) => id !== except && sameName(g.name, name))) throw conflict(DUPLICATE_GROUP);
+  const holder = state.groupNames[nameKey(name)];
+  if (holder !== undefined && holder !== except) throw conflict(DUPLICATE_GROUP);
+}
+
+function renamed(names: Record<string, string>, id: string, from: string | undefined, to: string | undefined): Record<string, string> {
+  const next = { ...names };
+  if (from !== undefined && next[nameKey(from)] === id) delete next[nameKey(from)];
+  if (to !== undefined) next[nameKey(to)] = id;
+  return next;
 }
 
 export function groupsContaining(state: CatalogState, dispositionId: string): [string, Group][] {
@@ -139,26 +155,33 @@ export function evolve(state: CatalogState, event: CatalogEvent): CatalogState {
   switch (event.type) {
     case 'DispositionCreated': {
       const { dispositionId, name, description, priority } = event.data;
-      return { ...state, dispositions: { ...state.dispositions, [dispositionId]: { name, description, priority } } };
+      return { ...state, dispositions: { ...state.dispositions, [dispositionId]: { name, description, priority } }, dispositionNames: renamed(state.dispositionNames, dispositionId, undefined, name) };
     }
     case 'DispositionUpdated': {
-      const current = state.dispositions[event.data.dispositionId];
+      const { dispositionId, changes } = event.data;
+      const current = state.dispositions[dispositionId];
       if (!current) return state;
-      return { ...state, dispositions: { ...state.dispositions, [event.data.dispositionId]: { ...current, ...event.data.changes } } };
+      const dispositionNames = changes.name === undefined ? state.dispositionNames : renamed(state.dispositionNames, dispositionId, current.name, changes.name);
+      return { ...state, dispositions: { ...state.dispositions, [dispositionId]: { ...current, ...changes } }, dispositionNames };
     }
     case 'DispositionDeleted': {
-      const { [event.data.dispositionId]: _gone, ...dispositions } = state.dispositions;
-      return { ...state, dispositions };
+      const { [event.data.dispositionId]: gone, ...dispositions } = state.dispositions;
+      return { ...state, dispositions, dispositionNames: renamed(state.dispositionNames, event.data.dispositionId, gone?.name, undefined) };
     }
     case 'DispositionGroupCreated': {
       const { groupId, name, description, dispositionIds } = event.data;
-      return { ...state, groups: { ...state.groups, [groupId]: { name, description, dispositionIds } } };
+      return { ...state, groups: { ...state.groups, [groupId]: { name, description, dispositionIds } }, groupNames: renamed(state.groupNames, groupId, undefined, name) };
     }
-    case 'DispositionGroupUpdated':
-      return withGroup(state, event.data.groupId, (g) => ({ ...g, ...event.data.changes }));
+    case 'DispositionGroupUpdated': {
+      const { groupId, changes } = event.data;
+      const current = state.groups[groupId];
+      if (!current) return state;
+      const groupNames = changes.name === undefined ? state.groupNames : renamed(state.groupNames, groupId, current.name, changes.name);
+      return { ...withGroup(state, groupId, (g) => ({ ...g, ...changes })), groupNames };
+    }
     case 'DispositionGroupDeleted': {
-      const { [event.data.groupId]: _gone, ...groups } = state.groups;
-      return { ...state, groups };
+      const { [event.data.groupId]: gone, ...groups } = state.groups;
+      return { ...state, groups, groupNames: renamed(state.groupNames, event.data.groupId, gone?.name, undefined) };
     }
     case 'DispositionsAddedToGroup':
       return withGroup(state, event.data.groupId, (g) => ({ ...g, dispositionIds: [...g.dispositionIds, ...event.data.dispositionIds] }));
@@ -175,7 +198,7 @@ function withGroup(state: CatalogState, groupId: string, change: (g: Group) => G
 }
 
 export const catalogDecider: Decider<CatalogCommand, CatalogEvent, CatalogState> = {
-  initialState: () => ({ dispositions: {}, groups: {} }),
+  initialState: () => ({ dispositions: {}, groups: {}, dispositionNames: {}, groupNames: {} }),
   evolve,
   decide,
 };

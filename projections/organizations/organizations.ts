@@ -17,7 +17,7 @@ type Event = RecordedEvent & OrganizationEvent;
 export const organizationsProjection: Projection<OrganizationDocument> = {
   name: 'organizations',
   collection: { name: 'organizations', fields: { name: 'string', createdAt: 'string' } },
-  eventTypes: ['OrganizationRegistered', 'CreditsAdjusted'],
+  eventTypes: ['OrganizationRegistered', 'CreditsAdjusted', 'SpeechRequestFinished'],
   documentIds: (event) => [event.streamId.slice('organization-'.length)],
   evolve(id, doc, recorded) {
     const event = recorded as Event;
@@ -27,6 +27,7 @@ export const organizationsProjection: Projection<OrganizationDocument> = {
         return { id, name, type: organizationType, credits, concurrencyLimit, createdAt: at };
       }
       case 'CreditsAdjusted':
+      case 'SpeechRequestFinished':
         return doc && { ...doc, credits: event.data.balance };
       default:
         return doc;
