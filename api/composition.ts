@@ -3,6 +3,7 @@
  * services and the Express application. Everything that varies (clock, ids, logger) can be injected.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { CampaignService } from '../application/campaigns/campaign-service';
 import { CommandHandler } from '../application/command-handler';
 import { DispositionService } from '../application/dispositions/disposition-service';
@@ -71,9 +72,12 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   let shuttingDown = false;
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
   const app = buildApp({ config, logger, metrics, events, runner, services, authenticate, shuttingDown: () => shuttingDown });
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
 
   return {
     app,
+    server,
     config,
     logger,
     events,

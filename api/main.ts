@@ -1,13 +1,11 @@
 /** Entry point: `npm start`. Starts on the embedded stores unless configured otherwise. */
-import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from '../infrastructure/config/config';
 import { createService } from './composition';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const service = await createService(config);
-  const server = createServer(service.app);
-  server.keepAliveTimeout = 65_000;
+  const server = service.server;
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -31,8 +31,8 @@ async function commandThroughput(): Promise<void> {
   const dir = tempDir('bench-core-');
   const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'error' });
   const service = await createService(config, { logger: silentLogger });
-  const server = service.app.listen(0);
-  await new Promise((r) => server.once('listening', r));
+  const server = service.server;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const post = async (path: string, token: string, body: unknown) => {

@@ -26,9 +26,8 @@ export async function startTestService(options: { store?: 'memory' | 'sqlite'; e
   const store = options.store ?? 'memory';
   const config = loadConfig({ DATA_DIR: dir.path, EVENT_STORE: store, READ_STORE: store, JWT_SECRET: 'test-secret-test-secret-test-secret', ADMIN_TOKEN: 'test-admin-token', PORT: '0', ...options.env });
   const service = await createService(config, { logger: silentLogger, ...options.overrides });
-  const server: Server = await new Promise((resolve) => {
-    const s = service.app.listen(0, () => resolve(s));
-  });
+  const server: Server = service.server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const request: TestService['request'] = async (method, path, opts = {}) => {
