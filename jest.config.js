@@ -1,9 +1,9 @@
-/** Jest runs the TypeScript sources directly (swc strips types; `npm run typecheck` checks them). */
+/** Jest runs the TypeScript sources directly; ts-jest only transpiles (`npm run typecheck` checks types). */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs', ignoreDynamic: true } }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: { module: 'commonjs', moduleResolution: 'node10', target: 'es2022', sourceMap: true, esModuleInterop: true } }] },
   testTimeout: 30000,
   maxWorkers: 2,
 };
