@@ -15,6 +15,8 @@ import { errorHandler, sendError } from './http/errors';
 import type { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
 import { opsRouter } from './ops/router';
+import { speechRestRouter } from './speech/rest-router';
+import type { SpeechService } from '../application/speech/speech-service';
 
 export type AppDeps = {
   config: Config;
@@ -24,14 +26,21 @@ export type AppDeps = {
   runner: ProjectionRunner;
   services: { organizations: OrganizationService; dispositions: DispositionService; campaigns: CampaignService };
   authenticate: Authenticator;
+  speech: SpeechService | null;
+  speechReady: () => boolean;
   shuttingDown: () => boolean;
 };
 
-export function buildApp(deps: AppDeps): Express {
+/** The application, and the router the speech WebSocket route joins once the server exists. */
+export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  app.use((_req, res, next) => {
+    if (deps.shuttingDown()) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(deps.metrics.middleware());
   if (deps.config.logLevel === 'debug') {
     app.use((req, res, next) => {
@@ -42,11 +51,16 @@ export function buildApp(deps: AppDeps): Express {
   }
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: false }));
 
-  app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown }));
+  app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown, speechReady: deps.speechReady }));
   app.use('/admin/v1', requireAdmin(deps.config.adminToken), adminRouter(deps.services.organizations));
+
+  // Authenticated during the handshake (speech/socket-auth.ts), before the token check below.
+  const sockets = Router();
+  app.use('/api/v1', sockets);
 
   const api = Router();
   api.use(requireOrganization(deps.authenticate));
+  if (deps.speech) api.use(speechRestRouter(deps.speech, deps.logger));
   if (deps.config.services.has('agent')) {
     api.use(dispositionsRouter(deps.services.dispositions));
     api.use(campaignsRouter(deps.services.campaigns));
@@ -55,5 +69,5 @@ export function buildApp(deps: AppDeps): Express {
 
   app.use((_req, res) => sendError(res, 404, 'Route not found'));
   app.use(errorHandler(deps.logger));
-  return app;
+  return { app, sockets };
 }

@@ -3,7 +3,15 @@
  * services and the Express application. Everything that varies (clock, ids, logger) can be injected.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Express, Router } from 'express';
+import expressWs from 'express-ws';
+import type { WebSocket } from 'ws';
+import type { SpeechEngine } from '../application/ports/speech-engine';
+import { SpeechService } from '../application/speech/speech-service';
+import { createEspeakSpeechEngine } from '../infrastructure/speech';
+import { serveSpeechSocket } from './speech/websocket';
+import { socketContext, verifySpeechClient } from './speech/socket-auth';
 import { CampaignService } from '../application/campaigns/campaign-service';
 import { CommandHandler } from '../application/command-handler';
 import { DispositionService } from '../application/dispositions/disposition-service';
@@ -24,10 +32,18 @@ import { allProjections } from '../projections';
 import { organizationsProjection, type OrganizationDocument } from '../projections/organizations/organizations';
 import type { OrganizationType } from '../domain/organizations/organization';
 import { buildApp } from './app';
-import { authenticator } from './http/auth';
+import { authenticator, type Authenticator } from './http/auth';
 import { Metrics } from './http/metrics';
 
-export type Overrides = { now?: () => Date; newId?: () => string; logger?: Logger; events?: EventStore; reads?: ReadStore };
+export type Overrides = { now?: () => Date; newId?: () => string; logger?: Logger; events?: EventStore; reads?: ReadStore; speechEngine?: SpeechEngine };
+
+/** Serves the speech WebSocket on the server; the handshake is authenticated before the upgrade. */
+function attachSpeechSocket(app: Express, server: Server, sockets: Router, speech: SpeechService, authenticate: Authenticator, logger: Logger) {
+  const instance = expressWs(app, server, { wsOptions: { verifyClient: verifySpeechClient(authenticate), maxPayload: 1 << 20 } });
+  instance.applyTo(sockets);
+  (sockets as Router & { ws: (path: string, handler: (ws: WebSocket, req: IncomingMessage) => void) => void }).ws('/get_speech', (ws, req) => serveSpeechSocket(ws, socketContext(req), speech, logger));
+  return instance.getWss();
+}
 
 export type Service = Awaited<ReturnType<typeof createService>>;
 
@@ -68,12 +84,22 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     return type;
   });
 
+  const engine = config.services.has('speech') ? (overrides.speechEngine ?? createEspeakSpeechEngine({ logger })) : null;
+  // Warming runs in the background: /readyz answers 503 until it is done.
+  let speechWarm = engine === null;
+  const ready = (engine?.warm() ?? Promise.resolve()).then(
+    () => void (speechWarm = true),
+    (error) => logger.error('speech engine failed to start', { error: String(error) }),
+  );
+  const speech = engine && new SpeechService(engine, commands, env, config.maxSpeechChars);
+
   const metrics = new Metrics();
   let shuttingDown = false;
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
-  const app = buildApp({ config, logger, metrics, events, runner, services, authenticate, shuttingDown: () => shuttingDown });
+  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  const socketServer = speech ? attachSpeechSocket(app, server, sockets, speech, authenticate, logger) : null;
 
   return {
     app,
@@ -85,11 +111,15 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     runner,
     services,
     env,
+    /** Resolves once every part is ready to serve at full speed (the speech engine warmed). */
+    ready,
     beginShutdown: () => {
       shuttingDown = true;
     },
     async close(): Promise<void> {
       shuttingDown = true;
+      for (const client of socketServer?.clients ?? []) client.close(1001, 'server shutting down');
+      await engine?.close();
       await runner.stop();
       await events.close();
       await reads.close();

@@ -18,8 +18,11 @@ async function main(): Promise<void> {
     stopping = true;
     service.logger.info('shutting down', { signal });
     service.beginShutdown();
-    // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed so close() can end.
+    // Stop accepting; in-flight requests finish; keep-alive sockets are closed as soon as they are idle
+    // (answers during shutdown also say Connection: close), so close() can end.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
     server.close(async () => {
+      clearInterval(idle);
       await service.close();
       service.logger.info('stopped');
       process.exit(0);

@@ -1,13 +1,19 @@
 /**
- * The generic command handler: read the aggregate's stream, fold it, decide, and append with the
- * revision it read. A concurrent writer makes the append fail with a wrong expected revision; the
- * handler then reads the new events and decides again. Folded states are cached per stream, so a
- * command reads only the events appended since the last one. The cache shares state objects with
- * callers: deciders' `evolve` never mutates a state, it returns a new one.
+ * The generic command handler: fold the aggregate's stream, decide, append with the revision it read.
+ *
+ * Commands for one stream that arrive together are decided one after another on the evolving state
+ * and appended in one write (group commit at the aggregate), instead of racing each other into
+ * conflicts. Each command's events carry its own metadata, and each caller gets its own answer.
+ *
+ * Folded states are cached per stream, and a batch is decided optimistically on the cached state (or,
+ * for a stream never seen, on the initial state) without reading the store. If another writer (another
+ * replica or process) appended in between, the append fails on its expected revision and the batch is
+ * decided again on a fresh read. A refusal or a no-op has no append to check it, so it is confirmed on a
+ * fresh read before it is answered. The cache shares state objects: `evolve` never mutates a state.
  */
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
-import type { EventMetadata, EventStore } from './ports/event-store';
+import type { EventData, EventMetadata, EventStore } from './ports/event-store';
 import { WrongExpectedRevisionError } from './ports/event-store';
 
 export type CommandContext = {
@@ -24,61 +30,99 @@ export const SCHEMA_VERSION = 1;
 const MAX_ATTEMPTS = 20;
 const CACHE_LIMIT = 10_000;
 
+type Pending = {
+  command: unknown;
+  context: CommandContext;
+  resolve: (result: CommandResult<DomainEvent>) => void;
+  reject: (error: unknown) => void;
+};
+
+type Outcome = { events: DomainEvent[] } | { error: unknown };
+
 export class CommandHandler {
   private readonly cache = new Map<string, { state: unknown; revision: number }>();
+  private readonly queues = new Map<string, Pending[]>();
 
   constructor(
     private readonly store: EventStore,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async handle<Command, Event extends DomainEvent, State>(
-    decider: Decider<Command, Event, State>,
-    streamId: string,
-    command: Command,
-    context: CommandContext,
-  ): Promise<CommandResult<Event>> {
-    // Optimistic: decide on the cached state (or, for a stream never seen, on the initial state) without
-    // reading the store. An append on a stale state fails on its expected revision; a refusal or a
-    // no-op has no append to check it, so it is confirmed on a fresh read before it is answered.
-    const cached = this.cache.get(streamId) as { state: State; revision: number } | undefined;
+  handle<Command, Event extends DomainEvent, State>(decider: Decider<Command, Event, State>, streamId: string, command: Command, context: CommandContext): Promise<CommandResult<Event>> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(streamId);
+      const pending = { command, context, resolve: resolve as Pending['resolve'], reject };
+      if (queue) return void queue.push(pending);
+      this.queues.set(streamId, [pending]);
+      // The queue holds commands of one stream, so of one decider: its types are erased only here.
+      void this.drain(decider as unknown as Decider<unknown, DomainEvent, unknown>, streamId);
+    });
+  }
+
+  /** Decides and appends what is queued for a stream, batch after batch, until nothing is left. */
+  private async drain(decider: Decider<unknown, DomainEvent, unknown>, streamId: string): Promise<void> {
+    const queue = this.queues.get(streamId)!;
+    // Let commands that arrive in this turn of the event loop join the first batch.
+    await new Promise((r) => setImmediate(r));
+    while (queue.length > 0) {
+      const batch = queue.splice(0);
+      try {
+        await this.decideAndAppend(decider, streamId, batch);
+      } catch (error) {
+        for (const p of batch) p.reject(error);
+      }
+    }
+    this.queues.delete(streamId);
+  }
+
+  private async decideAndAppend(decider: Decider<unknown, DomainEvent, unknown>, streamId: string, batch: Pending[]): Promise<void> {
+    const cached = this.cache.get(streamId);
     let { state, revision } = cached ?? { state: decider.initialState(), revision: -1 };
     let fresh = false;
     for (let attempt = 1; ; attempt++) {
-      let events: Event[];
-      try {
-        events = decider.decide(command, state);
-      } catch (error) {
-        if (fresh) throw error;
+      const outcomes: Outcome[] = [];
+      const events: EventData[] = [];
+      let next = state;
+      for (const p of batch) {
+        try {
+          const decided = decider.decide(p.command, next);
+          next = decided.reduce(decider.evolve, next);
+          outcomes.push({ events: decided });
+          const metadata = this.metadata(p.context);
+          for (const e of decided) events.push({ id: randomUUID(), type: e.type, data: e.data, metadata });
+        } catch (error) {
+          outcomes.push({ error });
+        }
+      }
+      const unconfirmed = outcomes.some((o) => 'error' in o || o.events.length === 0);
+      if (unconfirmed && !fresh) {
         ({ state, revision } = await this.load(decider, streamId));
         fresh = true;
         continue;
       }
-      if (events.length === 0) {
-        if (fresh) return { events, nextExpectedRevision: revision, position: -1 };
-        ({ state, revision } = await this.load(decider, streamId));
-        fresh = true;
-        continue;
+      let result = { nextExpectedRevision: revision, position: -1 };
+      if (events.length > 0) {
+        try {
+          result = await this.store.appendToStream(streamId, events, { expectedRevision: revision < 0 ? 'no_stream' : revision });
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
+          if (fresh) await new Promise((r) => setTimeout(r, Math.random() * attempt * 2));
+          ({ state, revision } = await this.load(decider, streamId));
+          fresh = true;
+          continue;
+        }
+        this.remember(streamId, next, result.nextExpectedRevision);
       }
-      const metadata = this.metadata(context);
-      try {
-        const result = await this.store.appendToStream(
-          streamId,
-          events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata })),
-          { expectedRevision: revision < 0 ? 'no_stream' : revision },
-        );
-        this.remember(streamId, events.reduce(decider.evolve, state), result.nextExpectedRevision);
-        return { events, ...result };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
-        if (fresh) await new Promise((r) => setTimeout(r, Math.random() * attempt * 2));
-        ({ state, revision } = await this.load(decider, streamId));
-        fresh = true;
-      }
+      batch.forEach((p, i) => {
+        const outcome = outcomes[i]!;
+        if ('error' in outcome) p.reject(outcome.error);
+        else p.resolve({ events: outcome.events, nextExpectedRevision: result.nextExpectedRevision, position: outcome.events.length > 0 ? result.position : -1 });
+      });
+      return;
     }
   }
 
-  /** The current state of an aggregate, for queries that must see the write side's truth. */
+  /** The current state of an aggregate, read from the store (from the cached revision on). */
   async load<Command, Event extends DomainEvent, State>(decider: Decider<Command, Event, State>, streamId: string): Promise<{ state: State; revision: number }> {
     const cached = this.cache.get(streamId) as { state: State; revision: number } | undefined;
     let state = cached ? cached.state : decider.initialState();

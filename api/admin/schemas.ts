@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../http/schema';
 
 export const SCOPES = [
   'logs:read',
@@ -20,13 +21,13 @@ export const SCOPES = [
 
 export const RegisterOrganizationBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-  type: Type.Union([Type.Literal('collection'), Type.Literal('lead_generation')]),
+  type: StringEnum(['collection', 'lead_generation']),
   credits: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e12 })),
   concurrencyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
 });
 
 export const IssueTokenBody = Type.Object({
-  scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { maxItems: SCOPES.length })),
+  scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { maxItems: SCOPES.length })),
   expiresIn: Type.Optional(Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,8}[smhd]?$' }), Type.Integer({ minimum: 1, maximum: 31_536_000 * 10 })])),
   subject: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 });

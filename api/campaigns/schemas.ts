@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../http/schema';
 
 const date = Type.String({ format: 'date' });
 const optionalId = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()]);
@@ -12,5 +13,5 @@ const details = {
 };
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 
-export const CreateCampaignBody = Type.Object({ name, campaignType: Type.Union([Type.Literal('emi'), Type.Literal('edi'), Type.Literal('lead')]), ...details });
+export const CreateCampaignBody = Type.Object({ name, campaignType: StringEnum(['emi', 'edi', 'lead']), ...details });
 export const UpdateCampaignBody = Type.Object({ name: Type.Optional(name), ...details }, { minProperties: 1 });

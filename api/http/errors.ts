@@ -9,6 +9,7 @@ import type { Logger } from '../../application/ports/logger';
 export const UNAUTHORIZED_MESSAGE = 'Missing or invalid authorization header';
 export const NO_PERMISSION_MESSAGE = "You don't have the required permission to perform this action";
 export const UNEXPECTED_MESSAGE = 'An unexpected error occurred';
+const SPEECH_PATH = '/api/v1/get_speech';
 
 const ERROR_NAMES: Record<number, string> = {
   400: 'BadRequest',
@@ -54,6 +55,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (error instanceof HttpError) return sendError(res, error.status, error.message, error.extra);
     if (error instanceof DomainError) return sendError(res, DOMAIN_STATUS[error.kind], error.message, error.details);
     const bodyError = error as { type?: string; status?: number };
+    // The speech interface answers with the codes of spec 7.3 (decisions.md section 5), even for a body that is not JSON.
+    if (bodyError.type === 'entity.parse.failed' && req.path === SPEECH_PATH) return void res.status(400).json({ success: false, error: 'invalid_request', message: 'Invalid JSON body' });
     if (bodyError.type === 'entity.parse.failed') return sendError(res, 400, 'Invalid JSON body');
     if (bodyError.type === 'entity.too.large') return sendError(res, 413, 'Request body too large');
     if (bodyError.type === 'encoding.unsupported' || bodyError.type === 'charset.unsupported') return sendError(res, 415, 'Unsupported body encoding');

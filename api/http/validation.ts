@@ -24,8 +24,10 @@ export function validate<S extends TSchema>(schema: S, value: unknown, root = ''
 }
 
 export function formatErrors(errors: readonly ErrorObject[], root = ''): string[] {
-  const messages = errors.map((e) => formatError(e, root));
-  return [...new Set(messages)];
+  // A failed anyOf/oneOf is reported once ("x is not valid"), not once per alternative it tried.
+  const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath);
+  const kept = errors.filter((e) => !unions.some((u) => e.schemaPath.startsWith(`${u}/`)));
+  return [...new Set(kept.map((e) => formatError(e, root)))];
 }
 
 function fieldPath(instancePath: string, root: string): string {

@@ -8,7 +8,7 @@ import { openApiDocument, docsPage } from './openapi';
 /** Readiness tolerates a small lag: a busy projection a few events behind is still serving. */
 const READY_LAG = 1000;
 
-export function opsRouter(deps: { events: EventStore; runner: ProjectionRunner; metrics: Metrics; shuttingDown: () => boolean }): Router {
+export function opsRouter(deps: { events: EventStore; runner: ProjectionRunner; metrics: Metrics; shuttingDown: () => boolean; speechReady: () => boolean }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -23,8 +23,16 @@ export function opsRouter(deps: { events: EventStore; runner: ProjectionRunner; 
     }
     const lag = Math.max(0, head - deps.runner.currentPosition);
     const failing = deps.runner.lastError !== null;
-    const ready = !deps.shuttingDown() && !failing && lag <= READY_LAG;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', head, projected: deps.runner.currentPosition, lag, projectionError: failing ? String(deps.runner.lastError) : null, shuttingDown: deps.shuttingDown() });
+    const ready = !deps.shuttingDown() && !failing && lag <= READY_LAG && deps.speechReady();
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not_ready',
+      head,
+      projected: deps.runner.currentPosition,
+      lag,
+      projectionError: failing ? String(deps.runner.lastError) : null,
+      speechEngine: deps.speechReady() ? 'ready' : 'warming',
+      shuttingDown: deps.shuttingDown(),
+    });
   });
   router.get('/metrics', (_req, res) => {
     res.type('text/plain; version=0.0.4').send(deps.metrics.render());

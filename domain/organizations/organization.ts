@@ -27,8 +27,8 @@ export type OrganizationCommand =
   | { type: 'RegisterOrganization'; organizationId: string; name: string; organizationType: OrganizationType; credits: number; concurrencyLimit: number; at: string }
   | { type: 'AdjustCredits'; amount: number; at: string }
   | { type: 'RecordTokenIssued'; tokenId: string; subject: string; scopes: string[] | null; expiresAt: string; at: string }
-  | ({ type: 'StartSpeechRequest'; requestId: string; characters: number; leaseUntil: string; at: string } & SpeechDetails)
-  | { type: 'FinishSpeechRequest'; requestId: string; charactersSpoken: number; audioDurationMs: number; outcome: SpeechOutcome; at: string };
+  | ({ type: 'StartSpeechRequest'; speechId: string; requestId: string; characters: number; leaseUntil: string; at: string } & SpeechDetails)
+  | { type: 'FinishSpeechRequest'; speechId: string; requestId: string; charactersSpoken: number; audioDurationMs: number; outcome: SpeechOutcome; at: string };
 
 export type SpeechOutcome = 'completed' | 'cancelled' | 'disconnected' | 'failed';
 
@@ -36,13 +36,16 @@ export type OrganizationEvent =
   | { type: 'OrganizationRegistered'; data: { organizationId: string; name: string; organizationType: OrganizationType; credits: number; concurrencyLimit: number; at: string } }
   | { type: 'CreditsAdjusted'; data: { amount: number; balance: number; at: string } }
   | { type: 'AccessTokenIssued'; data: { tokenId: string; subject: string; scopes: string[] | null; expiresAt: string; at: string } }
-  | { type: 'SpeechRequestStarted'; data: { requestId: string; characters: number; leaseUntil: string; at: string } & SpeechDetails }
-  | { type: 'SpeechRequestFinished'; data: { requestId: string; charactersSpoken: number; charged: number; balance: number; audioDurationMs: number; outcome: SpeechOutcome; at: string } };
+  | { type: 'SpeechRequestStarted'; data: { speechId: string; requestId: string; characters: number; leaseUntil: string; at: string } & SpeechDetails }
+  | { type: 'SpeechRequestFinished'; data: { speechId: string; requestId: string; charactersSpoken: number; charged: number; balance: number; audioDurationMs: number; outcome: SpeechOutcome; at: string } };
 
 export const CONCURRENCY_LIMIT_EXCEEDED = 'concurrency_limit_exceeded';
 export const INSUFFICIENT_CREDITS = 'insufficient_credits';
 
-/** Requests still holding a slot at `at`: started, not finished, lease not over. */
+/**
+ * Requests still holding a slot at `at`: started, not finished, lease not over. Requests are keyed by
+ * a server-made `speechId`: the client's `request_id` is only unique on its own connection.
+ */
 export function activeSpeechAt(state: Extract<OrganizationState, { status: 'registered' }>, at: string): ActiveSpeech[] {
   return Object.values(state.activeSpeech).filter((r) => r.leaseUntil > at);
 }
@@ -70,7 +73,7 @@ export function decide(command: OrganizationCommand, state: OrganizationState): 
     case 'StartSpeechRequest': {
       if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
       const { type: _type, ...data } = command;
-      if (state.activeSpeech[command.requestId]) throw conflict(`Request ${command.requestId} is already being processed`);
+      if (state.activeSpeech[command.speechId]) throw conflict(`Speech request ${command.speechId} is already being processed`);
       const active = activeSpeechAt(state, command.at);
       if (active.length >= state.concurrencyLimit) throw new DomainError('conflict', `Too many simultaneous requests (limit ${state.concurrencyLimit})`, { code: CONCURRENCY_LIMIT_EXCEEDED });
       const reserved = active.reduce((sum, r) => sum + r.characters, 0);
@@ -81,12 +84,12 @@ export function decide(command: OrganizationCommand, state: OrganizationState): 
     }
     case 'FinishSpeechRequest': {
       if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
-      const started = state.activeSpeech[command.requestId];
+      const started = state.activeSpeech[command.speechId];
       // Finishing is idempotent: a request finished before (or never started) changes nothing.
       if (!started) return [];
       const charged = Math.min(command.charactersSpoken, started.characters, state.credits);
-      const { requestId, charactersSpoken, audioDurationMs, outcome, at } = command;
-      return [{ type: 'SpeechRequestFinished', data: { requestId, charactersSpoken, charged, balance: state.credits - charged, audioDurationMs, outcome, at } }];
+      const { speechId, requestId, charactersSpoken, audioDurationMs, outcome, at } = command;
+      return [{ type: 'SpeechRequestFinished', data: { speechId, requestId, charactersSpoken, charged, balance: state.credits - charged, audioDurationMs, outcome, at } }];
     }
     default:
       return assertNever(command);
@@ -105,10 +108,10 @@ export function evolve(state: OrganizationState, event: OrganizationEvent): Orga
       return state;
     case 'SpeechRequestStarted':
       if (state.status !== 'registered') return state;
-      return { ...state, activeSpeech: { ...state.activeSpeech, [event.data.requestId]: { characters: event.data.characters, leaseUntil: event.data.leaseUntil } } };
+      return { ...state, activeSpeech: { ...state.activeSpeech, [event.data.speechId]: { characters: event.data.characters, leaseUntil: event.data.leaseUntil } } };
     case 'SpeechRequestFinished': {
       if (state.status !== 'registered') return state;
-      const { [event.data.requestId]: _done, ...activeSpeech } = state.activeSpeech;
+      const { [event.data.speechId]: _done, ...activeSpeech } = state.activeSpeech;
       return { ...state, credits: event.data.balance, activeSpeech: pruneExpired(activeSpeech, event.data.at) };
     }
     default:

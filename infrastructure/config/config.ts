@@ -21,6 +21,8 @@ export type Config = {
   services: ReadonlySet<'speech' | 'agent'>;
   maxBodyBytes: number;
   readYourWritesTimeoutMs: number;
+  /** Longest speech text, in characters. */
+  maxSpeechChars: number;
   production: boolean;
 };
 
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     services: services as ReadonlySet<'speech' | 'agent'>,
     maxBodyBytes: numberFrom('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 16 * 1024 * 1024, (n) => n > 0),
     readYourWritesTimeoutMs: numberFrom('READ_YOUR_WRITES_TIMEOUT_MS', env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, (n) => n >= 0),
+    maxSpeechChars: numberFrom('MAX_SPEECH_CHARS', env.MAX_SPEECH_CHARS, 5000, (n) => Number.isInteger(n) && n > 0),
     production,
   };
 }

@@ -24,8 +24,10 @@ export type TestService = {
 export async function startTestService(options: { store?: 'memory' | 'sqlite'; env?: Record<string, string>; overrides?: Overrides } = {}): Promise<TestService> {
   const dir = tempDir();
   const store = options.store ?? 'memory';
-  const config = loadConfig({ DATA_DIR: dir.path, EVENT_STORE: store, READ_STORE: store, JWT_SECRET: 'test-secret-test-secret-test-secret', ADMIN_TOKEN: 'test-admin-token', PORT: '0', ...options.env });
+  // The speech engine (worker threads) starts only for suites that ask for it with SERVICES.
+  const config = loadConfig({ DATA_DIR: dir.path, EVENT_STORE: store, READ_STORE: store, JWT_SECRET: 'test-secret-test-secret-test-secret', ADMIN_TOKEN: 'test-admin-token', PORT: '0', SERVICES: 'agent', ...options.env });
   const service = await createService(config, { logger: silentLogger, ...options.overrides });
+  await service.ready;
   const server: Server = service.server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

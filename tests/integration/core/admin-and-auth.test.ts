@@ -21,7 +21,7 @@ describe('administration API and authentication', () => {
   it('validates admin bodies and answers 404 for unknown organizations', async () => {
     const bad = await t.request('POST', '/admin/v1/organizations', { token: t.adminToken, body: { type: 'bank' } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ success: false, message: 'Validation failed', errors: expect.arrayContaining(['name is required', 'type is not valid']) });
+    expect(bad.body).toEqual({ success: false, message: 'Validation failed', errors: expect.arrayContaining(['name is required', 'type must be one of collection, lead_generation']) });
     const missing = await t.request('GET', '/admin/v1/organizations/nope', { token: t.adminToken });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ success: false, error: 'NotFound', message: 'Organization not found' });

@@ -46,7 +46,7 @@ describe('campaigns API', () => {
     const cases: [unknown, string][] = [
       [{ campaignType: 'emi' }, 'name is required'],
       [{ name: 'X' }, 'campaignType is required'],
-      [{ name: 'X', campaignType: 'sms' }, 'campaignType is not valid'],
+      [{ name: 'X', campaignType: 'sms' }, 'campaignType must be one of emi, edi, lead'],
       [{ name: 'X', campaignType: 'emi', startDate: '2026-02-30' }, 'startDate is not valid'],
       [{ name: 'X', campaignType: 'emi', startDate: '2026-03-10', endDate: '2026-03-01' }, 'endDate must not be before startDate'],
     ];

@@ -21,11 +21,11 @@ describe('organization', () => {
 describe('organization: speech admission and charging', () => {
   const details = { voiceId: 'v', language: 'en', sampleRate: 24000, speed: 1, channel: 'rest' as const };
   const limited: OrganizationEvent = { type: 'OrganizationRegistered', data: { organizationId: 'o1', name: 'Acme', organizationType: 'collection', credits: 100, concurrencyLimit: 2, at } };
-  const started = (requestId: string, characters: number, leaseUntil = '2026-03-01T10:10:00.000Z'): OrganizationEvent => ({ type: 'SpeechRequestStarted', data: { requestId, characters, leaseUntil, at, ...details } });
-  const start = (requestId: string, characters: number, when = at) => ({ type: 'StartSpeechRequest' as const, requestId, characters, leaseUntil: '2026-03-01T10:10:00.000Z', at: when, ...details });
+  const started = (speechId: string, characters: number, leaseUntil = '2026-03-01T10:10:00.000Z'): OrganizationEvent => ({ type: 'SpeechRequestStarted', data: { speechId, requestId: 'client-1', characters, leaseUntil, at, ...details } });
+  const start = (speechId: string, characters: number, when = at) => ({ type: 'StartSpeechRequest' as const, speechId, requestId: 'client-1', characters, leaseUntil: '2026-03-01T10:10:00.000Z', at: when, ...details });
 
-  it('starts a request within the limit and the balance', () =>
-    spec.given([limited]).when(start('r1', 60)).then([started('r1', 60)]));
+  it('starts a request within the limit and the balance; client request ids may repeat', () =>
+    spec.given([limited, started('r0', 10)]).when(start('r1', 60)).then([started('r1', 60)]));
 
   it('refuses beyond the concurrency limit', () =>
     spec.given([limited, started('r1', 10), started('r2', 10)]).when(start('r3', 10)).thenFails('conflict', 'Too many simultaneous requests (limit 2)', { code: 'concurrency_limit_exceeded' }));
@@ -34,20 +34,20 @@ describe('organization: speech admission and charging', () => {
     spec.given([limited, started('r1', 60)]).when(start('r2', 41)).thenFails('invalid', 'Insufficient credits: 41 characters requested, 40 available', { code: 'insufficient_credits' }));
 
   it('a finished request frees its slot and is charged what was spoken', () => {
-    const finished: OrganizationEvent = { type: 'SpeechRequestFinished', data: { requestId: 'r1', charactersSpoken: 25, charged: 25, balance: 75, audioDurationMs: 1500, outcome: 'cancelled', at } };
-    spec.given([limited, started('r1', 60)]).when({ type: 'FinishSpeechRequest', requestId: 'r1', charactersSpoken: 25, audioDurationMs: 1500, outcome: 'cancelled', at }).then([finished]);
+    const finished: OrganizationEvent = { type: 'SpeechRequestFinished', data: { speechId: 'r1', requestId: 'client-1', charactersSpoken: 25, charged: 25, balance: 75, audioDurationMs: 1500, outcome: 'cancelled', at } };
+    spec.given([limited, started('r1', 60)]).when({ type: 'FinishSpeechRequest', speechId: 'r1', requestId: 'client-1', charactersSpoken: 25, audioDurationMs: 1500, outcome: 'cancelled', at }).then([finished]);
     // 75 left, 10 reserved by r2: exactly 65 can start, 66 cannot.
     spec.given([limited, started('r1', 60), started('r2', 10), finished]).when(start('r3', 65)).then([started('r3', 65)]);
     spec.given([limited, started('r1', 60), started('r2', 10), finished]).when(start('r3', 66)).thenFails('invalid', 'Insufficient credits: 66 characters requested, 65 available');
   });
 
   it('finishing twice changes nothing', () =>
-    spec.given([limited, started('r1', 60), { type: 'SpeechRequestFinished', data: { requestId: 'r1', charactersSpoken: 60, charged: 60, balance: 40, audioDurationMs: 3000, outcome: 'completed', at } }])
-      .when({ type: 'FinishSpeechRequest', requestId: 'r1', charactersSpoken: 60, audioDurationMs: 3000, outcome: 'completed', at })
+    spec.given([limited, started('r1', 60), { type: 'SpeechRequestFinished', data: { speechId: 'r1', requestId: 'client-1', charactersSpoken: 60, charged: 60, balance: 40, audioDurationMs: 3000, outcome: 'completed', at } }])
+      .when({ type: 'FinishSpeechRequest', speechId: 'r1', requestId: 'client-1', charactersSpoken: 60, audioDurationMs: 3000, outcome: 'completed', at })
       .then([]));
 
   it('a request whose lease ended (its process died) no longer holds a slot', () =>
     spec.given([limited, started('r1', 10, '2026-03-01T10:00:30.000Z'), started('r2', 10, '2026-03-01T10:00:30.000Z')]).when(start('r3', 10, '2026-03-01T10:01:00.000Z')).then([
-      { type: 'SpeechRequestStarted', data: { requestId: 'r3', characters: 10, leaseUntil: '2026-03-01T10:10:00.000Z', at: '2026-03-01T10:01:00.000Z', ...details } },
+      { type: 'SpeechRequestStarted', data: { speechId: 'r3', requestId: 'client-1', characters: 10, leaseUntil: '2026-03-01T10:10:00.000Z', at: '2026-03-01T10:01:00.000Z', ...details } },
     ]));
 });

@@ -1,0 +1,89 @@
+/** The speech interface over REST: voices (spec 4.2) and streamed synthesis (spec 4.1). */
+import { Router, type Response } from 'express';
+import type { Logger } from '../../application/ports/logger';
+import type { AudioChunk } from '../../application/ports/speech-engine';
+import { SpeechError, type SpeechService, type SpeechStream } from '../../application/speech/speech-service';
+import type { SpeechOutcome } from '../../domain/organizations/organization';
+import { pcmBytes, wavHeader } from '../../infrastructure/speech';
+import { contextOf, requireScope } from '../http/auth';
+import { internalSpeechError, sendSpeechError } from './errors';
+import { readSpeechRequest } from './request';
+
+export function speechRestRouter(speech: SpeechService, logger: Logger): Router {
+  const router = Router();
+  const scope = requireScope('speech');
+
+  router.get('/get_voices', scope, (_req, res) => {
+    res.json(speech.voices());
+  });
+
+  router.post('/get_speech', scope, async (req, res) => {
+    let body;
+    try {
+      body = readSpeechRequest(req.body);
+    } catch (error) {
+      return sendSpeechError(res, error as SpeechError);
+    }
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    let stream;
+    try {
+      stream = await speech.open(contextOf(res), { ...body, requestId: res.locals.requestId as string, channel: 'rest' }, controller.signal);
+    } catch (error) {
+      if (error instanceof SpeechError) return sendSpeechError(res, error);
+      throw error;
+    }
+
+    // The status is decided by the first chunk: a failure before any audio is still a clean 500.
+    const chunks = stream.chunks[Symbol.asyncIterator]();
+    let first: IteratorResult<AudioChunk>;
+    try {
+      first = await chunks.next();
+    } catch (error) {
+      const outcome = controller.signal.aborted ? 'disconnected' : 'failed';
+      await finish(stream, outcome, res, logger);
+      if (outcome === 'disconnected') return void res.destroy();
+      logger.error('speech synthesis failed', { requestId: res.locals.requestId, error: String(error) });
+      return sendSpeechError(res, internalSpeechError());
+    }
+    res.status(200);
+    res.setHeader('Content-Type', body.addWavHeader ? 'audio/wav' : `audio/L16; rate=${body.sampleRate}; channels=1`);
+    res.setHeader('Cache-Control', 'no-store');
+    if (body.addWavHeader) res.write(wavHeader(body.sampleRate));
+    let failed = false;
+    try {
+      for (let next = first; !next.done; next = await chunks.next()) {
+        if (next.value.pcm.length > 0 && !res.write(pcmBytes(next.value.pcm))) await drained(res);
+      }
+    } catch (error) {
+      failed = !controller.signal.aborted;
+      if (failed) logger.error('speech synthesis failed mid-stream', { requestId: res.locals.requestId, error: String(error) });
+    }
+    const outcome = controller.signal.aborted ? 'disconnected' : failed ? 'failed' : 'completed';
+    await finish(stream, outcome, res, logger);
+    // The status is already sent: a stream that broke is cut off rather than ended as if complete.
+    if (outcome === 'completed') res.end();
+    else res.destroy();
+  });
+  return router;
+}
+
+async function finish(stream: SpeechStream, outcome: SpeechOutcome, res: Response, logger: Logger): Promise<void> {
+  await stream.finish(outcome).catch((error) => logger.error('could not record the end of a speech request', { requestId: res.locals.requestId, error: String(error) }));
+}
+
+/** Waits until the client takes more data, or leaves; removes both listeners either way. */
+function drained(res: Response): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * Authentication of the WebSocket handshake, before the upgrade: a bad or missing token is answered
+ * with HTTP 401 (a missing scope with 403), and no socket is opened. Browsers cannot set headers on a
+ * WebSocket, so a `token` query parameter is accepted too.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { RequestContext } from '../../application/request-context';
+import type { Authenticator } from '../http/auth';
+import { NO_PERMISSION_MESSAGE, UNAUTHORIZED_MESSAGE } from '../http/errors';
+
+export const SPEECH_SOCKET_PATH = '/api/v1/get_speech';
+
+type Verify = (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string, headers?: Record<string, string>) => void) => void;
+
+const refuse = (done: Parameters<Verify>[1], code: number, error: string, message: string) => {
+  const body = JSON.stringify({ success: false, error, message });
+  done(false, code, body, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+};
+
+export function verifySpeechClient(authenticate: Authenticator): Verify {
+  return (info, done) => {
+    const url = new URL(info.req.url ?? '/', 'http://localhost');
+    if (url.pathname !== SPEECH_SOCKET_PATH) return refuse(done, 404, 'NotFound', 'Route not found');
+    const query = url.searchParams.get('token');
+    const header = info.req.headers.authorization ?? (query ? `Bearer ${query}` : undefined);
+    const requestId = (info.req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+    authenticate(header, requestId).then(
+      (ctx) => {
+        if (!ctx) return refuse(done, 401, 'Unauthorized', UNAUTHORIZED_MESSAGE);
+        if (ctx.scopes && !ctx.scopes.has('speech')) return refuse(done, 403, 'Forbidden', NO_PERMISSION_MESSAGE);
+        (info.req as IncomingMessage & { speechContext?: RequestContext }).speechContext = ctx;
+        done(true);
+      },
+      () => refuse(done, 500, 'InternalServerError', 'An unexpected error occurred'),
+    );
+  };
+}
+
+export const socketContext = (req: IncomingMessage): RequestContext => (req as IncomingMessage & { speechContext: RequestContext }).speechContext;

@@ -1,0 +1,121 @@
+/**
+ * Speech use case: a request is validated by the engine, admitted on the organization's stream
+ * (concurrency limit and credits, event-sourced so every replica sees the same limits), streamed, and
+ * finished with what was actually spoken, which is what it is charged.
+ */
+import { CONCURRENCY_LIMIT_EXCEEDED, INSUFFICIENT_CREDITS, organizationDecider, organizationStreamId, type SpeechOutcome } from '../../domain/organizations/organization';
+import { DomainError } from '../../domain/shared/errors';
+import type { CommandHandler } from '../command-handler';
+import { SpeechRequestError, type AudioChunk, type SpeechEngine, type SynthesisRequest } from '../ports/speech-engine';
+import type { RequestContext, ServiceEnvironment } from '../request-context';
+
+export type SpeechErrorCode = 'invalid_request' | 'invalid_voice' | 'invalid_language' | 'text_too_long' | 'concurrency_limit_exceeded' | 'insufficient_credits' | 'internal_error';
+
+/** A refusal with one of the codes of spec 7.3. */
+export class SpeechError extends Error {
+  constructor(
+    readonly code: SpeechErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SpeechError';
+  }
+}
+
+export type SpeechInput = SynthesisRequest & { requestId: string; channel: 'rest' | 'websocket' };
+
+/** An admitted request: its audio, then `finish` once, whatever happened. */
+export type SpeechStream = {
+  chunks: AsyncIterable<AudioChunk>;
+  /** Characters whose audio was produced so far. */
+  readonly charactersSpoken: number;
+  readonly audioDurationMs: number;
+  finish(outcome: SpeechOutcome): Promise<void>;
+};
+
+/** How long a started request holds its slot if its process dies before finishing it. */
+export const SPEECH_LEASE_MS = 10 * 60_000;
+
+export class SpeechService {
+  constructor(
+    private readonly engine: SpeechEngine,
+    private readonly commands: CommandHandler,
+    private readonly env: ServiceEnvironment,
+    readonly maxTextLength: number,
+  ) {}
+
+  voices() {
+    return this.engine.voices();
+  }
+
+  async open(ctx: RequestContext, input: SpeechInput, signal: AbortSignal): Promise<SpeechStream> {
+    if (input.text.length > this.maxTextLength) throw new SpeechError('text_too_long', `text exceeds the maximum of ${this.maxTextLength} characters`);
+    const { requestId, channel, ...request } = input;
+    let audio: AsyncIterable<AudioChunk>;
+    try {
+      audio = this.engine.synthesize(request, { signal });
+    } catch (error) {
+      if (error instanceof SpeechRequestError) throw new SpeechError(error.code, error.message);
+      throw error;
+    }
+    const stream = organizationStreamId(ctx.organizationId);
+    const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId };
+    const now = this.env.now();
+    const speechId = this.env.newId();
+    try {
+      await this.commands.handle(
+        organizationDecider,
+        stream,
+        {
+          type: 'StartSpeechRequest',
+          speechId,
+          requestId,
+          characters: input.text.length,
+          leaseUntil: new Date(now.getTime() + SPEECH_LEASE_MS).toISOString(),
+          at: now.toISOString(),
+          voiceId: input.voiceId,
+          language: input.language,
+          sampleRate: input.sampleRate,
+          speed: input.speed,
+          channel,
+        },
+        context,
+      );
+    } catch (error) {
+      const code = error instanceof DomainError ? error.details.code : undefined;
+      if (code === CONCURRENCY_LIMIT_EXCEEDED || code === INSUFFICIENT_CREDITS) throw new SpeechError(code, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+
+    let charactersSpoken = 0;
+    let samples = 0;
+    let finished = false;
+    const commands = this.commands;
+    const env = this.env;
+    return {
+      chunks: (async function* () {
+        for await (const chunk of audio) {
+          charactersSpoken = chunk.charactersSpoken;
+          samples += chunk.pcm.length;
+          yield chunk;
+        }
+      })(),
+      get charactersSpoken() {
+        return charactersSpoken;
+      },
+      get audioDurationMs() {
+        return Math.round((samples / input.sampleRate) * 1000);
+      },
+      async finish(outcome) {
+        if (finished) return;
+        finished = true;
+        await commands.handle(
+          organizationDecider,
+          stream,
+          { type: 'FinishSpeechRequest', speechId, requestId, charactersSpoken, audioDurationMs: Math.round((samples / input.sampleRate) * 1000), outcome, at: env.now().toISOString() },
+          context,
+        );
+      },
+    };
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The speech engine on eSpeak NG. A request is cut into segments (prepare-request); the fair queue
+ * decides which request's next segment a free worker takes; each request's chunks reach its reader in
+ * text order, whichever worker produced them. When a new request finds every worker busy, running
+ * segments are asked to yield once they have sent some audio: the new request starts speaking within
+ * a block of eSpeak's output, and the yielded segment later resumes where its listener is.
+ *
+ * Segments of one request may run on several workers at once, but never more than
+ * `lookaheadSegments` ahead of the segment being read, which bounds the audio held for a slow reader.
+ */
+import { availableParallelism } from 'node:os';
+import type { Logger } from '../../application/ports/logger';
+import type { AudioChunk, SpeechEngine, SynthesisOptions, SynthesisRequest } from '../../application/ports/speech-engine';
+import { createFairQueue } from './fair-queue';
+import { prepareRequest, type PreparedSegment } from './prepare-request';
+import { publicVoices } from './voices';
+import { warmUpEngine } from './warm-up-engine';
+import { createWorkerPool, type JobHandlers } from './worker-pool';
+
+export type EspeakSpeechEngineOptions = {
+  /** Worker threads; default one per CPU. */
+  workers?: number;
+  /** Longest first segment, in characters. A longer first clause is cut at a space. */
+  firstSegmentChars?: number;
+  /** Longest later segment: clauses are joined up to this. */
+  maxSegmentChars?: number;
+  /** Segments synthesized ahead of the one being read. */
+  lookaheadSegments?: number;
+  /**
+   * Rounds of warm-up texts in every voice, on each worker and then through the engine (default 3).
+   * Fewer start faster; the requests that follow then run slower while V8 compiles what they meet.
+   */
+  warmUpRounds?: number;
+  logger?: Logger;
+};
+
+export type EngineStats = {
+  workers: number;
+  busyWorkers: number;
+  activeRequests: number;
+  segmentsCompleted: number;
+  /** Segment runs stopped by an abort. */
+  segmentsCancelled: number;
+  /** Segment runs that gave their worker to a new request (and resumed later). */
+  segmentsYielded: number;
+};
+
+export type EspeakSpeechEngine = SpeechEngine & { stats(): EngineStats };
+
+type SegmentState = {
+  chunks: AudioChunk[];
+  done: boolean;
+  /** Output samples already delivered, when an earlier run yielded. */
+  delivered: number;
+};
+
+type ActiveRequest = {
+  segments: PreparedSegment[];
+  state: SegmentState[];
+  /** Next segment never started. */
+  next: number;
+  /** Yielded segments to run again, lowest first. */
+  resume: number[];
+  /** Segment whose chunks the reader is taking. */
+  reading: number;
+  running: Set<number>;
+  failure?: Error;
+  stopped: boolean;
+  wake: () => void;
+};
+
+export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}): EspeakSpeechEngine {
+  const workers = options.workers ?? availableParallelism();
+  const limits = { firstChars: options.firstSegmentChars ?? 24, maxChars: options.maxSegmentChars ?? 100 };
+  const lookahead = options.lookaheadSegments ?? 4;
+  const warmUpRounds = options.warmUpRounds ?? 3;
+
+  const queue = createFairQueue<ActiveRequest>();
+  const active = new Set<ActiveRequest>();
+  const counts = { completed: 0, cancelled: 0, yielded: 0 };
+  let nextJob = 1;
+  let closed = false;
+
+  const hasWork = (r: ActiveRequest) => r.resume.length > 0 || r.next < r.segments.length;
+  const canDispatch = (r: ActiveRequest) => r.resume.length > 0 || (r.next < r.segments.length && r.next - r.reading < lookahead);
+
+  const handlers = (r: ActiveRequest, index: number, job: number): JobHandlers => {
+    const segment = r.state[index]!;
+    const spokenBefore = index === 0 ? 0 : r.segments[index - 1]!.spokenAfter;
+    return {
+      audio(pcm) {
+        segment.chunks.push({ pcm, charactersSpoken: spokenBefore });
+        r.wake();
+      },
+      done(last, outcome, sentSamples) {
+        r.running.delete(job);
+        if (outcome === 'cancelled') return void counts.cancelled++;
+        if (outcome === 'yielded') {
+          counts.yielded++;
+          segment.delivered += sentSamples;
+          if (r.stopped) return;
+          r.resume.push(index);
+          r.resume.sort((a, b) => a - b);
+          return queue.requeue(r);
+        }
+        counts.completed++;
+        const isLast = index === r.segments.length - 1;
+        // The chunk that completes a segment carries its count; an empty one only where nothing else would report the text's end.
+        if (last.length > 0 || isLast) segment.chunks.push({ pcm: last, charactersSpoken: r.segments[index]!.spokenAfter });
+        segment.done = true;
+        r.wake();
+      },
+      failed(error) {
+        r.running.delete(job);
+        r.failure = error;
+        stop(r);
+      },
+    };
+  };
+
+  const dispatch = (r: ActiveRequest) => {
+    const index = r.resume.shift() ?? r.next++;
+    const job = nextJob++;
+    const skipSamples = r.state[index]!.delivered;
+    r.running.add(job);
+    // A segment yields at most once: a second run has already been paid for by the first.
+    pool.run({ job, skipSamples, mayYield: skipSamples === 0, ...r.segments[index]!.job }, handlers(r, index, job), index === 0);
+    if (!hasWork(r)) queue.remove(r);
+  };
+
+  // Pumping once per turn of the event loop lets requests that arrive together all be seen before
+  // the workers are handed out.
+  let pumpQueued = false;
+  const schedulePump = () => {
+    if (pumpQueued) return;
+    pumpQueued = true;
+    queueMicrotask(pump);
+  };
+
+  const pump = () => {
+    pumpQueued = false;
+    if (closed) return;
+    while (pool.idle > 0) {
+      const r = queue.take(canDispatch);
+      if (!r) break;
+      dispatch(r);
+    }
+    pool.askToYield(pool.idle > 0 ? 0 : queue.waiting);
+  };
+  const pool = createWorkerPool({ size: workers, limits, warmUpRounds, onIdle: schedulePump, logger: options.logger });
+
+  /** Ends a request: no more segments start and those running are told to stop. */
+  function stop(r: ActiveRequest) {
+    if (r.stopped) return;
+    r.stopped = true;
+    queue.remove(r);
+    active.delete(r);
+    for (const job of r.running) pool.cancel(job);
+    r.wake();
+    schedulePump();
+  }
+
+  async function* stream(segments: PreparedSegment[], signal?: AbortSignal): AsyncGenerator<AudioChunk> {
+    let wakeReader = () => {};
+    const r: ActiveRequest = {
+      segments,
+      state: segments.map(() => ({ chunks: [], done: false, delivered: 0 })),
+      next: 0,
+      resume: [],
+      reading: 0,
+      running: new Set(),
+      stopped: false,
+      wake: () => wakeReader(),
+    };
+    const onAbort = () => stop(r);
+    signal?.addEventListener('abort', onAbort);
+    active.add(r);
+    queue.add(r);
+    schedulePump();
+    try {
+      while (r.reading < segments.length && !signal?.aborted) {
+        if (r.failure) throw r.failure;
+        const segment = r.state[r.reading]!;
+        const chunk = segment.chunks.shift();
+        if (chunk) yield chunk;
+        else if (segment.done) {
+          r.reading++;
+          schedulePump();
+        } else if (r.stopped) throw new Error('speech engine closed');
+        else await new Promise<void>((resolve) => (wakeReader = resolve));
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      stop(r);
+    }
+  }
+
+  const synthesize = (request: SynthesisRequest, synthesisOptions: SynthesisOptions = {}) => {
+    if (closed) throw new Error('speech engine closed');
+    return stream(prepareRequest(request, limits), synthesisOptions.signal);
+  };
+
+  // Workers warm themselves; a burst of requests through the engine then warms this thread's side
+  // (scheduling, yielding, reassembly), so the first real requests run as fast as later ones.
+  const warmed = pool.ready.then(() => warmUpEngine(synthesize, warmUpRounds));
+  warmed.catch(() => {}); // reported to whoever awaits warm()
+
+  return {
+    voices: () => publicVoices,
+    synthesize,
+    warm: () => warmed,
+    async close() {
+      closed = true;
+      for (const r of [...active]) {
+        r.failure ??= new Error('speech engine closed');
+        stop(r);
+      }
+      await pool.close();
+    },
+    stats: () => ({
+      workers,
+      busyWorkers: pool.busy,
+      activeRequests: active.size,
+      segmentsCompleted: counts.completed,
+      segmentsCancelled: counts.cancelled,
+      segmentsYielded: counts.yielded,
+    }),
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * The synthesis worker threads. Each runs one segment at a time; the pool knows which are idle, routes
+ * a worker's messages to the handlers of the job it runs, and passes on requests to stop or yield a
+ * running job. A worker that dies while serving is replaced and its job fails; a worker that cannot
+ * even start fails `ready`, since every other one would fail the same way.
+ */
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from '../../application/ports/logger';
+import { startWorker } from '../workers/start-worker';
+import type { SegmentLimits } from './text/segment';
+import { Control, signalJob, type Outcome, type SegmentJob, type WorkerData, type WorkerMessage } from './worker/protocol';
+
+export type JobHandlers = {
+  audio(pcm: Int16Array): void;
+  done(last: Int16Array, outcome: Outcome, sentSamples: number): void;
+  failed(error: Error): void;
+};
+
+export type WorkerPool = {
+  /** Resolves when every worker has warmed up. */
+  ready: Promise<void>;
+  /** Workers ready and without a job. */
+  readonly idle: number;
+  readonly busy: number;
+  /** Starts `job` on an idle worker (there must be one). `urgent` jobs are the last asked to yield. */
+  run(job: SegmentJob, handlers: JobHandlers, urgent: boolean): void;
+  /** Asks the worker running `job` to stop it; the job then ends with outcome `cancelled`. */
+  cancel(job: number): void;
+  /**
+   * Asks up to `count` running jobs that may yield to do so, leaving urgent ones to the last, and
+   * withdraws the request from the others. Returns how many were asked.
+   */
+  askToYield(count: number): number;
+  close(): Promise<void>;
+};
+
+type Slot = {
+  worker: Worker;
+  control: Int32Array;
+  ready: boolean;
+  job?: { id: number; handlers: JobHandlers; mayYield: boolean; urgent: boolean };
+};
+
+export type WorkerPoolOptions = {
+  size: number;
+  limits: SegmentLimits;
+  warmUpRounds: number;
+  /** Called whenever a worker may have become idle. */
+  onIdle: () => void;
+  logger?: Logger;
+};
+
+export function createWorkerPool({ size, limits, warmUpRounds, onIdle, logger }: WorkerPoolOptions): WorkerPool {
+  let closed = false;
+  let readyCount = 0;
+  let settleReady: { resolve: () => void; reject: (error: Error) => void };
+  const ready = new Promise<void>((resolve, reject) => (settleReady = { resolve, reject }));
+  ready.catch(() => {}); // observed through `ready` by whoever awaits it; never an unhandled rejection
+
+  const slots: Slot[] = [];
+
+  const spawn = (index: number, replacing: boolean) => {
+    const control = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+    const workerData: WorkerData = { control, limits, warmUpRounds };
+    const slot: Slot = { worker: startWorker(join(__dirname, 'worker'), 'synthesis-worker', { workerData }), control: new Int32Array(control), ready: false };
+    slots[index] = slot;
+
+    slot.worker.on('message', (message: WorkerMessage) => {
+      if (message.type === 'ready') {
+        slot.ready = true;
+        if (!message.deterministic) logger?.warn('speech: eSpeak output differs between runs of the same text; REST and WebSocket audio of one request may differ', {});
+        if (!replacing && ++readyCount === size) settleReady.resolve();
+        onIdle();
+        return;
+      }
+      const job = slot.job;
+      if (!job || job.id !== message.job) return;
+      if (message.type === 'audio') return job.handlers.audio(message.pcm);
+      slot.job = undefined;
+      if (message.type === 'done') job.handlers.done(message.pcm, message.outcome, message.sentSamples);
+      else job.handlers.failed(new Error(`speech synthesis failed: ${message.message}`));
+      onIdle();
+    });
+
+    slot.worker.on('error', (error) => {
+      const job = slot.job;
+      slot.job = undefined;
+      slot.ready = false;
+      job?.handlers.failed(error);
+      if (closed) return;
+      if (!replacing && readyCount < size) {
+        settleReady.reject(error);
+        return;
+      }
+      logger?.error('speech: a synthesis worker failed and is being replaced', { error: error.message });
+      spawn(index, true);
+    });
+  };
+
+  for (let i = 0; i < size; i++) spawn(i, false);
+
+  return {
+    ready,
+    get idle() {
+      return closed ? 0 : slots.filter((s) => s.ready && !s.job).length;
+    },
+    get busy() {
+      return slots.filter((s) => s.job).length;
+    },
+    run(job, handlers, urgent) {
+      const slot = slots.find((s) => s.ready && !s.job);
+      if (!slot || closed) throw new Error('no idle speech worker');
+      slot.job = { id: job.job, handlers, mayYield: job.mayYield, urgent };
+      slot.worker.postMessage(job);
+    },
+    cancel(job) {
+      const slot = slots.find((s) => s.job?.id === job);
+      if (slot) signalJob(slot.control, Control.cancel, job);
+    },
+    askToYield(count) {
+      const candidates = slots.filter((s) => s.job?.mayYield).sort((a, b) => Number(a.job!.urgent) - Number(b.job!.urgent));
+      candidates.forEach((s, i) => signalJob(s.control, Control.yield, i < count ? s.job!.id : 0));
+      return Math.min(count, candidates.length);
+    },
+    async close() {
+      closed = true;
+      settleReady.reject(new Error('speech engine closed'));
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The parts of the Emscripten builds of eSpeak NG, Sonic and the Speex resampler that the worker
+ * uses. The packages ship JavaScript only; these shapes were read from their sources.
+ */
+declare module '@echogarden/espeak-ng-emscripten' {
+  export type ESpeakNGWorker = {
+    set_voice(name: string): number;
+    set_rate(wordsPerMinute: number): number;
+    set_pitch(pitch: number): number;
+    set_range(range: number): number;
+    /** Raw binding: the callback is a function-table pointer from `addFunction`. */
+    synth_(text: string, callback: number): void;
+  };
+  export type ESpeakModule = {
+    eSpeakNGWorker: new () => ESpeakNGWorker;
+    /** Registers a JavaScript function in the module's function table; `signature` as Emscripten writes it. */
+    addFunction(fn: (...args: number[]) => number, signature: string): number;
+    HEAP16: Int16Array;
+    HEAP32: Int32Array;
+  };
+  const factory: () => Promise<ESpeakModule>;
+  export default factory;
+}
+
+declare module '@echogarden/sonic-wasm' {
+  export type SonicModule = {
+    _malloc(bytes: number): number;
+    _free(pointer: number): void;
+    _sonicCreateStream(sampleRate: number, channels: number): number;
+    _sonicDestroyStream(stream: number): void;
+    _sonicSetSpeed(stream: number, speed: number): void;
+    _sonicWriteShortToStream(stream: number, samples: number, count: number): number;
+    _sonicReadShortFromStream(stream: number, samples: number, maxCount: number): number;
+    _sonicFlushStream(stream: number): number;
+    HEAP16: Int16Array;
+  };
+  const factory: () => Promise<SonicModule>;
+  export default factory;
+}
+
+declare module '@echogarden/speex-resampler-wasm/simd' {
+  export type SpeexModule = {
+    _malloc(bytes: number): number;
+    _free(pointer: number): void;
+    _speex_resampler_init(channels: number, inRate: number, outRate: number, quality: number, error: number): number;
+    _speex_resampler_destroy(state: number): void;
+    _speex_resampler_reset_mem(state: number): number;
+    _speex_resampler_skip_zeros(state: number): number;
+    _speex_resampler_get_input_latency(state: number): number;
+    /** `inLength` and `outLength` point to uint32 counts: capacities in, samples used and produced out. */
+    _speex_resampler_process_int(state: number, channel: number, input: number, inLength: number, output: number, outLength: number): number;
+    HEAP16: Int16Array;
+    HEAPU32: Uint32Array;
+  };
+  const factory: () => Promise<SpeexModule>;
+  export default factory;
+}

@@ -1,0 +1,55 @@
+/**
+ * Messages between the engine (main thread) and a synthesis worker. The worker runs one segment at a
+ * time and streams its audio back in chunks. A worker busy in eSpeak reads no messages until the
+ * segment is over, so the engine steers a running segment through shared memory instead: it can ask
+ * it to stop (the request was aborted) or to yield (a new request is waiting for a worker).
+ *
+ * Yielding is safe because synthesis is repeatable: the segment runs again later from its start and
+ * drops the samples already sent (`skipSamples`), so the listener hears one seamless segment.
+ */
+import type { SegmentLimits } from '../text/segment';
+import type { VoiceSettings } from './espeak';
+
+export type SegmentJob = {
+  /** Unique per engine, increasing. */
+  job: number;
+  /** SSML-escaped text, as eSpeak reads it. */
+  text: string;
+  voice: VoiceSettings;
+  speed: number;
+  sampleRate: number;
+  /** Silence after the speech, at normal speed: the pause eSpeak would make before the next clause. */
+  pauseMs: number;
+  /** Output samples already delivered by an earlier run of this segment, not to be sent again. */
+  skipSamples: number;
+  /** Whether the segment may yield its worker once it has sent something. */
+  mayYield: boolean;
+};
+
+export type WorkerData = {
+  /** Two Int32s, see `Control`. */
+  control: SharedArrayBuffer;
+  /** How the engine cuts texts, so warm-up runs segments like the real ones. */
+  limits: SegmentLimits;
+  /** Rounds of warm-up texts in every voice. */
+  warmUpRounds: number;
+};
+
+/** Slots of the shared control array: each holds the id of the job concerned, or 0. */
+export const Control = { cancel: 0, yield: 1 } as const;
+
+export type Outcome = 'completed' | 'cancelled' | 'yielded';
+
+export type WorkerMessage =
+  | { type: 'ready'; deterministic: boolean }
+  | { type: 'audio'; job: number; pcm: Int16Array }
+  /**
+   * The run is over. `completed`: `pcm` is the segment's last chunk (possibly empty). Otherwise `pcm`
+   * is empty and `sentSamples` tells how far the listener got in this run.
+   */
+  | { type: 'done'; job: number; pcm: Int16Array; outcome: Outcome; sentSamples: number }
+  | { type: 'failed'; job: number; message: string };
+
+export const signalJob = (control: Int32Array, slot: number, job: number): void => void Atomics.store(control, slot, job);
+
+export const isSignalled = (control: Int32Array, slot: number, job: number): boolean => Atomics.load(control, slot) === job;

@@ -1,0 +1,59 @@
+/**
+ * Entry point of a synthesis worker thread: loads the three WebAssembly/JavaScript builds (ESM-only
+ * packages, hence the dynamic imports), warms up, announces itself ready, then synthesizes the
+ * segments it is sent, one at a time.
+ *
+ * Chunks are posted as copies, never transferred: transferring detaches an ArrayBuffer, and the first
+ * detach in a thread makes V8 discard all its compiled typed-array code (eSpeak is compiled to such
+ * code) and recompile it with checks that cost about a quarter of its speed.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadEspeak } from './espeak';
+import { Control, isSignalled, type SegmentJob, type WorkerData, type WorkerMessage } from './protocol';
+import { loadResampler } from './resample-stage';
+import { loadSpeedChanger } from './speed-stage';
+import { synthesizeSegment, type SegmentResult, type Synthesizers } from './synthesize-segment';
+import { warmUp, type JobRunner } from './warm-up';
+
+const port = parentPort!;
+const { control: sharedControl, limits, warmUpRounds } = workerData as WorkerData;
+const control = new Int32Array(sharedControl);
+const post = (message: WorkerMessage) => port.postMessage(message);
+
+/** Runs a job and reports it to the engine. Warm-up goes through here too, so what V8 compiles during warm-up is what requests run. */
+const jobRunner =
+  (tools: Synthesizers): JobRunner =>
+  (job, observe) => {
+    const result: SegmentResult = synthesizeSegment(tools, job, {
+      send(pcm) {
+        observe?.(pcm);
+        post({ type: 'audio', job: job.job, pcm });
+      },
+      interrupt(sentSamples) {
+        if (isSignalled(control, Control.cancel, job.job)) return 'cancel';
+        if (job.mayYield && sentSamples > 0 && isSignalled(control, Control.yield, job.job)) return 'yield';
+        return undefined;
+      },
+    });
+    observe?.(result.last);
+    post({ type: 'done', job: job.job, pcm: result.last, outcome: result.outcome, sentSamples: result.sentSamples });
+    return result;
+  };
+
+async function start(): Promise<void> {
+  const [espeak, changeSpeed, resample] = await Promise.all([loadEspeak(), loadSpeedChanger(), loadResampler()]);
+  const run = jobRunner({ espeak, changeSpeed, resample });
+  const { deterministic } = warmUp(run, control, limits, warmUpRounds);
+
+  port.on('message', (job: SegmentJob) => {
+    try {
+      run(job);
+    } catch (error) {
+      post({ type: 'failed', job: job.job, message: error instanceof Error ? error.message : String(error) });
+    }
+  });
+  post({ type: 'ready', deterministic });
+}
+
+// A failure to start is an unhandled rejection, which ends the worker with an 'error' event in the engine.
+void start();

@@ -1,0 +1,44 @@
+/**
+ * One run of a segment through the pipeline: eSpeak (22,050 Hz) -> Sonic when the speed is not 1 ->
+ * Speex to the requested rate -> 100 ms chunks. Audio leaves as soon as eSpeak produces it; the
+ * segment's last chunk is returned rather than sent, so the engine knows which chunk completes it.
+ * Between blocks the run checks whether it should stop (`interrupt`).
+ */
+import { ESPEAK_SAMPLE_RATE, type Espeak } from './espeak';
+import { createChunker } from './chunker';
+import type { Outcome, SegmentJob } from './protocol';
+import type { Resampler } from './resample-stage';
+import type { SpeedChanger } from './speed-stage';
+import type { Stage } from './stage';
+
+export type Synthesizers = { espeak: Espeak; changeSpeed: SpeedChanger; resample: Resampler };
+
+export type SegmentOutput = {
+  send: (chunk: Int16Array) => void;
+  /** Asked after each block: why to stop now, if at all. Only asked to yield once something was sent. */
+  interrupt: (sentSamples: number) => 'cancel' | 'yield' | undefined;
+};
+
+export type SegmentResult = { last: Int16Array; outcome: Outcome; sentSamples: number };
+
+const CHUNK_SECONDS = 0.1;
+const none = new Int16Array(0);
+
+export function synthesizeSegment(tools: Synthesizers, job: SegmentJob, output: SegmentOutput): SegmentResult {
+  const chunker = createChunker(Math.round(job.sampleRate * CHUNK_SECONDS), job.skipSamples, output.send);
+  const resampler = tools.resample(ESPEAK_SAMPLE_RATE, job.sampleRate, chunker.write);
+  const stages: Stage[] = job.speed === 1 ? [resampler] : [tools.changeSpeed(job.speed, ESPEAK_SAMPLE_RATE, resampler.write), resampler];
+  const input = stages[0]!;
+
+  let outcome: Outcome = 'completed';
+  tools.espeak.synthesize(job.text, job.voice, (samples) => {
+    input.write(samples);
+    chunker.flush();
+    const interruption = output.interrupt(chunker.sent);
+    if (interruption) outcome = interruption === 'cancel' ? 'cancelled' : 'yielded';
+    return outcome === 'completed';
+  });
+  if (outcome === 'completed') input.write(new Int16Array(Math.round((job.pauseMs / 1000) * ESPEAK_SAMPLE_RATE)));
+  for (const stage of stages) stage.end(); // also when stopped: frees the speed changer's stream
+  return { last: outcome === 'completed' ? chunker.end() : none, outcome, sentSamples: chunker.sent };
+}
