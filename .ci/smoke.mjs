@@ -24,11 +24,12 @@ const fail = (message) => {
 
 const base = `http://127.0.0.1:${port}`;
 let ready = false;
-for (let i = 0; i < 100 && !ready; i++) {
+// Readiness includes the speech engine's warm-up (about 8 s on 2 cores).
+for (let i = 0; i < 600 && !ready; i++) {
   await new Promise((r) => setTimeout(r, 100));
   ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
 }
-if (!ready) fail('not ready within 10 s');
+if (!ready) fail('not ready within 60 s');
 if (!output.includes('secrets.json')) fail('start-up did not say where the generated admin token is');
 const { adminToken } = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8'));
 const created = await fetch(`${base}/admin/v1/organizations`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Smoke', type: 'collection' }) });

@@ -84,7 +84,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     return type;
   });
 
-  const engine = config.services.has('speech') ? (overrides.speechEngine ?? createEspeakSpeechEngine({ logger })) : null;
+  const engine = config.services.has('speech') ? (overrides.speechEngine ?? createEspeakSpeechEngine({ logger, workers: config.speechWorkers, warmUpRounds: config.speechWarmUpRounds })) : null;
   // Warming runs in the background: /readyz answers 503 until it is done.
   let speechWarm = engine === null;
   const ready = (engine?.warm() ?? Promise.resolve()).then(

@@ -70,7 +70,7 @@ type ActiveRequest = {
 };
 
 export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}): EspeakSpeechEngine {
-  const workers = options.workers ?? availableParallelism();
+  const workers = Math.max(1, options.workers ?? availableParallelism());
   const limits = { firstChars: options.firstSegmentChars ?? 24, maxChars: options.maxSegmentChars ?? 100 };
   const lookahead = options.lookaheadSegments ?? 4;
   const warmUpRounds = options.warmUpRounds ?? 3;
@@ -94,21 +94,23 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
       },
       done(last, outcome, sentSamples) {
         r.running.delete(job);
-        if (outcome === 'cancelled') return void counts.cancelled++;
-        if (outcome === 'yielded') {
+        if (outcome === 'cancelled') {
+          counts.cancelled++;
+        } else if (outcome === 'yielded') {
           counts.yielded++;
           segment.delivered += sentSamples;
           if (r.stopped) return;
           r.resume.push(index);
           r.resume.sort((a, b) => a - b);
-          return queue.requeue(r);
+          queue.requeue(r);
+        } else {
+          counts.completed++;
+          // The chunk that completes a segment carries its count; it may be empty only at the very
+          // end, where nothing else would report that the whole text was spoken.
+          if (last.length > 0 || index === r.segments.length - 1) segment.chunks.push({ pcm: last, charactersSpoken: r.segments[index]!.spokenAfter });
+          segment.done = true;
+          r.wake();
         }
-        counts.completed++;
-        const isLast = index === r.segments.length - 1;
-        // The chunk that completes a segment carries its count; an empty one only where nothing else would report the text's end.
-        if (last.length > 0 || isLast) segment.chunks.push({ pcm: last, charactersSpoken: r.segments[index]!.spokenAfter });
-        segment.done = true;
-        r.wake();
       },
       failed(error) {
         r.running.delete(job);
@@ -186,7 +188,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
         else if (segment.done) {
           r.reading++;
           schedulePump();
-        } else if (r.stopped) throw new Error('speech engine closed');
+        } else if (r.stopped) throw new Error('speech request stopped');
         else await new Promise<void>((resolve) => (wakeReader = resolve));
       }
     } finally {

@@ -2,7 +2,7 @@
  * The synthesis worker threads. Each runs one segment at a time; the pool knows which are idle, routes
  * a worker's messages to the handlers of the job it runs, and passes on requests to stop or yield a
  * running job. A worker that dies while serving is replaced and its job fails; a worker that cannot
- * even start fails `ready`, since every other one would fail the same way.
+ * even start is not replaced (the next would fail the same way), and at start-up it fails `ready`.
  */
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -84,13 +84,15 @@ export function createWorkerPool({ size, limits, warmUpRounds, onIdle, logger }:
     });
 
     slot.worker.on('error', (error) => {
-      const job = slot.job;
+      const { job, ready: wasReady } = slot;
       slot.job = undefined;
       slot.ready = false;
       job?.handlers.failed(error);
       if (closed) return;
-      if (!replacing && readyCount < size) {
-        settleReady.reject(error);
+      if (!wasReady) {
+        // It failed while starting: a new worker would fail the same way.
+        logger?.error('speech: a synthesis worker failed to start', { error: error.message });
+        if (!replacing) settleReady.reject(error);
         return;
       }
       logger?.error('speech: a synthesis worker failed and is being replaced', { error: error.message });

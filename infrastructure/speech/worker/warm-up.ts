@@ -20,6 +20,8 @@ import type { SegmentResult } from './synthesize-segment';
 
 export type JobRunner = (job: SegmentJob, observe?: (pcm: Int16Array) => void) => SegmentResult;
 
+type SegmentFields = Omit<SegmentJob, 'job' | 'skipSamples' | 'mayYield'>;
+
 // Numbers, dates, times, abbreviations, capitals, symbols and every kind of clause end each take
 // their own path through eSpeak's translator.
 const PARAGRAPH =
@@ -64,5 +66,3 @@ export function warmUp(run: JobRunner, control: Int32Array, limits: SegmentLimit
   signalJob(control, Control.cancel, 0);
   return { deterministic: reference === resumed && resumed === request(probe).join() };
 }
-
-type SegmentFields = Omit<SegmentJob, 'job' | 'skipSamples' | 'mayYield'>;

@@ -1,5 +1,6 @@
-/** Measurements of synthesized audio for the engine's tests: collecting a stream, loudness, pitch. */
+/** Measurements of synthesized audio for the engine's tests: collecting a stream, comparing, pitch. */
 import type { AudioChunk, SpeechEngine, SynthesisRequest } from '../../../application/ports/speech-engine';
+import { rms } from '../../support/speech';
 
 export type Collected = { chunks: AudioChunk[]; pcm: Int16Array; seconds: number };
 
@@ -14,8 +15,6 @@ export async function collect(engine: SpeechEngine, request: SynthesisRequest, s
   }
   return { chunks, pcm, seconds: pcm.length / request.sampleRate };
 }
-
-export const rms = (pcm: Int16Array): number => Math.sqrt(pcm.reduce((sum, v) => sum + v * v, 0) / Math.max(1, pcm.length));
 
 export const samePcm = (a: Int16Array, b: Int16Array): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
 

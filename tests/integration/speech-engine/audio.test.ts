@@ -4,7 +4,8 @@
  */
 import type { LanguageCode, SampleRate, SynthesisRequest } from '../../../application/ports/speech-engine';
 import { createEspeakSpeechEngine, parseWav, pcmBytes, wavHeader } from '../../../infrastructure/speech';
-import { collect, medianPitch, rms, samePcm } from './audio-analysis';
+import { rms } from '../../support/speech';
+import { collect, medianPitch, samePcm } from './audio-analysis';
 
 jest.setTimeout(60_000);
 
