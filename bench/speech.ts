@@ -2,13 +2,15 @@
  * Speech benchmark through the real API (auth, admission events, engine, protocol): for 1 and 20
  * concurrent WebSocket clients each sending one 200-character request, time to first audio chunk,
  * time to complete, real-time factor and peak memory; the same for REST time to first byte.
- * Each configuration runs several rounds; percentiles are over every request of every round.
+ * Each configuration runs several rounds; percentiles are over every request of every round. The
+ * clients run on their own thread, so they do not share the server's event loop.
  *
  *   npx tsx bench/speech.ts [--rounds 10]
  */
 import { cpus } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import WebSocket from 'ws';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { createService } from '../api/composition';
 import { loadConfig } from '../infrastructure/config/config';
 import { silentLogger } from '../infrastructure/logging/json-logger';
@@ -32,47 +34,13 @@ const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsa
 
 type Result = { firstMs: number; totalMs: number; audioMs: number };
 
-function wsRequest(url: string, token: string, voice: string): Promise<Result> {
+/** Runs `rounds` rounds of `clients` concurrent requests from a separate thread (see speech-load.mjs). */
+function load(url: string, token: string, kind: 'websocket' | 'rest', clients: number): Promise<{ results: Result[]; seconds: number }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/v1/get_speech`, { headers: { authorization: `Bearer ${token}` } });
-    let start = 0;
-    let firstMs = -1;
-    let bytes = 0;
-    ws.on('message', (raw) => {
-      const m = JSON.parse(raw.toString());
-      if (m.type === 'connected') {
-        start = performance.now();
-        ws.send(JSON.stringify({ type: 'speech', request_id: 'r', text: TEXT, voice_id: voice, language: 'en', sample_rate: SAMPLE_RATE, add_wav_header: false }));
-      } else if (m.type === 'audio_chunk') {
-        if (firstMs < 0) firstMs = performance.now() - start;
-        bytes += Buffer.byteLength(m.data, 'base64');
-      } else if (m.type === 'complete') {
-        resolve({ firstMs, totalMs: performance.now() - start, audioMs: (bytes / 2 / SAMPLE_RATE) * 1000 });
-        ws.close();
-      } else if (m.type === 'error') reject(new Error(JSON.stringify(m)));
-    });
-    ws.on('error', reject);
+    const worker = new Worker(join(__dirname, 'support', 'speech-load.mjs'), { workerData: { url, token, kind, clients, rounds: ROUNDS, text: TEXT, voices: VOICES, sampleRate: SAMPLE_RATE } });
+    worker.once('message', resolve);
+    worker.once('error', reject);
   });
-}
-
-async function restRequest(url: string, token: string, voice: string): Promise<Result> {
-  const start = performance.now();
-  const reply = await fetch(`${url}/api/v1/get_speech`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ text: TEXT, voice_id: voice, language: 'en', sample_rate: SAMPLE_RATE, add_wav_header: false }),
-  });
-  if (reply.status !== 200) throw new Error(`REST ${reply.status}: ${await reply.text()}`);
-  const reader = reply.body!.getReader();
-  let firstMs = -1;
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (firstMs < 0) firstMs = performance.now() - start;
-    bytes += value.length;
-  }
-  return { firstMs, totalMs: performance.now() - start, audioMs: (bytes / 2 / SAMPLE_RATE) * 1000 };
 }
 
 async function main() {
@@ -87,27 +55,19 @@ async function main() {
   const { token } = await service.services.organizations.issueToken({ organizationId: null, actor: 'bench', requestId: 'bench' }, org.id, { expiresInSeconds: 3600 });
 
   const cpuStart = process.cpuUsage();
-  for (const [label, request] of [
-    ['websocket', wsRequest],
-    ['rest', restRequest],
-  ] as const) {
+  for (const label of ['websocket', 'rest'] as const) {
     for (const clients of [1, 20]) {
-      const results: Result[] = [];
-      const wallStart = performance.now();
-      for (let round = 0; round < ROUNDS; round++) {
-        results.push(...(await Promise.all(Array.from({ length: clients }, (_, i) => request(url, token, VOICES[i % VOICES.length]!)))));
-      }
-      const wall = (performance.now() - wallStart) / 1000;
+      const { results, seconds } = await load(url, token, label, clients);
       const audioSeconds = results.reduce((s, r) => s + r.audioMs, 0) / 1000;
       const first = results.map((r) => r.firstMs);
       const total = results.map((r) => r.totalMs);
       console.log(
-        `${label.padEnd(9)} clients=${String(clients).padStart(2)}  first-${label === 'rest' ? 'byte ' : 'chunk'} p50=${pct(first, 50).toFixed(1)} ms p95=${pct(first, 95).toFixed(1)} ms  complete p50=${pct(total, 50).toFixed(0)} ms p95=${pct(total, 95).toFixed(0)} ms  real-time factor=${(audioSeconds / wall).toFixed(0)}x (${audioSeconds.toFixed(0)} s audio in ${wall.toFixed(1)} s)`,
+        `${label.padEnd(9)} clients=${String(clients).padStart(2)}  first-${label === 'rest' ? 'byte ' : 'chunk'} p50=${pct(first, 50).toFixed(1)} ms p95=${pct(first, 95).toFixed(1)} ms  complete p50=${pct(total, 50).toFixed(0)} ms p95=${pct(total, 95).toFixed(0)} ms  real-time factor=${(audioSeconds / seconds).toFixed(0)}x (${audioSeconds.toFixed(0)} s audio in ${seconds.toFixed(1)} s)`,
       );
     }
   }
   const cpu = process.cpuUsage(cpuStart);
-  console.log(`process CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
+  console.log(`process CPU (server, engine workers and clients): ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; peak RSS (all threads): ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
   clearInterval(sampler);
   service.server.closeAllConnections();
   service.server.close();

@@ -51,13 +51,23 @@ export class SpeechService {
   async open(ctx: RequestContext, input: SpeechInput, signal: AbortSignal): Promise<SpeechStream> {
     if (input.text.length > this.maxTextLength) throw new SpeechError('text_too_long', `text exceeds the maximum of ${this.maxTextLength} characters`);
     const { requestId, channel, ...request } = input;
-    let audio: AsyncIterable<AudioChunk>;
+    // The engine's own signal: the caller's, or a refused admission.
+    const synthesis = new AbortController();
+    const onAbort = () => synthesis.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let audio: AsyncIterator<AudioChunk>;
     try {
-      audio = this.engine.synthesize(request, { signal });
+      audio = this.engine.synthesize(request, { signal: synthesis.signal })[Symbol.asyncIterator]();
     } catch (error) {
+      signal.removeEventListener('abort', onAbort);
       if (error instanceof SpeechRequestError) throw new SpeechError(error.code, error.message);
       throw error;
     }
+    // The first segment is synthesized while admission is decided, so the durable admission append is
+    // not added to the time to first audio. Nothing is sent before admission; a refusal aborts at once,
+    // having cost at most one short first segment.
+    const first = audio.next();
+    first.catch(() => {});
     const stream = organizationStreamId(ctx.organizationId);
     const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId };
     const now = this.env.now();
@@ -82,6 +92,9 @@ export class SpeechService {
         context,
       );
     } catch (error) {
+      synthesis.abort();
+      signal.removeEventListener('abort', onAbort);
+      await audio.return?.();
       const code = error instanceof DomainError ? error.details.code : undefined;
       if (code === CONCURRENCY_LIMIT_EXCEEDED || code === INSUFFICIENT_CREDITS) throw new SpeechError(code, error instanceof Error ? error.message : String(error));
       throw error;
@@ -94,10 +107,15 @@ export class SpeechService {
     const env = this.env;
     return {
       chunks: (async function* () {
-        for await (const chunk of audio) {
-          charactersSpoken = chunk.charactersSpoken;
-          samples += chunk.pcm.length;
-          yield chunk;
+        try {
+          for (let next = await first; !next.done; next = await audio.next()) {
+            charactersSpoken = next.value.charactersSpoken;
+            samples += next.value.pcm.length;
+            yield next.value;
+          }
+        } finally {
+          signal.removeEventListener('abort', onAbort);
+          await audio.return?.();
         }
       })(),
       get charactersSpoken() {

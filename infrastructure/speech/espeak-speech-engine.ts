@@ -31,6 +31,11 @@ export type EspeakSpeechEngineOptions = {
    * Fewer start faster; the requests that follow then run slower while V8 compiles what they meet.
    */
   warmUpRounds?: number;
+  /**
+   * Nice value of the synthesis threads (Linux). Above 0, the threads that answer requests and commit
+   * events preempt synthesis, which keeps admission and first-audio latency low under load.
+   */
+  workerNiceness?: number;
   logger?: Logger;
 };
 
@@ -149,7 +154,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
     }
     pool.askToYield(pool.idle > 0 ? 0 : queue.waiting);
   };
-  const pool = createWorkerPool({ size: workers, limits, warmUpRounds, onIdle: schedulePump, logger: options.logger });
+  const pool = createWorkerPool({ size: workers, limits, warmUpRounds, niceness: options.workerNiceness ?? 10, onIdle: schedulePump, logger: options.logger });
 
   /** Ends a request: no more segments start and those running are told to stop. */
   function stop(r: ActiveRequest) {

@@ -46,12 +46,13 @@ export type WorkerPoolOptions = {
   size: number;
   limits: SegmentLimits;
   warmUpRounds: number;
+  niceness: number;
   /** Called whenever a worker may have become idle. */
   onIdle: () => void;
   logger?: Logger;
 };
 
-export function createWorkerPool({ size, limits, warmUpRounds, onIdle, logger }: WorkerPoolOptions): WorkerPool {
+export function createWorkerPool({ size, limits, warmUpRounds, niceness, onIdle, logger }: WorkerPoolOptions): WorkerPool {
   let closed = false;
   let readyCount = 0;
   let settleReady: { resolve: () => void; reject: (error: Error) => void };
@@ -62,7 +63,7 @@ export function createWorkerPool({ size, limits, warmUpRounds, onIdle, logger }:
 
   const spawn = (index: number, replacing: boolean) => {
     const control = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
-    const workerData: WorkerData = { control, limits, warmUpRounds };
+    const workerData: WorkerData = { control, limits, warmUpRounds, niceness };
     const slot: Slot = { worker: startWorker(join(__dirname, 'worker'), 'synthesis-worker', { workerData }), control: new Int32Array(control), ready: false };
     slots[index] = slot;
 

@@ -33,6 +33,8 @@ export type WorkerData = {
   limits: SegmentLimits;
   /** Rounds of warm-up texts in every voice. */
   warmUpRounds: number;
+  /** Nice value of the synthesis thread (0 keeps the process's priority). */
+  niceness: number;
 };
 
 /** Slots of the shared control array: each holds the id of the job concerned, or 0. */

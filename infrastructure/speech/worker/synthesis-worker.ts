@@ -14,9 +14,11 @@ import { loadResampler } from './resample-stage';
 import { loadSpeedChanger } from './speed-stage';
 import { synthesizeSegment, type SegmentResult, type Synthesizers } from './synthesize-segment';
 import { warmUp, type JobRunner } from './warm-up';
+import { lowerThreadPriority } from '../../workers/thread-priority';
 
 const port = parentPort!;
-const { control: sharedControl, limits, warmUpRounds } = workerData as WorkerData;
+const { control: sharedControl, limits, warmUpRounds, niceness } = workerData as WorkerData;
+lowerThreadPriority(niceness);
 const control = new Int32Array(sharedControl);
 const post = (message: WorkerMessage) => port.postMessage(message);
 
