@@ -3,7 +3,7 @@ import { CAMPAIGN_FORBIDDEN, CAMPAIGN_NOT_FOUND, campaignDecider, campaignStream
 import type { CampaignDocument } from '../../projections/campaigns/campaigns';
 import type { CommandHandler } from '../command-handler';
 import { ownedDocument } from '../ownership';
-import { offsetOf, pagination, type Pagination } from '../pagination';
+import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
@@ -42,11 +42,8 @@ export class CampaignService {
       where: { organizationId: ctx.organizationId, ...(query.status && { status: query.status }) },
       ...(query.search && { search: { field: 'name', text: query.search } }),
     };
-    const [docs, total] = await Promise.all([
-      this.campaigns.find({ ...filter, sort: { field: 'createdAt', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
-      this.campaigns.count(filter),
-    ]);
-    return { data: docs.map(view), pagination: pagination(query.page, query.limit, total) };
+    const { docs, pagination } = await findPage(this.campaigns, filter, query);
+    return { data: docs.map(view), pagination };
   }
 
   async get(ctx: RequestContext, id: string): Promise<CampaignView> {

@@ -4,7 +4,7 @@ import type { DispositionGroupDocument } from '../../projections/dispositions/di
 import type { DispositionDocument } from '../../projections/dispositions/dispositions';
 import type { CommandHandler } from '../command-handler';
 import { assertNotForeign, ownedDocument } from '../ownership';
-import { offsetOf, pagination, type Pagination } from '../pagination';
+import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
@@ -33,12 +33,8 @@ export class DispositionService {
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<{ data: DispositionView[]; pagination: Pagination }> {
-    const filter: Query = { where: { organizationId: ctx.organizationId }, ...(query.search && { search: { field: 'name', text: query.search } }) };
-    const [docs, total] = await Promise.all([
-      this.dispositions.find({ ...filter, sort: { field: 'createdAt', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
-      this.dispositions.count(filter),
-    ]);
-    return { data: docs.map(dispositionView), pagination: pagination(query.page, query.limit, total) };
+    const { docs, pagination } = await findPage(this.dispositions, byOrganizationAndName(ctx, query.search), query);
+    return { data: docs.map(dispositionView), pagination };
   }
 
   async get(ctx: RequestContext, id: string): Promise<DispositionView> {
@@ -63,13 +59,8 @@ export class DispositionService {
   }
 
   async listGroups(ctx: RequestContext, query: ListQuery & { expand: boolean }): Promise<{ data: GroupView[]; pagination: Pagination }> {
-    const filter: Query = { where: { organizationId: ctx.organizationId }, ...(query.search && { search: { field: 'name', text: query.search } }) };
-    const [docs, total] = await Promise.all([
-      this.groups.find({ ...filter, sort: { field: 'createdAt', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
-      this.groups.count(filter),
-    ]);
-    const data = await Promise.all(docs.map((g) => this.groupView(g, query.expand)));
-    return { data, pagination: pagination(query.page, query.limit, total) };
+    const { docs, pagination } = await findPage(this.groups, byOrganizationAndName(ctx, query.search), query);
+    return { data: await Promise.all(docs.map((g) => this.groupView(g, query.expand))), pagination };
   }
 
   async getGroup(ctx: RequestContext, id: string, expand: boolean): Promise<GroupView> {
@@ -123,3 +114,5 @@ export class DispositionService {
 }
 
 const dispositionView = ({ organizationId: _org, ...view }: DispositionDocument): DispositionView => view;
+
+const byOrganizationAndName = (ctx: RequestContext, search: string | undefined): Query => ({ where: { organizationId: ctx.organizationId }, ...(search && { search: { field: 'name', text: search } }) });
