@@ -1,6 +1,8 @@
 /** The Express application: middleware, the feature routers, and the error envelope. */
 import express, { Router, type Express } from 'express';
+import type { AgentService } from '../application/agents/agent-service';
 import type { CampaignService } from '../application/campaigns/campaign-service';
+import type { CustomerService } from '../application/customers/customer-service';
 import type { DispositionService } from '../application/dispositions/disposition-service';
 import type { OrganizationService } from '../application/organizations/organization-service';
 import type { Logger } from '../application/ports/logger';
@@ -8,7 +10,9 @@ import type { EventStore } from '../application/ports/event-store';
 import type { ProjectionRunner } from '../application/projection-runner';
 import type { Config } from '../infrastructure/config/config';
 import { adminRouter } from './admin/router';
+import { agentsRouter } from './agents/router';
 import { campaignsRouter } from './campaigns/router';
+import { customersRouter } from './customers/router';
 import { dispositionsRouter } from './dispositions/router';
 import { requireAdmin, requireOrganization, type Authenticator } from './http/auth';
 import { errorHandler, sendError } from './http/errors';
@@ -24,7 +28,7 @@ export type AppDeps = {
   metrics: Metrics;
   events: EventStore;
   runner: ProjectionRunner;
-  services: { organizations: OrganizationService; dispositions: DispositionService; campaigns: CampaignService };
+  services: { organizations: OrganizationService; dispositions: DispositionService; campaigns: CampaignService; agents: AgentService; customers: CustomerService };
   authenticate: Authenticator;
   speech: SpeechService | null;
   speechReady: () => boolean;
@@ -64,6 +68,8 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   if (deps.config.services.has('agent')) {
     api.use(dispositionsRouter(deps.services.dispositions));
     api.use(campaignsRouter(deps.services.campaigns));
+    api.use(agentsRouter(deps.services.agents));
+    api.use(customersRouter(deps.services.customers));
   }
   app.use('/api/v1', api);
 

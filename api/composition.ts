@@ -12,7 +12,9 @@ import { SpeechService } from '../application/speech/speech-service';
 import { createEspeakSpeechEngine } from '../infrastructure/speech';
 import { serveSpeechSocket } from './speech/websocket';
 import { socketContext, verifySpeechClient } from './speech/socket-auth';
+import { AgentService } from '../application/agents/agent-service';
 import { CampaignService } from '../application/campaigns/campaign-service';
+import { CustomerService } from '../application/customers/customer-service';
 import { CommandHandler } from '../application/command-handler';
 import { DispositionService } from '../application/dispositions/disposition-service';
 import { OrganizationService } from '../application/organizations/organization-service';
@@ -25,7 +27,9 @@ import { cachedVerifier, tokenSigner, tokenVerifier } from '../infrastructure/au
 import type { Config } from '../infrastructure/config/config';
 import { jsonLogger } from '../infrastructure/logging/json-logger';
 import { openEventStore, openReadStore } from '../infrastructure/stores';
+import { agentsProjection, type AgentDocument } from '../projections/agents/agents';
 import { campaignsProjection, type CampaignDocument } from '../projections/campaigns/campaigns';
+import { customersProjection, type CustomerDocument } from '../projections/customers/customers';
 import { dispositionGroupsProjection, type DispositionGroupDocument } from '../projections/dispositions/disposition-groups';
 import { dispositionsProjection, type DispositionDocument } from '../projections/dispositions/dispositions';
 import { allProjections } from '../projections';
@@ -68,11 +72,15 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     dispositions: await reads.collection<DispositionDocument>(dispositionsProjection.collection),
     groups: await reads.collection<DispositionGroupDocument>(dispositionGroupsProjection.collection),
     campaigns: await reads.collection<CampaignDocument>(campaignsProjection.collection),
+    agents: await reads.collection<AgentDocument>(agentsProjection.collection),
+    customers: await reads.collection<CustomerDocument>(customersProjection.collection),
   };
   const services = {
     organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
     dispositions: new DispositionService(commands, collections.dispositions, collections.groups, env),
     campaigns: new CampaignService(commands, collections.campaigns, env),
+    agents: new AgentService(commands, collections.agents, env),
+    customers: new CustomerService(commands, collections.customers, { agents: collections.agents, dispositions: collections.dispositions }, env),
   };
   // An organization's type never changes and organizations are never removed, so it is cached.
   const organizationTypes = new Map<string, OrganizationType>();

@@ -1,7 +1,9 @@
 /** The OpenAPI 3.1 document, built from the same TypeBox schemas that validate the requests. */
 import type { TSchema } from '@sinclair/typebox';
 import { IssueTokenBody, AdjustCreditsBody, RegisterOrganizationBody } from '../admin/schemas';
+import { CreateAgentBody } from '../agents/schemas';
 import { CreateCampaignBody, UpdateCampaignBody } from '../campaigns/schemas';
+import { AddCustomerBody, BulkAddCustomersBody, UpdateCustomerBody } from '../customers/schemas';
 import { CreateDispositionBody, CreateGroupBody, GroupMembersBody, UpdateDispositionBody, UpdateGroupBody } from '../dispositions/schemas';
 
 type Route = { method: string; path: string; summary: string; body?: TSchema; scope?: string; admin?: boolean; query?: string[] };
@@ -26,6 +28,13 @@ export const ROUTES: Route[] = [
   { method: 'patch', path: '/api/v1/campaigns/pause/{id}', summary: 'Pause a campaign', scope: 'campaigns:write' },
   { method: 'patch', path: '/api/v1/campaigns/resume/{id}', summary: 'Resume a campaign', scope: 'campaigns:write' },
   { method: 'delete', path: '/api/v1/campaigns/{id}', summary: 'Delete a campaign (its history is kept)', scope: 'campaigns:write' },
+  { method: 'get', path: '/api/v1/campaigns/{id}/customers', summary: "List a campaign's customers", scope: 'campaigns:read', query: ['page', 'limit'] },
+  { method: 'post', path: '/api/v1/customers/add', summary: 'Add one customer to a campaign', body: AddCustomerBody, scope: 'customers:write' },
+  { method: 'post', path: '/api/v1/customers/add/bulk', summary: 'Add up to 10,000 customers to a campaign (201 all, 207 some, 400 none)', body: BulkAddCustomersBody, scope: 'customers:write' },
+  { method: 'put', path: '/api/v1/customers/update', summary: "Change fields of a customer's record", body: UpdateCustomerBody, scope: 'customers:write' },
+  { method: 'post', path: '/api/v1/agents', summary: 'Create an AI agent', body: CreateAgentBody, scope: 'agents:write' },
+  { method: 'get', path: '/api/v1/agents', summary: 'List AI agents (scope agents:write or campaigns:read)', scope: 'campaigns:read', query: ['page', 'limit', 'search'] },
+  { method: 'get', path: '/api/v1/agents/{id}', summary: 'Get an AI agent (scope agents:write or campaigns:read)', scope: 'campaigns:read' },
   { method: 'post', path: '/admin/v1/organizations', summary: 'Register an organization', body: RegisterOrganizationBody, admin: true },
   { method: 'get', path: '/admin/v1/organizations/{id}', summary: 'Get an organization', admin: true },
   { method: 'post', path: '/admin/v1/organizations/{id}/tokens', summary: 'Issue an organization token', body: IssueTokenBody, admin: true },

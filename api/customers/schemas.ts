@@ -1,0 +1,33 @@
+/**
+ * Request bodies of the customer routes. The record under `data` (or each of `records`) is checked by
+ * the domain (domain/customers/record.ts): its shape depends on the organization type, and a bulk add
+ * reports invalid records one by one instead of refusing the request.
+ */
+import { Type } from '@sinclair/typebox';
+
+export const MAX_BULK_RECORDS = 10_000;
+
+const record = Type.Object({}, { additionalProperties: true, description: 'Customer record (spec 2.7); its structure follows the organization type' });
+const campaignId = Type.String({ minLength: 1, maxLength: 200 });
+const followUp = {
+  initiateCall: Type.Optional(Type.Boolean()),
+  callConfig: Type.Optional(Type.Object({ agentId: Type.String({ minLength: 1, maxLength: 200 }), dispositionId: Type.String({ minLength: 1, maxLength: 200 }) })),
+  useWorkflow: Type.Optional(Type.Boolean()),
+};
+
+export const AddCustomerBody = Type.Object({ campaignId, data: record, ...followUp });
+export const BulkAddCustomersBody = Type.Object({ campaignId, records: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_BULK_RECORDS }), ...followUp });
+export const UpdateCustomerBody = Type.Object({
+  campaignId,
+  loan_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  lead_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  data: Type.Object({}, { additionalProperties: true, description: 'Fields to change (at least one); null removes an optional field' }),
+});
+
+/** The rules between `initiateCall`, `callConfig` and `useWorkflow` (spec 4.9). */
+export function followUpErrors(body: { initiateCall?: boolean; callConfig?: unknown; useWorkflow?: boolean }): string[] {
+  const errors: string[] = [];
+  if (body.initiateCall && body.useWorkflow) errors.push('initiateCall and useWorkflow cannot both be true');
+  if (body.initiateCall && body.callConfig === undefined) errors.push('callConfig is required when initiateCall is true');
+  return errors;
+}

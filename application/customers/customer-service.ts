@@ -1,0 +1,195 @@
+/**
+ * Customer use cases (spec 4.9, 4.10): add one, add in bulk, update, list a campaign's customers.
+ *
+ * The campaign is checked on its own stream (the command handler's fold), so a campaign deleted a
+ * moment ago is refused even before the read models know. Each customer is its own stream, so keys
+ * stay unique through the event store; a bulk add issues all its appends at once, which the command
+ * handler and the event store group into few writes, and waits once for the read models (for the newest event).
+ */
+import { campaignDecider, campaignStreamId, ownedCampaign } from '../../domain/campaigns/campaign';
+import { CUSTOMER_NOT_FOUND, customerDecider, customerStreamId, type CustomerCommand } from '../../domain/customers/customer';
+import { isRecord, keyFieldOf, recordErrors, type CustomerRecord } from '../../domain/customers/record';
+import { DomainError, invalid, notFound } from '../../domain/shared/errors';
+import { customerDocumentId, type CustomerDocument } from '../../projections/customers/customers';
+import type { CommandContext, CommandHandler, CommandResult } from '../command-handler';
+import { offsetOf, pagination, type Pagination } from '../pagination';
+import type { ReadCollection } from '../ports/read-store';
+import type { RequestContext, ServiceEnvironment } from '../request-context';
+import { startCalls, triggerWorkflow, type CallConfig, type CallLookups } from './call-start';
+
+export const CALL_BATCH_SIZE = 500;
+/** Appends of a bulk add handed to the command handler per turn of the event loop (bench/customers.ts). */
+const APPEND_SLICE = 500;
+
+export type FollowUp = { initiateCall?: boolean; callConfig?: CallConfig; useWorkflow?: boolean };
+export type AddInput = FollowUp & { campaignId: string; data: CustomerRecord };
+export type BulkInput = FollowUp & { campaignId: string; records: unknown[] };
+export type UpdateInput = { campaignId: string; loan_id?: string; lead_id?: string; data: CustomerRecord };
+
+export type AddAnswer = { success: true; message: string; data: { id: string; campaignId: string }; callInitiated?: boolean; callError?: string; workflowTriggered?: boolean };
+export type BulkError = { id: string; error: string; reason: string };
+export type InvalidRecord = { index: number; id: string | null; errors: string[] };
+export type CallBatchError = { batch: number; error: string; reason: string; affectedCustomers: number };
+export type BulkAnswer = {
+  status: 201 | 207 | 400;
+  body: {
+    success: boolean;
+    message: string;
+    results: { total: number; valid: number; invalid: number; successful: number; failed: number; batchesProcessed: number };
+    errors: BulkError[];
+    invalidRecords?: InvalidRecord[];
+    callResults?: { totalRequested: number; initiated: number; failed: number; errors: CallBatchError[] };
+    workflowTriggered?: boolean;
+  };
+};
+export type CustomerView = { id: string; campaignId: string; data: CustomerRecord; createdAt: string; updatedAt: string };
+
+export class CustomerService {
+  constructor(
+    private readonly commands: CommandHandler,
+    private readonly customers: ReadCollection<CustomerDocument>,
+    private readonly calls: CallLookups,
+    private readonly env: ServiceEnvironment,
+  ) {}
+
+  async add(ctx: RequestContext, input: AddInput): Promise<AddAnswer> {
+    const errors = recordErrors(ctx.organizationType, input.data, 'data.');
+    if (errors.length > 0) throw invalid('Validation failed', { errors });
+    await this.assertCampaign(ctx, input.campaignId);
+    const record = this.withKey(ctx, input.data);
+    const id = record[keyFieldOf(ctx.organizationType)] as string;
+    const result = await this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), this.addCommand(ctx, input.campaignId, id, record, this.env.now().toISOString()), this.context(ctx));
+    await this.env.readYourWrites(result.position);
+    const answer: AddAnswer = { success: true, message: 'Customer added successfully', data: { id, campaignId: input.campaignId } };
+    if (input.initiateCall && input.callConfig) {
+      const call = await startCalls(this.calls, ctx.organizationId, input.callConfig, 1);
+      answer.callInitiated = call.initiated > 0;
+      if (call.error !== null) answer.callError = call.error;
+    }
+    if (input.useWorkflow) answer.workflowTriggered = await triggerWorkflow();
+    return answer;
+  }
+
+  async addBulk(ctx: RequestContext, input: BulkInput): Promise<BulkAnswer> {
+    await this.assertCampaign(ctx, input.campaignId);
+    const keyField = keyFieldOf(ctx.organizationType);
+    const invalidRecords: InvalidRecord[] = [];
+    const errors: BulkError[] = [];
+    const accepted: { id: string; record: CustomerRecord }[] = [];
+    const seen = new Set<string>();
+    input.records.forEach((raw, index) => {
+      const problems = recordErrors(ctx.organizationType, raw);
+      if (problems.length > 0) {
+        const key = isRecord(raw) ? raw[keyField] : undefined;
+        invalidRecords.push({ index, id: typeof key === 'string' ? key : null, errors: problems });
+        return;
+      }
+      const record = this.withKey(ctx, raw as CustomerRecord);
+      const id = record[keyField] as string;
+      // The first record with a key wins; a later one in the same request fails.
+      if (seen.has(id)) return void errors.push({ id, error: `Duplicate ${keyField} in this request`, reason: 'duplicate_in_request' });
+      seen.add(id);
+      accepted.push({ id, record });
+    });
+
+    const context = this.context(ctx);
+    const at = this.env.now().toISOString();
+    const pending: Promise<CommandResult<unknown>>[] = [];
+    for (const [i, { id, record }] of accepted.entries()) {
+      pending.push(this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), this.addCommand(ctx, input.campaignId, id, record, at), context));
+      // Handing the appends over in slices lets the writer thread commit one slice (and the projections
+      // apply it) while the next is being prepared, and bounds the memory of one request.
+      if ((i + 1) % APPEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const outcomes = await Promise.allSettled(pending);
+    let successful = 0;
+    let lastPosition = -1;
+    outcomes.forEach((outcome, i) => {
+      if (outcome.status === 'fulfilled') {
+        successful += 1;
+        lastPosition = Math.max(lastPosition, outcome.value.position);
+        return;
+      }
+      const error = outcome.reason;
+      const known = error instanceof DomainError;
+      errors.push({ id: accepted[i]!.id, error: known ? error.message : 'An unexpected error occurred', reason: known && error.kind === 'conflict' ? 'already_exists' : 'internal_error' });
+    });
+    // One wait for the newest event covers every earlier one.
+    await this.env.readYourWrites(lastPosition);
+
+    const total = input.records.length;
+    const valid = total - invalidRecords.length;
+    const failed = total - successful;
+    // Calls go out in batches of 500 after every record is added (spec 4.10).
+    const callBatches = input.initiateCall && input.callConfig ? chunkSizes(successful, CALL_BATCH_SIZE) : [];
+    const body: BulkAnswer['body'] = {
+      success: failed === 0,
+      message: failed === 0 ? `All ${total} customers added successfully` : successful === 0 ? (valid === 0 ? 'No valid records to add' : 'No customers were added') : `${successful} of ${total} customers added`,
+      results: { total, valid, invalid: invalidRecords.length, successful, failed, batchesProcessed: callBatches.length },
+      errors,
+      ...(invalidRecords.length > 0 && { invalidRecords }),
+    };
+    if (input.initiateCall && input.callConfig) {
+      const callErrors: CallBatchError[] = [];
+      let initiated = 0;
+      for (const [n, size] of callBatches.entries()) {
+        const start = await startCalls(this.calls, ctx.organizationId, input.callConfig, size);
+        initiated += start.initiated;
+        if (start.error !== null) callErrors.push({ batch: n + 1, error: start.error, reason: start.reason ?? 'failed', affectedCustomers: start.failed });
+      }
+      body.callResults = { totalRequested: successful, initiated, failed: successful - initiated, errors: callErrors };
+    }
+    if (input.useWorkflow) body.workflowTriggered = successful > 0 && (await triggerWorkflow());
+    return { status: failed === 0 ? 201 : successful === 0 ? 400 : 207, body };
+  }
+
+  async update(ctx: RequestContext, input: UpdateInput): Promise<CustomerView> {
+    const keyField = keyFieldOf(ctx.organizationType);
+    const id = input[keyField];
+    if (typeof id !== 'string' || id === '') throw invalid('Validation failed', { errors: [`${keyField} is required`] });
+    await this.assertCampaign(ctx, input.campaignId);
+    const command: CustomerCommand = { type: 'UpdateCustomer', organizationId: ctx.organizationId, changes: input.data, at: this.env.now().toISOString() };
+    const result = await this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), command, this.context(ctx));
+    await this.env.readYourWrites(result.position);
+    const doc = await this.customers.get(customerDocumentId(input.campaignId, id));
+    if (!doc) throw notFound(CUSTOMER_NOT_FOUND);
+    return view(doc);
+  }
+
+  async list(ctx: RequestContext, campaignId: string, query: { page: number; limit: number }): Promise<{ data: CustomerView[]; pagination: Pagination }> {
+    await this.assertCampaign(ctx, campaignId);
+    const where = { campaignId };
+    const [docs, total] = await Promise.all([
+      this.customers.find({ where, sort: { field: 'createdAt', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
+      this.customers.count({ where }),
+    ]);
+    return { data: docs.map(view), pagination: pagination(query.page, query.limit, total) };
+  }
+
+  /** 404 for an unknown or deleted campaign, 403 for another organization's, read from its stream. */
+  private async assertCampaign(ctx: RequestContext, campaignId: string): Promise<void> {
+    const { state } = await this.commands.load(campaignDecider, campaignStreamId(campaignId));
+    ownedCampaign(state, ctx.organizationId);
+  }
+
+  /** A Lead Generation record without `lead_id` gets a generated one (spec 2.7). */
+  private withKey(ctx: RequestContext, record: CustomerRecord): CustomerRecord {
+    const keyField = keyFieldOf(ctx.organizationType);
+    return record[keyField] === undefined || record[keyField] === null ? { ...record, [keyField]: this.env.newId() } : record;
+  }
+
+  private addCommand(ctx: RequestContext, campaignId: string, customerId: string, record: CustomerRecord, at: string): CustomerCommand {
+    return { type: 'AddCustomer', campaignId, customerId, organizationId: ctx.organizationId, organizationType: ctx.organizationType, record, at };
+  }
+
+  private context(ctx: RequestContext): CommandContext {
+    return { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
+  }
+}
+
+/** Sizes of the batches `total` items make, `size` at most each. */
+function chunkSizes(total: number, size: number): number[] {
+  return Array.from({ length: Math.ceil(total / size) }, (_, i) => Math.min(size, total - i * size));
+}
+
+const view = (doc: CustomerDocument): CustomerView => ({ id: doc.customerId, campaignId: doc.campaignId, data: doc.data, createdAt: doc.createdAt, updatedAt: doc.updatedAt });

@@ -1,0 +1,91 @@
+/**
+ * Bulk customer add on the embedded SQLite stores: time to answer a 10,000-record
+ * `POST /api/v1/customers/add/bulk` (validation, 10,000 durable appends, the projections catching up
+ * for read-your-writes, the answer), without and with `initiateCall`, and peak RSS of the process
+ * (server and client share it).
+ *
+ *   npx tsx bench/customers.ts [--records 10000] [--rounds 3]
+ */
+import type { AddressInfo } from 'node:net';
+import { createService } from '../api/composition';
+import { loadConfig } from '../infrastructure/config/config';
+import { silentLogger } from '../infrastructure/logging/json-logger';
+import { tempDir } from '../tests/support/temp-dir';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const RECORDS = arg('records', 10_000);
+const ROUNDS = arg('rounds', 3);
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+
+const records = (campaign: number) =>
+  Array.from({ length: RECORDS }, (_, i) => ({
+    loan_id: `L${campaign}-${i}`,
+    first_name: 'Asha',
+    last_name: `Patil ${i}`,
+    phone_number: `+9198${String(10_000_000 + i).slice(-8)}`,
+    loan_amount: 250_000,
+    emi_amount: 8_500,
+    loan_period: 36,
+    current_emi: 1 + (i % 36),
+    emi_due_date: '2026-04-05',
+    payment_status: ['bounced', 'pending', 'partial', 'paid', 'received'][i % 5],
+    language: ['hindi', 'marathi', 'english'][i % 3],
+    branch: `B${i % 40}`,
+  }));
+
+async function main() {
+  console.log(`machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}`);
+  const dir = tempDir('bench-customers-');
+  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'error', SERVICES: 'agent' });
+  const service = await createService(config, { logger: silentLogger });
+  const server = service.server;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const send = async (path: string, token: string, body: unknown) => {
+    const r = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  const create = async (path: string, token: string, body: unknown) => {
+    const reply = await send(path, token, body);
+    if (reply.status !== 201) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body.data as { id: string; token: string };
+  };
+
+  const org = await create('/admin/v1/organizations', 'bench-admin', { name: 'Bench', type: 'collection' });
+  const { token } = await create(`/admin/v1/organizations/${org.id}/tokens`, 'bench-admin', {});
+  const agent = await create('/api/v1/agents', token, { name: 'Bench agent', greeting: 'Namaste {{first_name}}' });
+  const disposition = await create('/api/v1/dispositions', token, { name: 'Promise to pay' });
+
+  let campaign = 0;
+  for (const initiateCall of [false, true]) {
+    const times: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const { id: campaignId } = await create('/api/v1/campaigns/create', token, { name: `Bench ${campaign}`, campaignType: 'emi' });
+      const body = { campaignId, records: records(campaign++), ...(initiateCall && { initiateCall, callConfig: { agentId: agent.id, dispositionId: disposition.id } }) };
+      const t0 = performance.now();
+      const reply = await send('/api/v1/customers/add/bulk', token, body);
+      times.push(performance.now() - t0);
+      if (reply.status !== 201 || reply.body.results.successful !== RECORDS) throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    console.log(`bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms`);
+  }
+
+  server.closeAllConnections();
+  server.close();
+  await service.close();
+  dir.remove();
+  clearInterval(sampler);
+  console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+/**
+ * Read model of campaign customers, one document per customer. The fields later queries filter on
+ * (chat and call initiation: ids, payment status, language) are lifted out of the record and indexed;
+ * the whole record stays under `data`, so custom fields can still be matched.
+ */
+import type { Projection } from '../../application/projection';
+import type { RecordedEvent } from '../../application/ports/event-store';
+import { languageFromCustomer } from '../../domain/calls/simulation/languages';
+import { customerEventTypes, type CustomerEvent } from '../../domain/customers/customer';
+import { mergeRecord, type CustomerRecord } from '../../domain/customers/record';
+
+export type CustomerDocument = {
+  id: string;
+  organizationId: string;
+  campaignId: string;
+  /** The `loan_id` or `lead_id`. */
+  customerId: string;
+  payment_status: string | null;
+  /** The language code the customer's word names (`Hindi` gives `hi`), the word itself when it names none, null when absent. */
+  language: string | null;
+  phone_number: string;
+  data: CustomerRecord;
+  createdAt: string;
+  updatedAt: string;
+};
+
+type Event = RecordedEvent & CustomerEvent;
+
+/** Customer keys are unique within a campaign only, so the document id holds both. */
+export const customerDocumentId = (campaignId: string, customerId: string) => `${campaignId}/${customerId}`;
+
+export function languageKey(word: unknown): string | null {
+  if (typeof word !== 'string' || word.trim() === '') return null;
+  // Two fallbacks tell a recognized word from an unknown one.
+  const code = languageFromCustomer(word, 'en');
+  return code === languageFromCustomer(word, 'hi') ? code : word.trim().toLowerCase();
+}
+
+function indexed(record: CustomerRecord): Pick<CustomerDocument, 'payment_status' | 'language' | 'phone_number'> {
+  return {
+    payment_status: typeof record.payment_status === 'string' ? record.payment_status : null,
+    language: languageKey(record.language),
+    phone_number: String(record.phone_number ?? ''),
+  };
+}
+
+export const customersProjection: Projection<CustomerDocument> = {
+  name: 'customers',
+  collection: {
+    name: 'customers',
+    fields: { organizationId: 'string', campaignId: 'string', customerId: 'string', payment_status: 'string', language: 'string', phone_number: 'string', createdAt: 'string' },
+    // Queries select by campaign first (a campaign holds at most some hundred thousand customers), or
+    // look a number up across the organization; each index slows every insert, so there are two.
+    indexes: [
+      ['campaignId', 'createdAt'],
+      ['organizationId', 'phone_number'],
+    ],
+  },
+  eventTypes: customerEventTypes,
+  documentIds: (event) => {
+    const data = event.data as { campaignId: string; customerId: string };
+    return [customerDocumentId(data.campaignId, data.customerId)];
+  },
+  evolve(id, doc, recorded) {
+    const event = recorded as Event;
+    switch (event.type) {
+      case 'CustomerAdded': {
+        const { campaignId, customerId, organizationId, record, at } = event.data;
+        return { id, organizationId, campaignId, customerId, ...indexed(record), data: record, createdAt: at, updatedAt: at };
+      }
+      case 'CustomerUpdated': {
+        if (!doc) return doc;
+        const data = mergeRecord(doc.data, event.data.changes);
+        return { ...doc, ...indexed(data), data, updatedAt: event.data.at };
+      }
+      default:
+        return doc;
+    }
+  },
+};
