@@ -1,0 +1,124 @@
+/**
+ * Call entries of the communication logs (spec 2.3): one document per call, carrying every common
+ * field and the call-only ones. `start_time` is when the carrier started ringing (the queue time until
+ * then); `end_time` when the call ended; `date` is the day of `start_time` (UTC).
+ */
+import type { Projection } from '../../application/projection';
+import type { RecordedEvent } from '../../application/ports/event-store';
+import type { CallEvent, CallStatus } from '../../domain/calls/call';
+import { callEventTypes } from '../../domain/calls/call';
+
+export type CallLogDocument = {
+  id: string;
+  organizationId: string;
+  type: 'call';
+  date: string;
+  loan_id?: string;
+  lead_id?: string;
+  start_time: string;
+  end_time: string | null;
+  campaign_name: string;
+  campaign_id: string;
+  name: string;
+  duration: number;
+  direction: 'outbound';
+  from: string | null;
+  to: string;
+  status: CallStatus;
+  disposition: string | null;
+  extracted_data: Record<string, unknown>;
+  agent_id: string;
+  disposition_id: string | null;
+  summary: string;
+  call_id: string;
+  transcript_id: string;
+  recording_id: string;
+};
+
+/** Fields the logs are filtered and sorted on; shared by every entry type. */
+export const LOG_FIELDS = {
+  organizationId: 'string',
+  type: 'string',
+  status: 'string',
+  disposition: 'string',
+  from: 'string',
+  to: 'string',
+  campaign_id: 'string',
+  agent_id: 'string',
+  start_time: 'string',
+} as const;
+
+type Event = RecordedEvent & CallEvent;
+
+export const callLogsProjection: Projection<CallLogDocument> = {
+  name: 'call_logs',
+  collection: {
+    name: 'logs',
+    fields: LOG_FIELDS,
+    indexes: [
+      ['organizationId', 'start_time'],
+      ['organizationId', 'type', 'start_time'],
+      ['organizationId', 'status', 'start_time'],
+      ['organizationId', 'campaign_id', 'start_time'],
+      ['organizationId', 'to', 'start_time'],
+    ],
+  },
+  eventTypes: callEventTypes,
+  documentIds: (event) => [(event.data as { callId: string }).callId],
+  evolve(id, doc, recorded) {
+    const event = recorded as Event;
+    switch (event.type) {
+      case 'CallQueued': {
+        const d = event.data;
+        return {
+          id,
+          organizationId: d.organizationId,
+          type: 'call',
+          date: d.at.slice(0, 10),
+          [d.customerKeyField]: d.customerKey,
+          start_time: d.at,
+          end_time: null,
+          campaign_name: d.campaignName,
+          campaign_id: d.campaignId,
+          name: d.customerName,
+          duration: 0,
+          direction: 'outbound',
+          from: d.from,
+          to: d.to,
+          status: 'Queued',
+          disposition: null,
+          extracted_data: {},
+          agent_id: d.agentId,
+          disposition_id: d.dispositionId,
+          summary: '',
+          call_id: id,
+          transcript_id: '',
+          recording_id: '',
+        };
+      }
+      case 'CallRinging':
+        return doc && { ...doc, status: 'Ringing', start_time: event.data.at, date: event.data.at.slice(0, 10) };
+      case 'CallAnswered':
+        return doc && { ...doc, status: 'In Progress' };
+      case 'CallEnded': {
+        const d = event.data;
+        return (
+          doc && {
+            ...doc,
+            status: d.status,
+            end_time: d.at,
+            duration: d.durationSeconds,
+            disposition: d.disposition?.name ?? null,
+            disposition_id: d.disposition?.id ?? doc.disposition_id,
+            summary: d.summary,
+            extracted_data: d.extractedData,
+            transcript_id: d.transcriptId ?? '',
+            recording_id: d.recordingId ?? '',
+          }
+        );
+      }
+      default:
+        return doc;
+    }
+  },
+};

@@ -1,0 +1,68 @@
+import { callDecider, type CallEnding, type CallEvent, type CallTarget } from '../../../domain/calls/call';
+import { specFor } from '../../support/decider-spec';
+
+const spec = specFor(callDecider);
+const t0 = '2026-03-01T10:00:00.000Z';
+const t1 = '2026-03-01T10:00:05.000Z';
+const t2 = '2026-03-01T10:00:12.000Z';
+const t3 = '2026-03-01T10:01:40.000Z';
+const target: CallTarget = {
+  organizationId: 'o1',
+  campaignId: 'c1',
+  campaignName: 'March EMI',
+  customerKeyField: 'loan_id',
+  customerKey: 'L-1',
+  customerName: 'Asha Rao',
+  to: '+919812345678',
+  from: '+918000000001',
+  agentId: 'a1',
+  dispositionId: 'd-group',
+  language: 'hi',
+};
+const ending: CallEnding = {
+  status: 'Completed',
+  reason: 'completed',
+  durationSeconds: 88,
+  disposition: { id: 'd1', name: 'Promise to pay' },
+  summary: 'Customer agreed to pay.',
+  extractedData: { intent: 'promise_to_pay' },
+  transcript: [
+    { speaker: 'BOT', message: 'Namaste' },
+    { speaker: 'HUMAN', message: 'Haan' },
+  ],
+  transcriptId: 'tr-1',
+  recordingId: 'rec-1',
+};
+const queued: CallEvent = { type: 'CallQueued', data: { callId: 'k1', at: t0, ...target } };
+const ringing: CallEvent = { type: 'CallRinging', data: { callId: 'k1', at: t1 } };
+const answered: CallEvent = { type: 'CallAnswered', data: { callId: 'k1', at: t2 } };
+const ended: CallEvent = { type: 'CallEnded', data: { callId: 'k1', at: t3, ...ending } };
+
+describe('call', () => {
+  it('is queued once', () => {
+    spec.given([]).when({ type: 'RequestCall', callId: 'k1', at: t0, ...target }).then([queued]);
+    spec.given([queued]).when({ type: 'RequestCall', callId: 'k1', at: t0, ...target }).thenFails('invalid', 'Call k1 already exists');
+  });
+
+  it('moves forward: ringing, answered, ended', () => {
+    spec.given([queued]).when({ type: 'RecordCallRinging', at: t1 }).then([ringing]);
+    spec.given([queued, ringing]).when({ type: 'RecordCallAnswered', at: t2 }).then([answered]);
+    spec.given([queued, ringing, answered]).when({ type: 'RecordCallEnded', at: t3, ...ending }).then([ended]);
+  });
+
+  it('ignores reports that would move it backwards or repeat, whatever order they arrive in', () => {
+    spec.given([queued, ringing, answered]).when({ type: 'RecordCallRinging', at: t1 }).then([]);
+    spec.given([queued, ringing, answered, ended]).when({ type: 'RecordCallAnswered', at: t2 }).then([]);
+    spec.given([queued, ringing, answered, ended]).when({ type: 'RecordCallEnded', at: t3, ...ending, status: 'Failed' }).then([]);
+  });
+
+  it('can end without being answered (no contact) or straight from the queue (failed)', () => {
+    const noAnswer = { ...ending, status: 'No Contact' as const, reason: 'no_answer', durationSeconds: 0, transcript: [], transcriptId: null, recordingId: null };
+    spec.given([queued, ringing]).when({ type: 'RecordCallEnded', at: t3, ...noAnswer }).then([{ type: 'CallEnded', data: { callId: 'k1', at: t3, ...noAnswer } }]);
+    const failed = { ...noAnswer, status: 'Failed' as const, reason: 'invalid_number' };
+    spec.given([queued]).when({ type: 'RecordCallEnded', at: t1, ...failed }).then([{ type: 'CallEnded', data: { callId: 'k1', at: t1, ...failed } }]);
+  });
+
+  it('answers not found for reports about an unknown call', () =>
+    spec.given([]).when({ type: 'RecordCallRinging', at: t1 }).thenFails('not_found', 'Call not found'));
+});
