@@ -45,21 +45,23 @@ export type CallEnding = {
 
 export type CallState =
   | { status: 'none' }
-  | ({ status: CallStatus; callId: string; queuedAt: string; startedAt: string | null } & CallTarget);
+  | ({ status: CallStatus; callId: string; queuedAt: string; startedAt: string | null; dialedBy: string | null } & CallTarget);
 
 export type CallCommand =
   | ({ type: 'RequestCall'; callId: string; at: string } & CallTarget)
+  | { type: 'DialCall'; provider: string; at: string }
   | { type: 'RecordCallRinging'; at: string }
   | { type: 'RecordCallAnswered'; at: string }
   | ({ type: 'RecordCallEnded'; at: string } & CallEnding);
 
 export type CallEvent =
   | { type: 'CallQueued'; data: { callId: string; at: string } & CallTarget }
+  | { type: 'CallDialed'; data: { callId: string; provider: string; at: string } }
   | { type: 'CallRinging'; data: { callId: string; at: string } }
   | { type: 'CallAnswered'; data: { callId: string; at: string } }
   | { type: 'CallEnded'; data: { callId: string; at: string } & CallEnding };
 
-export const callEventTypes = ['CallQueued', 'CallRinging', 'CallAnswered', 'CallEnded'] as const satisfies readonly CallEvent['type'][];
+export const callEventTypes = ['CallQueued', 'CallDialed', 'CallRinging', 'CallAnswered', 'CallEnded'] as const satisfies readonly CallEvent['type'][];
 
 export const CALL_NOT_FOUND = 'Call not found';
 
@@ -75,6 +77,9 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
   if (state.status === 'none') throw notFound(CALL_NOT_FOUND);
   const { callId } = state;
   switch (command.type) {
+    case 'DialCall':
+      // A call is handed to a carrier once: after a restart, a dialed call is not dialed again.
+      return state.dialedBy === null && state.status === 'Queued' ? [{ type: 'CallDialed', data: { callId, provider: command.provider, at: command.at } }] : [];
     case 'RecordCallRinging':
       return movesForward(state.status, 'Ringing') ? [{ type: 'CallRinging', data: { callId, at: command.at } }] : [];
     case 'RecordCallAnswered':
@@ -93,8 +98,10 @@ export function evolve(state: CallState, event: CallEvent): CallState {
   switch (event.type) {
     case 'CallQueued': {
       const { at, ...target } = event.data;
-      return { status: 'Queued', queuedAt: at, startedAt: null, ...target };
+      return { status: 'Queued', queuedAt: at, startedAt: null, dialedBy: null, ...target };
     }
+    case 'CallDialed':
+      return state.status === 'none' ? state : { ...state, dialedBy: event.data.provider };
     case 'CallRinging':
       return state.status === 'none' ? state : { ...state, status: 'Ringing', startedAt: state.startedAt ?? event.data.at };
     case 'CallAnswered':

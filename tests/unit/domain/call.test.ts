@@ -44,6 +44,13 @@ describe('call', () => {
     spec.given([queued]).when({ type: 'RequestCall', callId: 'k1', at: t0, ...target }).thenFails('invalid', 'Call k1 already exists');
   });
 
+  it('is dialed once, by one provider, only while queued', () => {
+    const dialed: CallEvent = { type: 'CallDialed', data: { callId: 'k1', provider: 'builtin', at: t0 } };
+    spec.given([queued]).when({ type: 'DialCall', provider: 'builtin', at: t0 }).then([dialed]);
+    spec.given([queued, dialed]).when({ type: 'DialCall', provider: 'builtin', at: t1 }).then([]);
+    spec.given([queued, ringing]).when({ type: 'DialCall', provider: 'builtin', at: t1 }).then([]);
+  });
+
   it('moves forward: ringing, answered, ended', () => {
     spec.given([queued]).when({ type: 'RecordCallRinging', at: t1 }).then([ringing]);
     spec.given([queued, ringing]).when({ type: 'RecordCallAnswered', at: t2 }).then([answered]);

@@ -1,0 +1,28 @@
+/**
+ * The telephony provider port. `dial` hands a call to the carrier and returns once the carrier took
+ * it; everything after (ringing, answered, ended, with transcript and recording) comes back through
+ * `CarrierReports`, the same inbound path a real carrier's webhooks use.
+ */
+import type { OrganizationType } from '../../domain/organizations/organization';
+
+export type DialAgent = { name: string; language?: string; voiceId: string; greeting?: string; lines?: string[] };
+
+export type DialRequest = {
+  callId: string;
+  organizationId: string;
+  organizationType: OrganizationType;
+  from: string;
+  to: string;
+  /** Language code the call should be held in, when the customer record names none. */
+  language: string;
+  at: string;
+  agent: DialAgent;
+  customer: Record<string, unknown>;
+  /** The dispositions the call's outcome may be given. */
+  dispositions: { id: string; name: string }[];
+};
+
+export interface TelephonyProvider {
+  readonly alias: string;
+  dial(request: DialRequest): Promise<void>;
+}

@@ -1,0 +1,90 @@
+/**
+ * The built-in carrier (alias `builtin`): a telephony provider that simulates the network. It plays a
+ * seeded simulated call (domain/calls/simulation) on a clock scaled by SIMULATION_SPEED (1: real time,
+ * 0: at once) and reports each step through `CarrierReports`, exactly as a real carrier's webhooks
+ * would. Timestamps follow the simulated timeline from the moment the call was dialed.
+ */
+import type { CarrierReports } from '../../application/calls/carrier-reports';
+import type { Logger } from '../../application/ports/logger';
+import type { DialRequest, TelephonyProvider } from '../../application/ports/telephony';
+import type { CallEnding } from '../../domain/calls/call';
+import { isLanguageCode, type LanguageCode } from '../../domain/calls/simulation/languages';
+import { simulateCall } from '../../domain/calls/simulation/simulate-call';
+import type { SimulatedCall } from '../../domain/calls/simulation/types';
+
+/** Renders and stores a conversation's audio; answers the recording id, or null when there is none. */
+export type RecordConversation = (call: { callId: string; language: LanguageCode; agentVoiceId: string; turns: { speaker: 'BOT' | 'HUMAN'; message: string }[] }) => Promise<string | null>;
+
+export type BuiltinCarrierOptions = {
+  reports: CarrierReports;
+  /** SIMULATION_SPEED: simulated seconds take `speed` real seconds. */
+  speed: number;
+  newId: () => string;
+  record?: RecordConversation;
+  logger?: Logger;
+};
+
+const DIAL_SECONDS = 1;
+
+export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvider & { idle(): Promise<void> } {
+  const running = new Set<Promise<void>>();
+  const sleep = (simulatedSeconds: number) => (options.speed > 0 ? new Promise<void>((r) => setTimeout(r, simulatedSeconds * 1000 * options.speed)) : Promise.resolve());
+
+  async function play(request: DialRequest): Promise<void> {
+    const language = isLanguageCode(request.language) ? request.language : 'en';
+    const call = simulateCall({
+      seed: request.callId,
+      at: request.at,
+      organizationType: request.organizationType,
+      customer: request.customer,
+      agent: { name: request.agent.name, ...(request.agent.language && isLanguageCode(request.agent.language) && { language: request.agent.language }), greeting: request.agent.greeting, lines: request.agent.lines },
+      dispositions: request.dispositions,
+      defaultLanguage: language,
+    });
+    const start = Date.parse(request.at);
+    const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
+    const report = (r: Parameters<CarrierReports['receive']>[0]) => options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.callId}` });
+
+    if (call.outcome !== 'failed') {
+      await sleep(DIAL_SECONDS);
+      await report({ callId: request.callId, kind: 'ringing', at: at(DIAL_SECONDS) });
+    }
+    const pickedUp = DIAL_SECONDS + call.ringSeconds;
+    if (call.outcome === 'answered') {
+      await sleep(call.ringSeconds);
+      await report({ callId: request.callId, kind: 'answered', at: at(pickedUp) });
+    }
+    await sleep(call.outcome === 'answered' ? call.durationSeconds : call.ringSeconds + call.durationSeconds);
+    await report({ callId: request.callId, kind: 'ended', at: at(pickedUp + call.durationSeconds), ...(await ending(request, call)) });
+  }
+
+  async function ending(request: DialRequest, call: SimulatedCall): Promise<CallEnding> {
+    const transcript = call.turns.map(({ speaker, message }) => ({ speaker, message }));
+    const recordingId = transcript.length > 0 && options.record ? await options.record({ callId: request.callId, language: call.language, agentVoiceId: request.agent.voiceId, turns: transcript }).catch(() => null) : null;
+    return {
+      status: call.outcome === 'answered' ? 'Completed' : call.outcome === 'failed' ? 'Failed' : 'No Contact',
+      reason: call.endReason,
+      durationSeconds: call.durationSeconds,
+      disposition: call.disposition,
+      summary: call.summary,
+      extractedData: call.extractedData as Record<string, unknown>,
+      transcript,
+      transcriptId: transcript.length > 0 ? options.newId() : null,
+      recordingId,
+    };
+  }
+
+  return {
+    alias: 'builtin',
+    async dial(request) {
+      // The carrier takes the call at once and plays it out in the background, as a network would.
+      const played = play(request).catch((error) => options.logger?.error('built-in carrier failed a call', { callId: request.callId, error: String(error) }));
+      running.add(played);
+      void played.finally(() => running.delete(played));
+    },
+    /** Resolves when every call in progress has ended (tests, shutdown). */
+    async idle() {
+      while (running.size > 0) await Promise.all([...running]);
+    },
+  };
+}
