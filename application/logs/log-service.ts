@@ -2,6 +2,8 @@
  * The communication logs (spec 4.4): calls and chats of one organization, newest `start_time` first,
  * 10 per page, with the filters of the spec. Each entry carries only the fields of its type.
  */
+import { CALL_NOT_FOUND } from '../../domain/calls/call';
+import { forbidden, notFound } from '../../domain/shared/errors';
 import { validationFailedError } from './log-errors';
 import { findPage, type Pagination } from '../pagination';
 import type { Condition, Query, ReadCollection } from '../ports/read-store';
@@ -35,6 +37,14 @@ export class LogService {
 
   async count(ctx: RequestContext, filters: LogFilters): Promise<number> {
     return this.logs.count(toQuery(ctx, filters));
+  }
+
+  /** One call's entry (decisions.md: the call detail has the fields of a call log entry). */
+  async call(ctx: RequestContext, callId: string): Promise<Record<string, unknown>> {
+    const entry = await this.logs.get(callId);
+    if (!entry || entry.type !== 'call') throw notFound(CALL_NOT_FOUND);
+    if (entry.organizationId !== ctx.organizationId) throw forbidden('Access denied - Call belongs to another organization');
+    return entryView(entry);
   }
 }
 

@@ -1,0 +1,61 @@
+/**
+ * The inbound event endpoint of telephony carriers: `POST /carrier/v1/{provider}/reports`, the path a
+ * real carrier's webhooks call. The built-in carrier reports through the same `CarrierReports` in
+ * process. Authenticated with the carrier's shared secret (`CARRIER_WEBHOOK_SECRET`), compared in
+ * constant time; without a configured secret the endpoint refuses everything.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { Router } from 'express';
+import type { CarrierReports } from '../../application/calls/carrier-reports';
+import { bearer, paramOf } from '../http/auth';
+import { sendError, UNAUTHORIZED_MESSAGE } from '../http/errors';
+import { StringEnum } from '../http/schema';
+import { validate } from '../http/validation';
+
+const Report = Type.Object({
+  callId: Type.String({ minLength: 1, maxLength: 200 }),
+  kind: StringEnum(['ringing', 'answered', 'ended']),
+  at: Type.String({ format: 'date-time' }),
+  status: Type.Optional(StringEnum(['Completed', 'No Contact', 'Failed'])),
+  reason: Type.Optional(Type.String({ maxLength: 100 })),
+  durationSeconds: Type.Optional(Type.Number({ minimum: 0 })),
+  disposition: Type.Optional(Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()])),
+  summary: Type.Optional(Type.String({ maxLength: 10_000 })),
+  extractedData: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  transcript: Type.Optional(Type.Array(Type.Object({ speaker: StringEnum(['BOT', 'HUMAN']), message: Type.String({ maxLength: 10_000 }) }), { maxItems: 10_000 })),
+  transcriptId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  recordingId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+export function carrierRouter(reports: CarrierReports, secret: string | null): Router {
+  const router = Router();
+  const expected = secret ? createHash('sha256').update(secret).digest() : null;
+  router.post('/:provider/reports', async (req, res) => {
+    const token = bearer(req.get('authorization'));
+    if (!expected || !token || !timingSafeEqual(createHash('sha256').update(token).digest(), expected)) return sendError(res, 401, UNAUTHORIZED_MESSAGE);
+    const r = validate(Report, req.body);
+    const source = { provider: paramOf(req, 'provider'), requestId: res.locals.requestId as string };
+    if (r.kind !== 'ended') await reports.receive({ callId: r.callId, kind: r.kind, at: r.at }, source);
+    else
+      await reports.receive(
+        {
+          callId: r.callId,
+          kind: 'ended',
+          at: r.at,
+          status: r.status ?? 'Completed',
+          reason: r.reason ?? 'completed',
+          durationSeconds: r.durationSeconds ?? 0,
+          disposition: r.disposition ?? null,
+          summary: r.summary ?? '',
+          extractedData: r.extractedData ?? {},
+          transcript: r.transcript ?? [],
+          transcriptId: r.transcriptId ?? null,
+          recordingId: r.recordingId ?? null,
+        },
+        source,
+      );
+    res.json({ success: true });
+  });
+  return router;
+}

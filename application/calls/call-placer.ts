@@ -1,0 +1,81 @@
+/**
+ * Queues calls for customers of a campaign (after a customer add with `initiateCall`, or the
+ * initiate-calls endpoint). A call needs the organization's agent, a disposition (or disposition
+ * group) to choose outcomes from, and a voice-enabled number of the organization to call from; a
+ * blacklisted customer is never dialed. Each queued call is a `CallQueued` event on its own stream;
+ * the call dispatcher hands it to the carrier.
+ */
+import { callDecider, callStreamId } from '../../domain/calls/call';
+import type { CommandHandler } from '../command-handler';
+import type { RequestContext, ServiceEnvironment } from '../request-context';
+
+export type CallConfig = { agentId: string; dispositionId: string };
+
+export type CallCandidate = {
+  campaignId: string;
+  campaignName: string;
+  customerKeyField: 'loan_id' | 'lead_id';
+  customerKey: string;
+  customerName: string;
+  phone: string;
+  /** Language code for the call when the record names none. */
+  language: string;
+};
+
+export type PlacementLookups = {
+  agentExists: (organizationId: string, agentId: string) => Promise<boolean>;
+  /** The dispositions a configuration id stands for: a group's members, or that one disposition; [] when unknown. */
+  dispositionsOf: (organizationId: string, dispositionId: string) => Promise<{ id: string; name: string }[]>;
+  voiceNumbers: (organizationId: string) => Promise<string[]>;
+  isBlacklisted: (organizationId: string, phone: string) => Promise<boolean>;
+};
+
+export type PlacementFailure = { customerKey: string; error: string; reason: string };
+export type Placement = { initiated: { customerKey: string; callId: string }[]; failed: PlacementFailure[] };
+
+export const AGENT_NOT_FOUND_FOR_CALL = 'Agent not found';
+export const DISPOSITION_NOT_FOUND_FOR_CALL = 'Disposition not found';
+export const NO_ACTIVE_NUMBERS = 'No active numbers';
+export const BLACKLISTED = 'Number is blacklisted';
+
+export class CallPlacer {
+  constructor(
+    private readonly commands: CommandHandler,
+    private readonly lookups: PlacementLookups,
+    private readonly env: ServiceEnvironment,
+  ) {}
+
+  /** Why no call of this configuration can be placed for the organization, or null when they can. */
+  async refusal(organizationId: string, config: CallConfig): Promise<{ error: string; reason: string } | null> {
+    const [agent, dispositions, numbers] = await Promise.all([this.lookups.agentExists(organizationId, config.agentId), this.lookups.dispositionsOf(organizationId, config.dispositionId), this.lookups.voiceNumbers(organizationId)]);
+    if (!agent) return { error: AGENT_NOT_FOUND_FOR_CALL, reason: 'agent_not_found' };
+    if (dispositions.length === 0) return { error: DISPOSITION_NOT_FOUND_FOR_CALL, reason: 'disposition_not_found' };
+    if (numbers.length === 0) return { error: NO_ACTIVE_NUMBERS, reason: 'no_active_numbers' };
+    return null;
+  }
+
+  async place(ctx: RequestContext, config: CallConfig, candidates: readonly CallCandidate[]): Promise<Placement> {
+    const refused = await this.refusal(ctx.organizationId, config);
+    if (refused) return { initiated: [], failed: candidates.map((c) => ({ customerKey: c.customerKey, ...refused })) };
+    const numbers = await this.lookups.voiceNumbers(ctx.organizationId);
+    const at = this.env.now().toISOString();
+    const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
+    const placement: Placement = { initiated: [], failed: [] };
+    await Promise.all(
+      candidates.map(async (c, i) => {
+        if (await this.lookups.isBlacklisted(ctx.organizationId, c.phone)) return void placement.failed.push({ customerKey: c.customerKey, error: BLACKLISTED, reason: 'blacklisted' });
+        const callId = this.env.newId();
+        const from = numbers[i % numbers.length]!;
+        const { campaignId, campaignName, customerKeyField, customerKey, customerName, language } = c;
+        await this.commands.handle(
+          callDecider,
+          callStreamId(callId),
+          { type: 'RequestCall', callId, at, organizationId: ctx.organizationId, campaignId, campaignName, customerKeyField, customerKey, customerName, to: c.phone, from, agentId: config.agentId, dispositionId: config.dispositionId, language },
+          context,
+        );
+        placement.initiated.push({ customerKey, callId });
+      }),
+    );
+    return placement;
+  }
+}

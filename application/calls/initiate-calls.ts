@@ -1,0 +1,67 @@
+/**
+ * `POST /initiate/{campaignId}/calls`: calls for the customers of a campaign that match the filters,
+ * up to `limit`, queued in batches of 500. Answers are shaped as spec 4.11's: 200 when every selected
+ * customer got a call, 207 when some did, 500 when none did; 404 for an unknown campaign or no match.
+ */
+import { campaignDecider, campaignStreamId, ownedCampaign } from '../../domain/campaigns/campaign';
+import { invalid, notFound } from '../../domain/shared/errors';
+import { keyFieldOf } from '../../domain/customers/record';
+import type { CustomerDocument } from '../../projections/customers/customers';
+import type { CommandHandler } from '../command-handler';
+import { selectCustomers, type CustomerFilters } from '../customers/customer-selection';
+import type { ReadCollection } from '../ports/read-store';
+import type { RequestContext } from '../request-context';
+import type { CallConfig, CallPlacer } from './call-placer';
+
+export const CALL_BATCH = 500;
+export const NO_MATCHING_CUSTOMERS = 'No customers found matching the filters';
+
+export type InitiateCallsInput = CallConfig & { limit?: number; filters?: CustomerFilters };
+export type BatchError = { batch: number; error: string; reason: string; affectedCustomers: number };
+export type InitiateAnswer = {
+  status: 200 | 207 | 500;
+  body: { success: boolean; message: string; results: { totalMatched: number; customersSelected: number; initiated: number; failed: number; batchesProcessed: number; errors: BatchError[] } };
+};
+
+export class InitiateCalls {
+  constructor(
+    private readonly commands: CommandHandler,
+    private readonly customers: ReadCollection<CustomerDocument>,
+    private readonly placer: CallPlacer,
+  ) {}
+
+  async run(ctx: RequestContext, campaignId: string, input: InitiateCallsInput): Promise<InitiateAnswer> {
+    const campaign = ownedCampaign((await this.commands.load(campaignDecider, campaignStreamId(campaignId))).state, ctx.organizationId);
+    if (campaign.status === 'paused') throw invalid('Campaign is paused');
+    const refused = await this.placer.refusal(ctx.organizationId, input);
+    if (refused) throw invalid(refused.error, { reason: refused.reason });
+    const { totalMatched, selected } = await selectCustomers(this.customers, { organizationId: ctx.organizationId, campaignId }, input.filters, input.limit);
+    if (selected.length === 0) throw notFound(NO_MATCHING_CUSTOMERS);
+
+    const keyField = keyFieldOf(ctx.organizationType);
+    const errors: BatchError[] = [];
+    let initiated = 0;
+    let batches = 0;
+    for (let start = 0; start < selected.length; start += CALL_BATCH) {
+      batches += 1;
+      const candidates = selected.slice(start, start + CALL_BATCH).map((c) => ({
+        campaignId,
+        campaignName: campaign.name,
+        customerKeyField: keyField,
+        customerKey: c.customerId,
+        customerName: [c.data.first_name, c.data.last_name].filter(Boolean).join(' '),
+        phone: c.phone_number,
+        language: c.language && c.language.length === 2 ? c.language : 'en',
+      }));
+      const placement = await this.placer.place(ctx, input, candidates);
+      initiated += placement.initiated.length;
+      const byReason = new Map<string, { error: string; count: number }>();
+      for (const f of placement.failed) byReason.set(f.reason, { error: f.error, count: (byReason.get(f.reason)?.count ?? 0) + 1 });
+      for (const [reason, { error, count }] of byReason) errors.push({ batch: batches, error, reason, affectedCustomers: count });
+    }
+    const failed = selected.length - initiated;
+    const status = failed === 0 ? 200 : initiated > 0 ? 207 : 500;
+    const message = failed === 0 ? `Calls initiated for ${initiated} customers` : initiated > 0 ? `Calls initiated for ${initiated} of ${selected.length} customers` : 'No calls could be initiated';
+    return { status, body: { success: failed === 0, message, results: { totalMatched, customersSelected: selected.length, initiated, failed, batchesProcessed: batches, errors } } };
+  }
+}
