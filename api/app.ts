@@ -3,6 +3,8 @@ import express, { Router, type Express } from 'express';
 import type { AgentService } from '../application/agents/agent-service';
 import type { CampaignService } from '../application/campaigns/campaign-service';
 import type { CustomerService } from '../application/customers/customer-service';
+import type { BlacklistService } from '../application/blacklist/blacklist-service';
+import type { NumberService } from '../application/numbers/number-service';
 import type { DispositionService } from '../application/dispositions/disposition-service';
 import type { OrganizationService } from '../application/organizations/organization-service';
 import type { Logger } from '../application/ports/logger';
@@ -11,6 +13,8 @@ import type { ProjectionRunner } from '../application/projection-runner';
 import type { Config } from '../infrastructure/config/config';
 import { adminRouter } from './admin/router';
 import { agentsRouter } from './agents/router';
+import { blacklistRouter } from './blacklist/router';
+import { numbersRouter } from './numbers/router';
 import { campaignsRouter } from './campaigns/router';
 import { customersRouter } from './customers/router';
 import { dispositionsRouter } from './dispositions/router';
@@ -28,7 +32,7 @@ export type AppDeps = {
   metrics: Metrics;
   events: EventStore;
   runner: ProjectionRunner;
-  services: { organizations: OrganizationService; dispositions: DispositionService; campaigns: CampaignService; agents: AgentService; customers: CustomerService };
+  services: { organizations: OrganizationService; dispositions: DispositionService; campaigns: CampaignService; agents: AgentService; customers: CustomerService; numbers: NumberService; blacklist: BlacklistService };
   authenticate: Authenticator;
   speech: SpeechService | null;
   speechReady: () => boolean;
@@ -56,7 +60,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: false }));
 
   app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown, speechReady: deps.speechReady }));
-  app.use('/admin/v1', requireAdmin(deps.config.adminToken), adminRouter(deps.services.organizations));
+  app.use('/admin/v1', requireAdmin(deps.config.adminToken), adminRouter(deps.services.organizations, deps.services.numbers));
 
   // Authenticated during the handshake (speech/socket-auth.ts), before the token check below.
   const sockets = Router();
@@ -70,6 +74,8 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
     api.use(campaignsRouter(deps.services.campaigns));
     api.use(agentsRouter(deps.services.agents));
     api.use(customersRouter(deps.services.customers));
+    api.use(numbersRouter(deps.services.numbers));
+    api.use(blacklistRouter(deps.services.blacklist));
   }
   app.use('/api/v1', api);
 

@@ -15,6 +15,8 @@ import { socketContext, verifySpeechClient } from './speech/socket-auth';
 import { AgentService } from '../application/agents/agent-service';
 import { CampaignService } from '../application/campaigns/campaign-service';
 import { CustomerService } from '../application/customers/customer-service';
+import { BlacklistService } from '../application/blacklist/blacklist-service';
+import { NumberService } from '../application/numbers/number-service';
 import { CommandHandler } from '../application/command-handler';
 import { DispositionService } from '../application/dispositions/disposition-service';
 import { OrganizationService } from '../application/organizations/organization-service';
@@ -30,6 +32,8 @@ import { openEventStore, openReadStore } from '../infrastructure/stores';
 import { agentsProjection, type AgentDocument } from '../projections/agents/agents';
 import { campaignsProjection, type CampaignDocument } from '../projections/campaigns/campaigns';
 import { customersProjection, type CustomerDocument } from '../projections/customers/customers';
+import { blacklistProjection, type BlacklistDocument } from '../projections/blacklist/blacklist';
+import { numbersProjection, type NumberDocument } from '../projections/numbers/numbers';
 import { dispositionGroupsProjection, type DispositionGroupDocument } from '../projections/dispositions/disposition-groups';
 import { dispositionsProjection, type DispositionDocument } from '../projections/dispositions/dispositions';
 import { allProjections } from '../projections';
@@ -74,6 +78,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     campaigns: await reads.collection<CampaignDocument>(campaignsProjection.collection),
     agents: await reads.collection<AgentDocument>(agentsProjection.collection),
     customers: await reads.collection<CustomerDocument>(customersProjection.collection),
+    numbers: await reads.collection<NumberDocument>(numbersProjection.collection),
+    blacklist: await reads.collection<BlacklistDocument>(blacklistProjection.collection),
   };
   const services = {
     organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
@@ -81,7 +87,11 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     campaigns: new CampaignService(commands, collections.campaigns, env),
     agents: new AgentService(commands, collections.agents, env),
     customers: new CustomerService(commands, collections.customers, { agents: collections.agents, dispositions: collections.dispositions }, env),
+    numbers: new NumberService(commands, collections.numbers, env),
+    blacklist: new BlacklistService(commands, collections.blacklist, env),
   };
+  // The built-in provider's numbers are recorded once, by whichever agent process starts first.
+  if (config.services.has('agent')) await services.numbers.seedBuiltinInventory();
   // An organization's type never changes and organizations are never removed, so it is cached.
   const organizationTypes = new Map<string, OrganizationType>();
   const authenticate = authenticator(cachedVerifier(tokenVerifier({ secret: config.jwtSecret, ...config.jwt })), async (id) => {

@@ -1,10 +1,12 @@
 import type { AnyProjection } from '../application/projection';
 import { agentsProjection } from './agents/agents';
+import { blacklistProjection } from './blacklist/blacklist';
 import { campaignsProjection } from './campaigns/campaigns';
 import { customersProjection } from './customers/customers';
+import { numbersProjection } from './numbers/numbers';
 import { dispositionGroupsProjection } from './dispositions/disposition-groups';
 import { dispositionsProjection } from './dispositions/dispositions';
 import { organizationsProjection } from './organizations/organizations';
 
 /** Every read model the service keeps, in the order they are applied. */
-export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection];
+export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection, numbersProjection, blacklistProjection];

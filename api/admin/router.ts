@@ -1,12 +1,14 @@
-/** The administration API (decisions.md section 2): organizations, tokens and credits. */
+/** The administration API (decisions.md section 2): organizations, tokens, credits and the number inventory. */
 import { Router } from 'express';
+import type { NumberService } from '../../application/numbers/number-service';
 import type { OrganizationService } from '../../application/organizations/organization-service';
 import type { CommandContext } from '../../application/command-handler';
 import { paramOf } from '../http/auth';
 import { validate } from '../http/validation';
+import { StockNumbersBody } from '../numbers/schemas';
 import { AdjustCreditsBody, expiresInSeconds, IssueTokenBody, RegisterOrganizationBody } from './schemas';
 
-export function adminRouter(organizations: OrganizationService): Router {
+export function adminRouter(organizations: OrganizationService, numbers: NumberService): Router {
   const router = Router();
   const admin = (requestId: string): CommandContext => ({ organizationId: null, actor: 'admin', requestId });
 
@@ -27,6 +29,10 @@ export function adminRouter(organizations: OrganizationService): Router {
     const { amount } = validate(AdjustCreditsBody, req.body);
     const credits = await organizations.adjustCredits(admin(res.locals.requestId), paramOf(req, 'id'), amount);
     res.json({ success: true, data: { credits } });
+  });
+  router.post('/numbers/inventory', async (req, res) => {
+    const items = validate(StockNumbersBody, req.body).map((item) => ({ ...item, provider: item.provider.toLowerCase(), country_iso: item.country_iso.toUpperCase() }));
+    res.status(201).json({ success: true, data: await numbers.stock(admin(res.locals.requestId), items) });
   });
   return router;
 }

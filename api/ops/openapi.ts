@@ -3,7 +3,9 @@ import type { TSchema } from '@sinclair/typebox';
 import { IssueTokenBody, AdjustCreditsBody, RegisterOrganizationBody } from '../admin/schemas';
 import { CreateAgentBody } from '../agents/schemas';
 import { CreateCampaignBody, UpdateCampaignBody } from '../campaigns/schemas';
+import { BlacklistAddBody, BlacklistRemoveBody } from '../blacklist/schemas';
 import { AddCustomerBody, BulkAddCustomersBody, UpdateCustomerBody } from '../customers/schemas';
+import { BuyNumbersBody, StockNumbersBody } from '../numbers/schemas';
 import { CreateDispositionBody, CreateGroupBody, GroupMembersBody, UpdateDispositionBody, UpdateGroupBody } from '../dispositions/schemas';
 
 type Route = { method: string; path: string; summary: string; body?: TSchema; scope?: string; admin?: boolean; query?: string[] };
@@ -35,10 +37,17 @@ export const ROUTES: Route[] = [
   { method: 'post', path: '/api/v1/agents', summary: 'Create an AI agent', body: CreateAgentBody, scope: 'agents:write' },
   { method: 'get', path: '/api/v1/agents', summary: 'List AI agents (scope agents:write or campaigns:read)', scope: 'campaigns:read', query: ['page', 'limit', 'search'] },
   { method: 'get', path: '/api/v1/agents/{id}', summary: 'Get an AI agent (scope agents:write or campaigns:read)', scope: 'campaigns:read' },
+  { method: 'get', path: '/api/v1/numbers/search', summary: 'Search available numbers (404 when none match)', scope: 'numbers:read', query: ['provider', 'country_iso', 'limit', 'page', 'prefix'] },
+  { method: 'post', path: '/api/v1/numbers/buyNumbers', summary: 'Buy numbers (each succeeds or fails on its own)', body: BuyNumbersBody, scope: 'numbers:write' },
+  { method: 'get', path: '/api/v1/numbers', summary: "List the organization's numbers", scope: 'numbers:read', query: ['page', 'limit'] },
+  { method: 'post', path: '/api/v1/blacklist/bulk/add', summary: 'Add numbers to the blacklist', body: BlacklistAddBody, scope: 'blacklist:write' },
+  { method: 'delete', path: '/api/v1/blacklist/bulk/remove', summary: 'Remove numbers from the blacklist', body: BlacklistRemoveBody, scope: 'blacklist:write' },
+  { method: 'get', path: '/api/v1/blacklist', summary: 'List the blacklist (scope blacklist:write or logs:read)', scope: 'blacklist:write', query: ['page', 'limit'] },
   { method: 'post', path: '/admin/v1/organizations', summary: 'Register an organization', body: RegisterOrganizationBody, admin: true },
   { method: 'get', path: '/admin/v1/organizations/{id}', summary: 'Get an organization', admin: true },
   { method: 'post', path: '/admin/v1/organizations/{id}/tokens', summary: 'Issue an organization token', body: IssueTokenBody, admin: true },
   { method: 'post', path: '/admin/v1/organizations/{id}/credits', summary: 'Adjust speech credits', body: AdjustCreditsBody, admin: true },
+  { method: 'post', path: '/admin/v1/numbers/inventory', summary: "Add numbers to providers' inventories", body: StockNumbersBody, admin: true },
 ];
 
 export function openApiDocument(extra: Route[] = []): Record<string, unknown> {

@@ -13,6 +13,11 @@ export type CollectionDefinition = {
   fields: Record<string, FieldType>;
   /** Compound indexes (field lists, in order) worth building for the expected queries. */
   indexes?: readonly (readonly string[])[];
+  /**
+   * Sets of fields whose equality-only counts should answer at once (for example the logs' total per
+   * organization and status). An adapter may keep these counts as it writes, or count by query.
+   */
+  counters?: readonly (readonly string[])[];
 };
 
 export type Scalar = string | number | boolean | null;

@@ -1,67 +1,102 @@
 /**
- * Read store in an embedded SQLite file. Each collection is a table holding the JSON document plus
- * one column per declared field, so filters, ranges and sorts use real indexes. A projection's writes
- * and its checkpoint commit in one transaction.
+ * Read store in an embedded SQLite file. Each collection has:
+ * - a narrow table of its declared fields (`WITHOUT ROWID`, keyed by id, so every index ends with the
+ *   id and "order by a field, then id" is read straight from an index), with a `live` flag leading
+ *   every index instead of a tombstone check;
+ * - a side table of JSON documents, read only for the rows a query returns;
+ * - exact counters for the equality filters the definition names, kept in the same transaction as the
+ *   writes, so the counts the logs need every page are a lookup instead of a scan.
+ * A projection's writes and its checkpoint commit in one transaction.
  */
 import Database from 'better-sqlite3';
 import type { CollectionDefinition, Condition, ProjectionCommit, Query, ReadCollection, ReadStore, Scalar, StoredDocument } from '../../application/ports/read-store';
 
-type Row = { id: string; position: number; version: number; doc: string | null };
+/** Bumped when the layout changes: tables of another version are left alone and read models rebuild. */
+const LAYOUT = 'v2';
+
+type MetaRow = { id: string; position: number; version: number; live: number } & Record<string, Scalar>;
 
 const identifier = (name: string): string => {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Invalid identifier ${name}`);
   return name;
 };
-const table = (collection: string) => `rm_${identifier(collection)}`;
 const column = (field: string) => `f_${identifier(field)}`;
-const toSql = (value: Scalar | undefined): string | number | null => (typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null));
+const toSql = (value: unknown): string | number | null => (typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' || typeof value === 'number' ? value : null);
+
+type Tables = { rows: string; docs: string };
+const tablesOf = (collection: string): Tables => ({ rows: `rm${LAYOUT}_${identifier(collection)}`, docs: `rm${LAYOUT}_${identifier(collection)}_doc` });
+
+class Collection {
+  readonly tables: Tables;
+  readonly fields: string[];
+  readonly counters: string[][];
+  readonly statements: {
+    meta: Database.Statement<[string], MetaRow>;
+    upsertRow: Database.Statement;
+    upsertDoc: Database.Statement;
+    deleteDoc: Database.Statement;
+    doc: Database.Statement<[string], { doc: string }>;
+  };
+
+  constructor(
+    readonly db: Database.Database,
+    readonly definition: CollectionDefinition,
+  ) {
+    this.tables = tablesOf(definition.name);
+    this.fields = Object.keys(definition.fields);
+    this.counters = (definition.counters ?? []).map((c) => [...c].sort());
+    const { rows, docs } = this.tables;
+    const cols = this.fields.map(column);
+    this.statements = {
+      meta: db.prepare(`SELECT * FROM ${rows} WHERE id = ?`),
+      upsertRow: db.prepare(`INSERT OR REPLACE INTO ${rows} (id, position, version, live${cols.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${cols.map(() => ', ?').join('')})`),
+      upsertDoc: db.prepare(`INSERT OR REPLACE INTO ${docs} (id, doc) VALUES (?, ?)`),
+      deleteDoc: db.prepare(`DELETE FROM ${docs} WHERE id = ?`),
+      doc: db.prepare(`SELECT doc FROM ${docs} WHERE id = ?`),
+    };
+  }
+}
 
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
-  private readonly definitions = new Map<string, CollectionDefinition>();
-  private readonly writers = new Map<string, Database.Statement>();
+  private readonly collections = new Map<string, Collection>();
   private readonly commitTransaction: (batch: ProjectionCommit) => void;
+  private readonly counterDelta: Database.Statement;
 
   constructor(file: string) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // The event store is the source of truth; a read model lost in a crash is rebuilt from it.
     this.db.pragma('synchronous = NORMAL');
-    this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)');
-    const saveCheckpoint = this.db.prepare('INSERT OR REPLACE INTO checkpoints (projection, position) VALUES (?, ?)');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints_${LAYOUT} (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`);
+    this.counterDelta = this.db.prepare(`INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`);
+    const saveCheckpoint = this.db.prepare(`INSERT OR REPLACE INTO checkpoints_${LAYOUT} (projection, position) VALUES (?, ?)`);
     this.commitTransaction = this.db.transaction((batch: ProjectionCommit) => {
-      for (const { collection, document } of batch.writes) {
-        const writer = this.writers.get(collection);
-        const definition = this.definitions.get(collection);
-        if (!writer || !definition) throw new Error(`Unknown collection ${collection}`);
-        const doc = document.doc as Record<string, Scalar> | null;
-        writer.run(document.id, document.position, document.version, doc ? JSON.stringify(doc) : null, ...Object.keys(definition.fields).map((f) => toSql(doc?.[f])));
-      }
+      for (const { collection, document } of batch.writes) this.write(collection, document);
       saveCheckpoint.run(batch.projection, batch.checkpoint);
     });
   }
 
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
-    const name = table(definition.name);
+    const { rows, docs } = tablesOf(definition.name);
     const fields = Object.keys(definition.fields);
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${name} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, doc TEXT)`);
-    const existing = new Set(this.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${name}')`).all().map((c) => c.name));
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${rows} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, live INTEGER NOT NULL) WITHOUT ROWID`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${docs} (id TEXT PRIMARY KEY, doc TEXT NOT NULL) WITHOUT ROWID`);
+    const existing = new Set(this.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${rows}')`).all().map((c) => c.name));
     for (const field of fields) {
       if (existing.has(column(field))) continue;
-      this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${column(field)}`);
-      this.db.prepare(`UPDATE ${name} SET ${column(field)} = json_extract(doc, ?)`).run(`$.${field}`);
+      this.db.exec(`ALTER TABLE ${rows} ADD COLUMN ${column(field)}`);
+      this.db.prepare(`UPDATE ${rows} SET ${column(field)} = (SELECT json_extract(doc, ?) FROM ${docs} WHERE ${docs}.id = ${rows}.id)`).run(`$.${field}`);
     }
     for (const index of definition.indexes ?? []) {
-      const cols = index.map(column);
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ix_${name}_${index.map(identifier).join('_')} ON ${name} (${cols.join(', ')})`);
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ix_${rows}_${index.map(identifier).join('_')} ON ${rows} (live, ${index.map(column).join(', ')})`);
     }
-    this.definitions.set(definition.name, definition);
-    const placeholders = ['?', '?', '?', '?', ...fields.map(() => '?')].join(', ');
-    this.writers.set(
-      definition.name,
-      this.db.prepare(`INSERT OR REPLACE INTO ${name} (id, position, version, doc${fields.map((f) => `, ${column(f)}`).join('')}) VALUES (${placeholders})`),
-    );
-    return new SqliteCollection<T>(this.db, definition);
+    const collection = new Collection(this.db, definition);
+    const previous = this.collections.get(definition.name);
+    this.collections.set(definition.name, collection);
+    if (collection.counters.length > 0 && !sameCounters(previous, collection)) this.rebuildCounters(collection);
+    return new SqliteCollection<T>(collection, this);
   }
 
   async commit(batch: ProjectionCommit): Promise<void> {
@@ -69,81 +104,125 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async checkpoint(projection: string): Promise<number> {
-    return this.db.prepare<[string], { position: number }>('SELECT position FROM checkpoints WHERE projection = ?').get(projection)?.position ?? -1;
+    return this.db.prepare<[string], { position: number }>(`SELECT position FROM checkpoints_${LAYOUT} WHERE projection = ?`).get(projection)?.position ?? -1;
   }
 
   async reset(projection: string, collections: readonly string[]): Promise<void> {
     this.db.transaction(() => {
-      for (const name of collections) this.db.exec(`DELETE FROM ${table(name)}`);
-      this.db.prepare('DELETE FROM checkpoints WHERE projection = ?').run(projection);
+      for (const name of collections) {
+        const { rows, docs } = tablesOf(name);
+        this.db.exec(`DELETE FROM ${rows}; DELETE FROM ${docs};`);
+        this.db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(name);
+      }
+      this.db.prepare(`DELETE FROM checkpoints_${LAYOUT} WHERE projection = ?`).run(projection);
     })();
   }
 
   async close(): Promise<void> {
     this.db.close();
   }
+
+  /** The exact count a counter keeps for these equality values, or null when no counter fits. */
+  countFromCounter(collection: Collection, where: Record<string, Scalar>): number | null {
+    const fields = Object.keys(where).sort();
+    const counter = collection.counters.find((c) => c.length === fields.length && c.every((f, i) => f === fields[i]));
+    if (!counter) return null;
+    const row = this.db
+      .prepare<[string, string, string], { n: number }>(`SELECT n FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ?`)
+      .get(collection.definition.name, counter.join(','), counterKey(counter, where));
+    return row?.n ?? 0;
+  }
+
+  private write(name: string, document: StoredDocument<unknown>): void {
+    const collection = this.collections.get(name);
+    if (!collection) throw new Error(`Unknown collection ${name}`);
+    const doc = document.doc as Record<string, unknown> | null;
+    const before = collection.counters.length > 0 ? collection.statements.meta.get(document.id) : undefined;
+    collection.statements.upsertRow.run(document.id, document.position, document.version, doc ? 1 : 0, ...collection.fields.map((f) => toSql(doc?.[f])));
+    if (doc) collection.statements.upsertDoc.run(document.id, JSON.stringify(doc));
+    else collection.statements.deleteDoc.run(document.id);
+    for (const counter of collection.counters) {
+      const label = counter.join(',');
+      if (before?.live) this.counterDelta.run(name, label, counterKey(counter, valuesOf(counter, (f) => before[column(f)] ?? null)), -1);
+      if (doc) this.counterDelta.run(name, label, counterKey(counter, valuesOf(counter, (f) => toSql(doc[f]))), 1);
+    }
+  }
+
+  private rebuildCounters(collection: Collection): void {
+    const name = collection.definition.name;
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(name);
+      for (const counter of collection.counters) {
+        const cols = counter.map(column);
+        const groups = this.db.prepare<[], Record<string, Scalar> & { n: number }>(`SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${collection.tables.rows} WHERE live = 1 GROUP BY ${cols.join(', ')}`).all();
+        for (const g of groups) this.counterDelta.run(name, counter.join(','), counterKey(counter, valuesOf(counter, (f) => g[column(f)] ?? null)), g.n);
+      }
+    })();
+  }
 }
 
-class SqliteCollection<T> implements ReadCollection<T> {
-  private readonly name: string;
-  private readonly getOne: Database.Statement<[string], { doc: string | null }>;
-  private readonly getMany = new Map<number, Database.Statement<string[], Row>>();
+const valuesOf = (fields: readonly string[], read: (field: string) => Scalar): Record<string, Scalar> => Object.fromEntries(fields.map((f) => [f, read(f)]));
+const counterKey = (counter: readonly string[], values: Record<string, Scalar>) => JSON.stringify(counter.map((f) => toSql(values[f])));
+const sameCounters = (a: Collection | undefined, b: Collection) => a !== undefined && JSON.stringify(a.counters) === JSON.stringify(b.counters);
 
+class SqliteCollection<T> implements ReadCollection<T> {
   constructor(
-    private readonly db: Database.Database,
-    readonly definition: CollectionDefinition,
-  ) {
-    this.name = table(definition.name);
-    this.getOne = db.prepare(`SELECT doc FROM ${this.name} WHERE id = ?`);
+    private readonly collection: Collection,
+    private readonly store: SqliteReadStore,
+  ) {}
+
+  get definition(): CollectionDefinition {
+    return this.collection.definition;
   }
 
   async get(id: string): Promise<T | null> {
-    const row = this.getOne.get(id);
-    return row?.doc ? (JSON.parse(row.doc) as T) : null;
+    const row = this.collection.statements.doc.get(id);
+    return row ? (JSON.parse(row.doc) as T) : null;
   }
 
   async getStored(ids: readonly string[]): Promise<Map<string, StoredDocument<T>>> {
     const found = new Map<string, StoredDocument<T>>();
+    const { rows, docs } = this.collection.tables;
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      let statement = this.getMany.get(chunk.length);
-      if (!statement) {
-        statement = this.db.prepare<string[], Row>(`SELECT id, position, version, doc FROM ${this.name} WHERE id IN (${chunk.map(() => '?').join(',')})`);
-        if (this.getMany.size < 64) this.getMany.set(chunk.length, statement);
-      }
-      const rows = statement.all(...chunk);
-      for (const row of rows) found.set(row.id, { id: row.id, position: row.position, version: row.version, doc: row.doc ? (JSON.parse(row.doc) as T) : null });
+      const marks = chunk.map(() => '?').join(',');
+      const stored = this.collection.db.prepare<string[], { id: string; position: number; version: number; doc: string | null }>(`SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON d.id = r.id WHERE r.id IN (${marks})`).all(...chunk);
+      for (const row of stored) found.set(row.id, { id: row.id, position: row.position, version: row.version, doc: row.doc ? (JSON.parse(row.doc) as T) : null });
     }
     return found;
   }
 
+  /** Ids first, from the narrow table and its indexes; then only the page's documents. */
   async find(query: Query): Promise<T[]> {
     const { where, params } = this.where(query);
-    let sql = `SELECT doc FROM ${this.name} ${where}`;
+    let sql = `SELECT id FROM ${this.collection.tables.rows} ${where}`;
     if (query.sort) {
       const order = query.sort.order === 'asc' ? 'ASC' : 'DESC';
-      sql += ` ORDER BY ${this.column(query.sort.field)} ${order}, id ${order}`;
+      sql += ` ORDER BY live ${order}, ${this.column(query.sort.field)} ${order}, id ${order}`;
     }
     sql += ' LIMIT ? OFFSET ?';
     params.push(query.limit ?? -1, query.offset ?? 0);
-    return this.db
-      .prepare<unknown[], { doc: string }>(sql)
-      .all(...params)
-      .map((r) => JSON.parse(r.doc) as T);
+    const ids = this.collection.db.prepare<unknown[], { id: string }>(sql).all(...params);
+    return ids.map(({ id }) => JSON.parse(this.collection.statements.doc.get(id)!.doc) as T);
   }
 
   async count(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Promise<number> {
+    const equalities = Object.entries(query.where ?? {});
+    if (!query.search && !query.range && equalities.every(([, c]) => c === null || typeof c !== 'object')) {
+      const counted = this.store.countFromCounter(this.collection, Object.fromEntries(equalities) as Record<string, Scalar>);
+      if (counted !== null) return counted;
+    }
     const { where, params } = this.where(query);
-    return this.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${this.name} ${where}`).get(...params)!.n;
+    return this.collection.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${this.collection.tables.rows} ${where}`).get(...params)!.n;
   }
 
   private column(field: string): string {
-    if (!(field in this.definition.fields)) throw new Error(`Field ${field} is not declared on ${this.definition.name}`);
+    if (!(field in this.collection.definition.fields)) throw new Error(`Field ${field} is not declared on ${this.collection.definition.name}`);
     return column(field);
   }
 
   private where(query: Omit<Query, 'sort' | 'offset' | 'limit'>): { where: string; params: (string | number | null)[] } {
-    const clauses = ['doc IS NOT NULL'];
+    const clauses = ['live = 1'];
     const params: (string | number | null)[] = [];
     for (const [field, condition] of Object.entries(query.where ?? {}) as [string, Condition][]) {
       const col = this.column(field);

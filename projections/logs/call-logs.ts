@@ -48,6 +48,14 @@ export const LOG_FIELDS = {
   start_time: 'string',
 } as const;
 
+/** One index per filter of spec 4.4, each in `start_time` order, as the list is. */
+export const LOG_INDEXES = [
+  ['organizationId', 'start_time'],
+  ...(['type', 'status', 'disposition', 'from', 'to', 'campaign_id', 'agent_id'] as const).map((field) => ['organizationId', field, 'start_time']),
+];
+/** Totals every page shows (pagination) and `count_only` answers, kept exact as entries change. */
+export const LOG_COUNTERS = [['organizationId'], ...(['type', 'status', 'disposition', 'from', 'to', 'campaign_id', 'agent_id'] as const).map((field) => ['organizationId', field])];
+
 type Event = RecordedEvent & CallEvent;
 
 export const callLogsProjection: Projection<CallLogDocument> = {
@@ -55,13 +63,8 @@ export const callLogsProjection: Projection<CallLogDocument> = {
   collection: {
     name: 'logs',
     fields: LOG_FIELDS,
-    indexes: [
-      ['organizationId', 'start_time'],
-      ['organizationId', 'type', 'start_time'],
-      ['organizationId', 'status', 'start_time'],
-      ['organizationId', 'campaign_id', 'start_time'],
-      ['organizationId', 'to', 'start_time'],
-    ],
+    indexes: LOG_INDEXES,
+    counters: LOG_COUNTERS,
   },
   eventTypes: callEventTypes,
   documentIds: (event) => [(event.data as { callId: string }).callId],

@@ -1,0 +1,31 @@
+/** Request bodies and query rules of the number routes (spec 4.8; decisions.md sections 2 and 6). */
+import { Type } from '@sinclair/typebox';
+import { E164_PATTERN } from '../../domain/numbers/phone-number';
+
+export const MAX_PURCHASE_ITEMS = 100;
+export const MAX_INVENTORY_ITEMS = 10_000;
+export const DEFAULT_PROVIDER = 'builtin';
+
+const provider = Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9_.-]+$', description: 'Provider alias, for example builtin' });
+
+export const BuyNumbersBody = Type.Array(
+  Type.Object({
+    number: Type.String({ minLength: 1, maxLength: 32, description: 'E.164, for example +919876543210' }),
+    provider: Type.Optional(provider),
+  }),
+  { minItems: 1, maxItems: MAX_PURCHASE_ITEMS },
+);
+
+export const StockNumbersBody = Type.Array(
+  Type.Object(
+    {
+      number: Type.String({ pattern: E164_PATTERN, description: 'E.164, for example +919876543210' }),
+      provider,
+      country_iso: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter ISO country code' }),
+      sms_enabled: Type.Boolean(),
+      voice_enabled: Type.Boolean(),
+    },
+    { additionalProperties: false },
+  ),
+  { minItems: 1, maxItems: MAX_INVENTORY_ITEMS },
+);

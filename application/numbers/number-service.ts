@@ -1,0 +1,135 @@
+/**
+ * Number use cases: the built-in provider's seed, stocking the inventory (admin), searching what is
+ * available (spec 4.8), buying, and an organization's own numbers.
+ *
+ * Availability is decided on each number's stream, never on the read model: a purchase is appended
+ * with the revision the buyer read, so a number has one owner however many buy it at once. The
+ * inventory stream of the provider only says which numbers it offers.
+ */
+import { BUILTIN_PROVIDER, builtinInventory } from '../../domain/numbers/builtin-inventory';
+import { inventoryDecider, inventoryStreamId, type StockedNumber } from '../../domain/numbers/inventory';
+import { phoneNumberDecider, phoneNumberStreamId } from '../../domain/numbers/owned-number';
+import { DomainError } from '../../domain/shared/errors';
+import { isE164 } from '../../domain/numbers/phone-number';
+import type { NumberDocument } from '../../projections/numbers/numbers';
+import type { CommandContext, CommandHandler } from '../command-handler';
+import { findPage, type Pagination } from '../pagination';
+import type { Query, ReadCollection } from '../ports/read-store';
+import type { RequestContext, ServiceEnvironment } from '../request-context';
+
+export type AvailableNumber = { number: string; sms_enabled: boolean; voice_enabled: boolean };
+export type OwnedNumberView = { number: string; provider: string; country_iso: string; sms_enabled: boolean; voice_enabled: boolean; purchasedAt: string };
+export type SearchQuery = { provider: string; country_iso: string; limit: number; page: number; prefix?: string };
+export type SearchAnswer = { success: true; status: 200; data: AvailableNumber[]; page: number; totalPages: number; totalCount: number; message: string };
+export type PurchaseResult = { number: string; success: boolean; error: string | null };
+export type InventoryItem = StockedNumber & { provider: string };
+
+/** The longest national part a number can have (E.164: 15 digits, country code included). */
+const NATIONAL_MAX_DIGITS = 15;
+
+export const INVALID_NUMBER = 'Invalid number: use the E.164 form, for example +919876543210';
+export const noNumbersMessage = (provider: string) => `No available numbers found for provider ${provider}`;
+
+export class NumberService {
+  constructor(
+    private readonly commands: CommandHandler,
+    private readonly numbers: ReadCollection<NumberDocument>,
+    private readonly env: ServiceEnvironment,
+  ) {}
+
+  /**
+   * Records the built-in provider's numbers once. Every replica calls it at start-up: the first
+   * append expects no stream, so replicas starting together record the seed once, and a restart
+   * costs one read of the inventory stream.
+   */
+  async seedBuiltinInventory(): Promise<void> {
+    const context: CommandContext = { organizationId: null, actor: 'system', requestId: 'seed-builtin-inventory' };
+    const result = await this.commands.handle(inventoryDecider, inventoryStreamId(BUILTIN_PROVIDER), { type: 'SeedInventory', provider: BUILTIN_PROVIDER, numbers: builtinInventory(), at: this.env.now().toISOString() }, context);
+    await this.env.readYourWrites(result.position);
+  }
+
+  /** Adds numbers to providers' inventories; numbers already known (in any inventory, or owned) are skipped. */
+  async stock(context: CommandContext, items: readonly InventoryItem[]): Promise<{ added: number }> {
+    const known = new Set((await this.numbers.find({ where: { number: { in: items.map((i) => i.number) } } })).map((d) => d.number));
+    const byProvider = new Map<string, StockedNumber[]>();
+    for (const { provider, ...number } of items) {
+      if (known.has(number.number)) continue;
+      const list = byProvider.get(provider) ?? byProvider.set(provider, []).get(provider)!;
+      list.push(number);
+    }
+    let added = 0;
+    let position = -1;
+    const at = this.env.now().toISOString();
+    for (const [provider, numbers] of byProvider) {
+      const result = await this.commands.handle(inventoryDecider, inventoryStreamId(provider), { type: 'StockNumbers', provider, numbers, at }, context);
+      for (const event of result.events) added += event.data.numbers.length;
+      position = Math.max(position, result.position);
+    }
+    await this.env.readYourWrites(position);
+    return { added };
+  }
+
+  /** Available numbers of a provider and country; `prefix` matches the start of the national part. */
+  async search(query: SearchQuery): Promise<SearchAnswer> {
+    const filter: Query = {
+      where: { provider: query.provider, country_iso: query.country_iso, status: 'available' },
+      // Digits compare as text: the numbers starting with the prefix lie between it and it padded with nines.
+      ...(query.prefix && { range: { field: 'national', gte: query.prefix, lte: query.prefix.padEnd(NATIONAL_MAX_DIGITS, '9') } }),
+    };
+    const { docs, pagination } = await findPage(this.numbers, filter, query, { field: 'number', order: 'asc' });
+    // Shaped as the search answer: the envelope of spec 7.1 with the `status` field of 4.8.
+    if (pagination.total === 0) throw new DomainError('not_found', noNumbersMessage(query.provider), { status: 404 });
+    return {
+      success: true,
+      status: 200,
+      data: docs.map((d) => ({ number: d.number, sms_enabled: d.sms_enabled, voice_enabled: d.voice_enabled })),
+      page: pagination.page,
+      totalPages: pagination.total_pages,
+      totalCount: pagination.total,
+      message: 'Available numbers retrieved successfully',
+    };
+  }
+
+  /** Buys each number for the caller's organization; each succeeds or fails on its own. */
+  async buy(ctx: RequestContext, items: readonly { number: string; provider: string }[]): Promise<{ success: boolean; data: PurchaseResult[] }> {
+    const context: CommandContext = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
+    const at = this.env.now().toISOString();
+    const seen = new Set<string>();
+    const outcomes = await Promise.all(
+      items.map(async ({ number, provider }): Promise<{ result: PurchaseResult; position: number }> => {
+        if (seen.has(number)) return { result: { number, success: false, error: 'Duplicate number in this request' }, position: -1 };
+        seen.add(number);
+        if (!isE164(number)) return { result: { number, success: false, error: INVALID_NUMBER }, position: -1 };
+        try {
+          const { state } = await this.commands.load(inventoryDecider, inventoryStreamId(provider));
+          const stocked = state.numbers.get(number) ?? null;
+          const bought = await this.commands.handle(phoneNumberDecider, phoneNumberStreamId(number), { type: 'BuyNumber', provider, number, stocked, organizationId: ctx.organizationId, at }, context);
+          return { result: { number, success: true, error: null }, position: bought.position };
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          return { result: { number, success: false, error: error.message }, position: -1 };
+        }
+      }),
+    );
+    await this.env.readYourWrites(Math.max(-1, ...outcomes.map((o) => o.position)));
+    const data = outcomes.map((o) => o.result);
+    return { success: data.every((r) => r.success), data };
+  }
+
+  /** The caller's numbers, newest purchase first. */
+  async owned(ctx: RequestContext, query: { page: number; limit: number }): Promise<{ data: OwnedNumberView[]; pagination: Pagination }> {
+    const { docs, pagination } = await findPage(this.numbers, { where: { organizationId: ctx.organizationId } }, query, { field: 'purchasedAt', order: 'desc' });
+    return { data: docs.map(ownedView), pagination };
+  }
+
+  /**
+   * The organization's voice-enabled numbers, oldest purchase first: the numbers a call may be placed
+   * from (`from`). Empty when it has none, in which case a call cannot be placed (decisions.md section 6).
+   */
+  async voiceNumbersOf(organizationId: string): Promise<OwnedNumberView[]> {
+    const docs = await this.numbers.find({ where: { organizationId, voice_enabled: true }, sort: { field: 'purchasedAt', order: 'asc' }, limit: 1000 });
+    return docs.map(ownedView);
+  }
+}
+
+const ownedView = (d: NumberDocument): OwnedNumberView => ({ number: d.number, provider: d.provider, country_iso: d.country_iso, sms_enabled: d.sms_enabled, voice_enabled: d.voice_enabled, purchasedAt: d.purchasedAt ?? '' });

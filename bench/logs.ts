@@ -1,0 +1,110 @@
+/**
+ * Logs queries over 1,000,000 call log entries in the embedded SQLite read store, through the logs
+ * query service (the HTTP layer adds well under a millisecond): first page without a filter and with
+ * each filter, a combination, a deep page, and counts. The read model is filled directly (this measures
+ * queries, not projection speed; bench/core.ts measures that). All entries belong to one organization,
+ * the worst case for its indexes.
+ *
+ *   npx tsx bench/logs.ts [--entries 1000000] [--repeat 30]
+ */
+import { join } from 'node:path';
+import { LogService, type LogFilters } from '../application/logs/log-service';
+import { SqliteReadStore } from '../infrastructure/sqlite/sqlite-read-store';
+import { callLogsProjection, type CallLogDocument } from '../projections/logs/call-logs';
+import { tempDir } from '../tests/support/temp-dir';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const ENTRIES = arg('entries', 1_000_000);
+const REPEAT = arg('repeat', 30);
+const STATUSES = ['Completed', 'Completed', 'Completed', 'No Contact', 'No Contact', 'Failed'] as const;
+const DISPOSITIONS = ['Promise to pay', 'Already paid', 'Call back', 'Dispute', 'Wrong number', 'Not interested'];
+let peakRss = 0;
+// The queries are synchronous: memory is sampled after each step rather than on a timer.
+const sample = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
+
+function entry(n: number): CallLogDocument {
+  const start = new Date(Date.UTC(2026, 0, 1) + Math.floor((n / ENTRIES) * 90 * 86_400_000)).toISOString();
+  const status = STATUSES[n % STATUSES.length]!;
+  return {
+    id: `call-${n}`,
+    organizationId: 'org-1',
+    type: 'call',
+    date: start.slice(0, 10),
+    loan_id: `L${n % 200_000}`,
+    start_time: start,
+    end_time: start,
+    campaign_name: `Campaign ${n % 20}`,
+    campaign_id: `campaign-${n % 20}`,
+    name: `Customer ${n % 200_000}`,
+    duration: status === 'Completed' ? 60 + (n % 120) : 0,
+    direction: 'outbound',
+    from: `+9180000000${String(n % 10).padStart(2, '0')}`,
+    to: `+9198${String(10_000_000 + (n % 200_000))}`,
+    status,
+    disposition: status === 'Completed' ? DISPOSITIONS[n % DISPOSITIONS.length]! : null,
+    extracted_data: { intent: 'promise_to_pay' },
+    agent_id: `agent-${n % 50}`,
+    disposition_id: 'group-1',
+    summary: 'Customer agreed to pay the EMI by the due date.',
+    call_id: `call-${n}`,
+    transcript_id: `tr-${n}`,
+    recording_id: `rec-${n}`,
+  };
+}
+
+const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+
+async function main() {
+  console.log(`entries: ${ENTRIES.toLocaleString('en')}, one organization; ${REPEAT} runs of each query`);
+  const dir = tempDir('bench-logs-');
+  const reads = new SqliteReadStore(join(dir.path, 'read.db'));
+  await reads.collection(callLogsProjection.collection);
+  const t0 = performance.now();
+  for (let start = 0; start < ENTRIES; start += 10_000) {
+    const writes = Array.from({ length: Math.min(10_000, ENTRIES - start) }, (_, i) => ({ collection: 'logs', document: { id: `call-${start + i}`, doc: entry(start + i), position: start + i, version: 1 } }));
+    await reads.commit({ projection: callLogsProjection.name, checkpoint: start, writes });
+    sample();
+  }
+  console.log(`filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const logs = new LogService(await reads.collection(callLogsProjection.collection));
+  const ctx = { organizationId: 'org-1', organizationType: 'collection' as const, actor: 'bench', requestId: 'bench', scopes: null };
+
+  const queries: [string, LogFilters, 'list' | 'count'][] = [
+    ['first page, no filter', { page: 1 }, 'list'],
+    ['type=call', { page: 1, type: 'call' }, 'list'],
+    ['status=No Contact', { page: 1, status: 'No Contact' }, 'list'],
+    ['disposition', { page: 1, disposition: 'Call back' }, 'list'],
+    ['from_phone', { page: 1, from_phone: '+918000000003' }, 'list'],
+    ['phone (one customer)', { page: 1, phone: '+919810123456' }, 'list'],
+    ['campaign_id', { page: 1, campaign_id: 'campaign-7' }, 'list'],
+    ['agent_id', { page: 1, agent_id: 'agent-42' }, 'list'],
+    ['start_time..end_time (one day)', { page: 1, start_time: '2026-02-10T00:00:00Z', end_time: '2026-02-10T23:59:59Z' }, 'list'],
+    ['campaign + status + agent + time', { page: 1, campaign_id: 'campaign-3', status: 'Completed', agent_id: 'agent-13', start_time: '2026-01-15T00:00:00Z', end_time: '2026-03-15T00:00:00Z' }, 'list'],
+    ['deep page (page 5,000)', { page: 5000 }, 'list'],
+    ['count_only, no filter', { page: 1 }, 'count'],
+    ['count_only, status', { page: 1, status: 'Failed' }, 'count'],
+    ['count_only, campaign + time', { page: 1, campaign_id: 'campaign-3', start_time: '2026-01-15T00:00:00Z', end_time: '2026-03-15T00:00:00Z' }, 'count'],
+  ];
+  for (const [label, filters, kind] of queries) {
+    const times: number[] = [];
+    let result = 0;
+    for (let i = 0; i < REPEAT; i++) {
+      const t = performance.now();
+      result = kind === 'list' ? (await logs.list(ctx, filters)).data.length : await logs.count(ctx, filters);
+      times.push(performance.now() - t);
+      sample();
+    }
+    console.log(`${label.padEnd(34)} ${kind === 'list' ? `rows=${result}` : `total=${result}`.padEnd(13)}  p50=${pct(times, 50).toFixed(2)} ms  p95=${pct(times, 95).toFixed(2)} ms`);
+  }
+  console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
+  await reads.close();
+  dir.remove();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+/**
+ * Read model of numbers, one document per number: available while in an inventory, owned once
+ * bought. `national` (the digits after the country code) is indexed so a prefix search is a range.
+ */
+import type { Projection } from '../../application/projection';
+import type { RecordedEvent } from '../../application/ports/event-store';
+import { inventoryEventTypes, type InventoryEvent, type StockedNumber } from '../../domain/numbers/inventory';
+import { phoneNumberEventTypes, type PhoneNumberEvent } from '../../domain/numbers/owned-number';
+import { nationalPart } from '../../domain/numbers/phone-number';
+
+export type NumberDocument = {
+  id: string;
+  number: string;
+  provider: string;
+  country_iso: string;
+  national: string;
+  sms_enabled: boolean;
+  voice_enabled: boolean;
+  status: 'available' | 'owned';
+  organizationId: string | null;
+  stockedAt: string;
+  purchasedAt: string | null;
+};
+
+type Event = RecordedEvent & (InventoryEvent | PhoneNumberEvent);
+
+// An inventory event lists many numbers and is applied once per number: index each list once.
+const indexes = new WeakMap<object, Map<string, StockedNumber>>();
+function stockedIn(data: { numbers: StockedNumber[] }, number: string): StockedNumber | undefined {
+  let index = indexes.get(data);
+  if (!index) indexes.set(data, (index = new Map(data.numbers.map((n) => [n.number, n]))));
+  return index.get(number);
+}
+
+export const numbersProjection: Projection<NumberDocument> = {
+  name: 'numbers',
+  collection: {
+    name: 'numbers',
+    fields: { number: 'string', provider: 'string', country_iso: 'string', national: 'string', status: 'string', organizationId: 'string', voice_enabled: 'boolean', purchasedAt: 'string' },
+    indexes: [
+      ['provider', 'country_iso', 'status', 'national'],
+      ['organizationId', 'purchasedAt'],
+    ],
+  },
+  eventTypes: [...inventoryEventTypes, ...phoneNumberEventTypes],
+  documentIds: (recorded) => {
+    const event = recorded as Event;
+    return event.type === 'NumberPurchased' ? [event.data.number] : event.data.numbers.map((n) => n.number);
+  },
+  evolve(id, doc, recorded) {
+    const event = recorded as Event;
+    switch (event.type) {
+      case 'InventorySeeded':
+      case 'NumbersStocked': {
+        // A number already known (stocked elsewhere, or owned) stays as it is.
+        if (doc) return doc;
+        const stocked = stockedIn(event.data, id);
+        if (!stocked) return doc;
+        return { id, ...stocked, provider: event.data.provider, national: nationalPart(stocked.number, stocked.country_iso) ?? '', status: 'available', organizationId: null, stockedAt: event.data.at, purchasedAt: null };
+      }
+      case 'NumberPurchased': {
+        const { at, organizationId, provider, ...number } = event.data;
+        return { id, ...number, provider, national: nationalPart(number.number, number.country_iso) ?? '', status: 'owned', organizationId, stockedAt: doc?.stockedAt ?? at, purchasedAt: at };
+      }
+      default:
+        return doc;
+    }
+  },
+};

@@ -1,0 +1,33 @@
+/**
+ * Recordings (spec 4.7): which organization owns each recording, from the call's end. The audio itself
+ * is in the blob store under `recordingBlobKey(id)`; this read model only answers "whose is it", which
+ * tells "someone else's" (403) from "nobody's" (404). As for transcripts, the organization comes from
+ * the `CallEnded` event's metadata.
+ */
+import type { Projection } from '../../application/projection';
+import type { RecordedEvent } from '../../application/ports/event-store';
+import type { CallEvent } from '../../domain/calls/call';
+
+export type RecordingDocument = {
+  id: string;
+  organizationId: string;
+  callId: string;
+};
+
+type CallEnded = Extract<CallEvent, { type: 'CallEnded' }>;
+
+export const recordingsProjection: Projection<RecordingDocument> = {
+  name: 'recordings',
+  collection: { name: 'recordings', fields: { organizationId: 'string', callId: 'string' } },
+  eventTypes: ['CallEnded'],
+  documentIds: (event) => {
+    const { recordingId } = (event as RecordedEvent & CallEnded).data;
+    return recordingId ? [recordingId] : [];
+  },
+  evolve(id, doc, recorded) {
+    const event = recorded as RecordedEvent & CallEnded;
+    const organizationId = event.metadata.organizationId;
+    if (doc || !organizationId) return doc;
+    return { id, organizationId, callId: event.data.callId };
+  },
+};
