@@ -24,6 +24,13 @@ import type { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
 import { opsRouter } from './ops/router';
 import { speechRestRouter } from './speech/rest-router';
+import type { CarrierReports } from '../application/calls/carrier-reports';
+import type { InitiateCalls } from '../application/calls/initiate-calls';
+import type { LogService } from '../application/logs/log-service';
+import { callsRouter } from './calls/router';
+import { carrierRouter } from './carrier/router';
+import { logsRouter } from './logs/router';
+import { mediaRouter, recordingErrorsWithoutSuccess, type MediaRouterDeps } from './media/router';
 import type { SpeechService } from '../application/speech/speech-service';
 
 export type AppDeps = {
@@ -36,6 +43,7 @@ export type AppDeps = {
   authenticate: Authenticator;
   speech: SpeechService | null;
   speechReady: () => boolean;
+  calls: { logs: LogService; initiateCalls: InitiateCalls; reports: CarrierReports; media: MediaRouterDeps };
   shuttingDown: () => boolean;
 };
 
@@ -66,7 +74,12 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   const sockets = Router();
   app.use('/api/v1', sockets);
 
+  // Carriers' webhooks: authenticated with the carrier's shared secret, not an organization token.
+  app.use('/carrier/v1', carrierRouter(deps.calls.reports, deps.config.carrierWebhookSecret));
+
   const api = Router();
+  // The recording endpoint's errors carry no `success` field (spec 7.1), its 401 included.
+  api.use(recordingErrorsWithoutSuccess);
   api.use(requireOrganization(deps.authenticate));
   if (deps.speech) api.use(speechRestRouter(deps.speech, deps.logger));
   if (deps.config.services.has('agent')) {
@@ -76,6 +89,9 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
     api.use(customersRouter(deps.services.customers));
     api.use(numbersRouter(deps.services.numbers));
     api.use(blacklistRouter(deps.services.blacklist));
+    api.use(callsRouter(deps.calls.initiateCalls));
+    api.use(logsRouter(deps.calls.logs));
+    api.use(mediaRouter(deps.calls.media));
   }
   app.use('/api/v1', api);
 

@@ -40,6 +40,7 @@ import { allProjections } from '../projections';
 import { organizationsProjection, type OrganizationDocument } from '../projections/organizations/organizations';
 import type { OrganizationType } from '../domain/organizations/organization';
 import { buildApp } from './app';
+import { composeCalls } from './compose-calls';
 import { authenticator, type Authenticator } from './http/auth';
 import { Metrics } from './http/metrics';
 
@@ -81,14 +82,18 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     numbers: await reads.collection<NumberDocument>(numbersProjection.collection),
     blacklist: await reads.collection<BlacklistDocument>(blacklistProjection.collection),
   };
+  const engine = config.services.has('speech') ? (overrides.speechEngine ?? createEspeakSpeechEngine({ logger, workers: config.speechWorkers, warmUpRounds: config.speechWarmUpRounds })) : null;
+  const numbers = new NumberService(commands, collections.numbers, env);
+  const blacklist = new BlacklistService(commands, collections.blacklist, env);
+  const calls = await composeCalls({ config, logger, events, reads, commands, env, engine, numbers, blacklist, collections });
   const services = {
     organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
     dispositions: new DispositionService(commands, collections.dispositions, collections.groups, env),
     campaigns: new CampaignService(commands, collections.campaigns, env),
     agents: new AgentService(commands, collections.agents, env),
-    customers: new CustomerService(commands, collections.customers, { agents: collections.agents, dispositions: collections.dispositions }, env),
-    numbers: new NumberService(commands, collections.numbers, env),
-    blacklist: new BlacklistService(commands, collections.blacklist, env),
+    customers: new CustomerService(commands, collections.customers, calls.placer, env),
+    numbers,
+    blacklist,
   };
   // The built-in provider's numbers are recorded once, by whichever agent process starts first.
   if (config.services.has('agent')) await services.numbers.seedBuiltinInventory();
@@ -102,7 +107,6 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     return type;
   });
 
-  const engine = config.services.has('speech') ? (overrides.speechEngine ?? createEspeakSpeechEngine({ logger, workers: config.speechWorkers, warmUpRounds: config.speechWarmUpRounds })) : null;
   // Warming runs in the background: /readyz answers 503 until it is done.
   let speechWarm = engine === null;
   const ready = (engine?.warm() ?? Promise.resolve()).then(
@@ -114,7 +118,9 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const metrics = new Metrics();
   let shuttingDown = false;
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
-  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
+  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
+  // Queued calls are dialed by agent processes only.
+  if (config.services.has('agent')) await calls.processes.start();
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   const socketServer = speech ? attachSpeechSocket(app, server, sockets, speech, authenticate, logger) : null;
@@ -137,6 +143,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     async close(): Promise<void> {
       shuttingDown = true;
       for (const client of socketServer?.clients ?? []) client.close(1001, 'server shutting down');
+      await calls.processes.stop();
+      await calls.carrier.stop();
       await engine?.close();
       await runner.stop();
       await events.close();

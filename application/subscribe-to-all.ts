@@ -3,7 +3,7 @@
  * then waits for the store's `appended$` signal (or a poll timeout) and goes on. It is pull-based:
  * the next page is read only when the consumer asks for it, so a slow consumer is never flooded.
  */
-import { firstValueFrom, race, timer, filter } from 'rxjs';
+import { firstValueFrom, merge, timer, filter, from } from 'rxjs';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 
 export type SubscriptionOptions = {
@@ -22,7 +22,9 @@ export async function* subscribeToAll(store: EventStore, options: SubscriptionOp
   const stop = aborted(options.signal);
   while (!options.signal?.aborted) {
     // Subscribe to the signal before reading, so an append between the read and the wait is not missed.
-    const appended = firstValueFrom(race(store.appended$.pipe(filter((p) => p > after)), timer(pollMs), stop), { defaultValue: 0 });
+    // `merge` waits for the first emission: a signal that has completed (a closed store) must not end
+    // the wait at once, or the loop would spin; the timer still wakes it.
+    const appended = firstValueFrom(merge(store.appended$.pipe(filter((p) => p > after)), timer(pollMs), from(stop)), { defaultValue: 0 });
     const events = await store.readAll({ after, maxCount: batchSize });
     if (events.length > 0) {
       after = events[events.length - 1]!.position;

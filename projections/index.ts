@@ -7,6 +7,9 @@ import { numbersProjection } from './numbers/numbers';
 import { dispositionGroupsProjection } from './dispositions/disposition-groups';
 import { dispositionsProjection } from './dispositions/dispositions';
 import { organizationsProjection } from './organizations/organizations';
+import { callLogsProjection } from './logs/call-logs';
+import { recordingsProjection } from './recordings/recordings';
+import { transcriptsProjection } from './transcripts/transcripts';
 
 /** Every read model the service keeps, in the order they are applied. */
-export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection, numbersProjection, blacklistProjection];
+export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection, numbersProjection, blacklistProjection, callLogsProjection, transcriptsProjection, recordingsProjection];

@@ -2,6 +2,8 @@
  * `npm run admin -- <command>`: the administration API for an operator, on the configured stores,
  * printing JSON. Works whether or not the server is running (the server picks up the new events).
  */
+import { readFileSync } from 'node:fs';
+import { inventoryItems } from '../numbers/schemas';
 import { loadConfig } from '../../infrastructure/config/config';
 import { silentLogger } from '../../infrastructure/logging/json-logger';
 import { validate } from '../http/validation';
@@ -12,7 +14,8 @@ const USAGE = `usage: npm run admin -- <command>
   create-org --name NAME --type collection|lead_generation [--credits N] [--concurrency N]
   get-org ID
   issue-token ID [--scopes a,b,c] [--expires-in 1h] [--subject NAME]
-  credits ID AMOUNT`;
+  credits ID AMOUNT
+  add-numbers FILE.json   (a JSON array of {number, provider, country_iso, sms_enabled, voice_enabled})`;
 
 function flags(args: string[]): { positional: string[]; named: Record<string, string> } {
   const positional: string[] = [];
@@ -51,6 +54,8 @@ async function run(argv: string[]): Promise<unknown> {
         const { amount } = validate(AdjustCreditsBody, { amount: Number(positional[1]) });
         return { credits: await service.services.organizations.adjustCredits(ctx, required(positional[0], 'ID'), amount) };
       }
+      case 'add-numbers':
+        return await service.services.numbers.stock(ctx, inventoryItems(JSON.parse(readFileSync(required(positional[0], 'FILE'), 'utf8'))));
       default:
         throw new UsageError(USAGE);
     }

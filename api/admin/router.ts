@@ -5,7 +5,7 @@ import type { OrganizationService } from '../../application/organizations/organi
 import type { CommandContext } from '../../application/command-handler';
 import { paramOf } from '../http/auth';
 import { validate } from '../http/validation';
-import { StockNumbersBody } from '../numbers/schemas';
+import { inventoryItems } from '../numbers/schemas';
 import { AdjustCreditsBody, expiresInSeconds, IssueTokenBody, RegisterOrganizationBody } from './schemas';
 
 export function adminRouter(organizations: OrganizationService, numbers: NumberService): Router {
@@ -31,8 +31,7 @@ export function adminRouter(organizations: OrganizationService, numbers: NumberS
     res.json({ success: true, data: { credits } });
   });
   router.post('/numbers/inventory', async (req, res) => {
-    const items = validate(StockNumbersBody, req.body).map((item) => ({ ...item, provider: item.provider.toLowerCase(), country_iso: item.country_iso.toUpperCase() }));
-    res.status(201).json({ success: true, data: await numbers.stock(admin(res.locals.requestId), items) });
+    res.status(201).json({ success: true, data: await numbers.stock(admin(res.locals.requestId), inventoryItems(req.body)) });
   });
   return router;
 }

@@ -1,5 +1,7 @@
 /** Request bodies and query rules of the number routes (spec 4.8; decisions.md sections 2 and 6). */
 import { Type } from '@sinclair/typebox';
+import type { InventoryItem } from '../../application/numbers/number-service';
+import { validate } from '../http/validation';
 import { E164_PATTERN } from '../../domain/numbers/phone-number';
 
 export const MAX_PURCHASE_ITEMS = 100;
@@ -29,3 +31,7 @@ export const StockNumbersBody = Type.Array(
   ),
   { minItems: 1, maxItems: MAX_INVENTORY_ITEMS },
 );
+
+/** The items of an inventory body (admin API and command line), provider lower-cased and country upper-cased. */
+export const inventoryItems = (body: unknown): InventoryItem[] =>
+  validate(StockNumbersBody, body).map((item) => ({ ...item, provider: item.provider.toLowerCase(), country_iso: item.country_iso.toUpperCase() }));

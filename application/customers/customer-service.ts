@@ -10,12 +10,15 @@ import { campaignDecider, campaignStreamId, ownedCampaign } from '../../domain/c
 import { CUSTOMER_NOT_FOUND, customerDecider, customerStreamId, type CustomerCommand } from '../../domain/customers/customer';
 import { isRecord, keyFieldOf, recordErrors, type CustomerRecord } from '../../domain/customers/record';
 import { DomainError, invalid, notFound } from '../../domain/shared/errors';
-import { customerDocumentId, type CustomerDocument } from '../../projections/customers/customers';
+import { customerDocumentId, languageKey, type CustomerDocument } from '../../projections/customers/customers';
 import type { CommandContext, CommandHandler, CommandResult } from '../command-handler';
 import { offsetOf, pagination, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
-import { startCalls, triggerWorkflow, type CallConfig, type CallLookups } from './call-start';
+import type { CallCandidate, CallConfig, CallPlacer } from '../calls/call-placer';
+
+/** Whether the workflow of a `useWorkflow` add was triggered: workflows are not built yet, so never. */
+const triggerWorkflow = async (): Promise<boolean> => false;
 
 export const CALL_BATCH_SIZE = 500;
 /** Appends of a bulk add handed to the command handler per turn of the event loop (bench/customers.ts). */
@@ -48,30 +51,30 @@ export class CustomerService {
   constructor(
     private readonly commands: CommandHandler,
     private readonly customers: ReadCollection<CustomerDocument>,
-    private readonly calls: CallLookups,
+    private readonly calls: CallPlacer,
     private readonly env: ServiceEnvironment,
   ) {}
 
   async add(ctx: RequestContext, input: AddInput): Promise<AddAnswer> {
     const errors = recordErrors(ctx.organizationType, input.data, 'data.');
     if (errors.length > 0) throw invalid('Validation failed', { errors });
-    await this.assertCampaign(ctx, input.campaignId);
+    const campaign = await this.assertCampaign(ctx, input.campaignId);
     const record = this.withKey(ctx, input.data);
     const id = record[keyFieldOf(ctx.organizationType)] as string;
     const result = await this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), this.addCommand(ctx, input.campaignId, id, record, this.env.now().toISOString()), this.context(ctx));
     await this.env.readYourWrites(result.position);
     const answer: AddAnswer = { success: true, message: 'Customer added successfully', data: { id, campaignId: input.campaignId } };
     if (input.initiateCall && input.callConfig) {
-      const call = await startCalls(this.calls, ctx.organizationId, input.callConfig, 1);
-      answer.callInitiated = call.initiated > 0;
-      if (call.error !== null) answer.callError = call.error;
+      const placement = await this.calls.place(ctx, input.callConfig, [candidate(ctx, input.campaignId, campaign.name, id, record)]);
+      answer.callInitiated = placement.initiated.length > 0;
+      if (placement.failed[0]) answer.callError = placement.failed[0].error;
     }
     if (input.useWorkflow) answer.workflowTriggered = await triggerWorkflow();
     return answer;
   }
 
   async addBulk(ctx: RequestContext, input: BulkInput): Promise<BulkAnswer> {
-    await this.assertCampaign(ctx, input.campaignId);
+    const campaign = await this.assertCampaign(ctx, input.campaignId);
     const keyField = keyFieldOf(ctx.organizationType);
     const invalidRecords: InvalidRecord[] = [];
     const errors: BulkError[] = [];
@@ -104,9 +107,11 @@ export class CustomerService {
     const outcomes = await Promise.allSettled(pending);
     let successful = 0;
     let lastPosition = -1;
+    const added: { id: string; record: CustomerRecord }[] = [];
     outcomes.forEach((outcome, i) => {
       if (outcome.status === 'fulfilled') {
         successful += 1;
+        added.push(accepted[i]!);
         lastPosition = Math.max(lastPosition, outcome.value.position);
         return;
       }
@@ -132,10 +137,15 @@ export class CustomerService {
     if (input.initiateCall && input.callConfig) {
       const callErrors: CallBatchError[] = [];
       let initiated = 0;
+      let offset = 0;
       for (const [n, size] of callBatches.entries()) {
-        const start = await startCalls(this.calls, ctx.organizationId, input.callConfig, size);
-        initiated += start.initiated;
-        if (start.error !== null) callErrors.push({ batch: n + 1, error: start.error, reason: start.reason ?? 'failed', affectedCustomers: start.failed });
+        const batch = added.slice(offset, offset + size).map((a) => candidate(ctx, input.campaignId, campaign.name, a.id, a.record));
+        offset += size;
+        const placement = await this.calls.place(ctx, input.callConfig, batch);
+        initiated += placement.initiated.length;
+        const byReason = new Map<string, { error: string; count: number }>();
+        for (const f of placement.failed) byReason.set(f.reason, { error: f.error, count: (byReason.get(f.reason)?.count ?? 0) + 1 });
+        for (const [reason, { error, count }] of byReason) callErrors.push({ batch: n + 1, error, reason, affectedCustomers: count });
       }
       body.callResults = { totalRequested: successful, initiated, failed: successful - initiated, errors: callErrors };
     }
@@ -167,9 +177,9 @@ export class CustomerService {
   }
 
   /** 404 for an unknown or deleted campaign, 403 for another organization's, read from its stream. */
-  private async assertCampaign(ctx: RequestContext, campaignId: string): Promise<void> {
+  private async assertCampaign(ctx: RequestContext, campaignId: string) {
     const { state } = await this.commands.load(campaignDecider, campaignStreamId(campaignId));
-    ownedCampaign(state, ctx.organizationId);
+    return ownedCampaign(state, ctx.organizationId);
   }
 
   /** A Lead Generation record without `lead_id` gets a generated one (spec 2.7). */
@@ -185,6 +195,20 @@ export class CustomerService {
   private context(ctx: RequestContext): CommandContext {
     return { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
   }
+}
+
+/** A customer as the call placer needs it. */
+function candidate(ctx: RequestContext, campaignId: string, campaignName: string, customerKey: string, record: CustomerRecord): CallCandidate {
+  const language = languageKey(record.language);
+  return {
+    campaignId,
+    campaignName,
+    customerKeyField: keyFieldOf(ctx.organizationType),
+    customerKey,
+    customerName: [record.first_name, record.last_name].filter(Boolean).join(' '),
+    phone: String(record.phone_number),
+    language: language && language.length === 2 ? language : 'en',
+  };
 }
 
 /** Sizes of the batches `total` items make, `size` at most each. */

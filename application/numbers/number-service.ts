@@ -95,14 +95,16 @@ export class NumberService {
     const context: CommandContext = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
     const at = this.env.now().toISOString();
     const seen = new Set<string>();
+    // Each provider's inventory is read once per request.
+    const inventories = new Map<string, ReturnType<typeof this.inventoryOf>>();
+    const inventory = (provider: string) => inventories.get(provider) ?? inventories.set(provider, this.inventoryOf(provider)).get(provider)!;
     const outcomes = await Promise.all(
       items.map(async ({ number, provider }): Promise<{ result: PurchaseResult; position: number }> => {
         if (seen.has(number)) return { result: { number, success: false, error: 'Duplicate number in this request' }, position: -1 };
         seen.add(number);
         if (!isE164(number)) return { result: { number, success: false, error: INVALID_NUMBER }, position: -1 };
         try {
-          const { state } = await this.commands.load(inventoryDecider, inventoryStreamId(provider));
-          const stocked = state.numbers.get(number) ?? null;
+          const stocked = (await inventory(provider)).get(number) ?? null;
           const bought = await this.commands.handle(phoneNumberDecider, phoneNumberStreamId(number), { type: 'BuyNumber', provider, number, stocked, organizationId: ctx.organizationId, at }, context);
           return { result: { number, success: true, error: null }, position: bought.position };
         } catch (error) {
@@ -114,6 +116,10 @@ export class NumberService {
     await this.env.readYourWrites(Math.max(-1, ...outcomes.map((o) => o.position)));
     const data = outcomes.map((o) => o.result);
     return { success: data.every((r) => r.success), data };
+  }
+
+  private async inventoryOf(provider: string): Promise<ReadonlyMap<string, StockedNumber>> {
+    return (await this.commands.load(inventoryDecider, inventoryStreamId(provider))).state.numbers;
   }
 
   /** The caller's numbers, newest purchase first. */

@@ -26,9 +26,24 @@ export type BuiltinCarrierOptions = {
 
 const DIAL_SECONDS = 1;
 
-export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvider & { idle(): Promise<void> } {
+export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvider & { idle(): Promise<void>; stop(): Promise<void> } {
   const running = new Set<Promise<void>>();
-  const sleep = (simulatedSeconds: number) => (options.speed > 0 ? new Promise<void>((r) => setTimeout(r, simulatedSeconds * 1000 * options.speed)) : Promise.resolve());
+  const stopping = new AbortController();
+  const stopped = new Error('built-in carrier stopped');
+  const sleep = (simulatedSeconds: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (stopping.signal.aborted) return reject(stopped);
+      if (options.speed <= 0) return resolve();
+      const timer = setTimeout(() => {
+        stopping.signal.removeEventListener('abort', onStop);
+        resolve();
+      }, simulatedSeconds * 1000 * options.speed);
+      const onStop = () => {
+        clearTimeout(timer);
+        reject(stopped);
+      };
+      stopping.signal.addEventListener('abort', onStop, { once: true });
+    });
 
   async function play(request: DialRequest): Promise<void> {
     const language = isLanguageCode(request.language) ? request.language : 'en';
@@ -78,13 +93,23 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
     alias: 'builtin',
     async dial(request) {
       // The carrier takes the call at once and plays it out in the background, as a network would.
-      const played = play(request).catch((error) => options.logger?.error('built-in carrier failed a call', { callId: request.callId, error: String(error) }));
+      const played = play(request).catch((error) => {
+        if (error !== stopped) options.logger?.error('built-in carrier failed a call', { callId: request.callId, error: String(error) });
+      });
       running.add(played);
       void played.finally(() => running.delete(played));
     },
     /** Resolves when every call in progress has ended (tests, shutdown). */
     async idle() {
       while (running.size > 0) await Promise.all([...running]);
+    },
+    /**
+     * Stops playing calls (shutdown). Calls cut short stay where they were (Ringing, In Progress):
+     * the simulated network went away with the process, as a real one would drop its calls.
+     */
+    async stop() {
+      stopping.abort();
+      await this.idle();
     },
   };
 }

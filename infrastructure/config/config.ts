@@ -23,6 +23,8 @@ export type Config = {
   readYourWritesTimeoutMs: number;
   /** Longest speech text, in characters. */
   maxSpeechChars: number;
+  /** Shared secret carriers' webhooks present on /carrier/v1; unset refuses them all. */
+  carrierWebhookSecret: string | null;
   /** Speech worker threads (default: one per CPU) and warm-up rounds at start (default 3). */
   speechWorkers: number | undefined;
   speechWarmUpRounds: number | undefined;
@@ -71,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     services: services as ReadonlySet<'speech' | 'agent'>,
     maxBodyBytes: numberFrom('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 16 * 1024 * 1024, (n) => n > 0),
     readYourWritesTimeoutMs: numberFrom('READ_YOUR_WRITES_TIMEOUT_MS', env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, (n) => n >= 0),
+    carrierWebhookSecret: env.CARRIER_WEBHOOK_SECRET || null,
     maxSpeechChars: numberFrom('MAX_SPEECH_CHARS', env.MAX_SPEECH_CHARS, 5000, (n) => Number.isInteger(n) && n > 0),
     speechWorkers: env.SPEECH_WORKERS ? numberFrom('SPEECH_WORKERS', env.SPEECH_WORKERS, 0, (n) => Number.isInteger(n) && n > 0) : undefined,
     speechWarmUpRounds: env.SPEECH_WARM_UP_ROUNDS ? numberFrom('SPEECH_WARM_UP_ROUNDS', env.SPEECH_WARM_UP_ROUNDS, 0, (n) => Number.isInteger(n) && n >= 0) : undefined,

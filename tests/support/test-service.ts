@@ -25,7 +25,7 @@ export async function startTestService(options: { store?: 'memory' | 'sqlite'; e
   const dir = tempDir();
   const store = options.store ?? 'memory';
   // The speech engine (worker threads) starts only for suites that ask for it with SERVICES.
-  const config = loadConfig({ DATA_DIR: dir.path, EVENT_STORE: store, READ_STORE: store, JWT_SECRET: 'test-secret-test-secret-test-secret', ADMIN_TOKEN: 'test-admin-token', PORT: '0', SERVICES: 'agent', SPEECH_WARM_UP_ROUNDS: '1', ...options.env });
+  const config = loadConfig({ DATA_DIR: dir.path, EVENT_STORE: store, READ_STORE: store, JWT_SECRET: 'test-secret-test-secret-test-secret', ADMIN_TOKEN: 'test-admin-token', PORT: '0', SERVICES: 'agent', SPEECH_WARM_UP_ROUNDS: '1', SIMULATION_SPEED: '0', ...options.env });
   const service = await createService(config, { logger: silentLogger, ...options.overrides });
   await service.ready;
   const server: Server = service.server;

@@ -19,7 +19,8 @@ const loan = (loan_id: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const lead = (extra: Record<string, unknown> = {}) => ({ first_name: 'Ravi', last_name: 'Kumar', phone_number: '9812345678', lead_date: '2026-01-31', ...extra });
-const NO_TELEPHONY = 'Calls cannot be placed yet: no telephony provider is configured';
+/** With no voice-enabled number of the organization to call from, no call is placed (decisions.md section 6). */
+const NO_NUMBERS = 'No active numbers';
 
 describe('customers API', () => {
   let t: TestService;
@@ -140,7 +141,7 @@ describe('customers API', () => {
         ['F2', { agentId: 'no-agent', dispositionId }, 'Agent not found'],
         ['F3', { agentId: foreignAgent, dispositionId }, 'Agent not found'],
         ['F4', { agentId, dispositionId: 'no-disposition' }, 'Disposition not found'],
-        ['F5', { agentId, dispositionId }, NO_TELEPHONY],
+        ['F5', { agentId, dispositionId }, NO_NUMBERS],
       ];
       for (const [id, callConfig, callError] of cases) {
         const reply = await call('POST', '/customers/add', { campaignId, data: loan(id), initiateCall: true, callConfig });
@@ -267,11 +268,17 @@ describe('customers API', () => {
         initiated: 0,
         failed: 1200,
         errors: [
-          { batch: 1, error: NO_TELEPHONY, reason: 'calls_unavailable', affectedCustomers: 500 },
-          { batch: 2, error: NO_TELEPHONY, reason: 'calls_unavailable', affectedCustomers: 500 },
-          { batch: 3, error: NO_TELEPHONY, reason: 'calls_unavailable', affectedCustomers: 200 },
+          { batch: 1, error: NO_NUMBERS, reason: 'no_active_numbers', affectedCustomers: 500 },
+          { batch: 2, error: NO_NUMBERS, reason: 'no_active_numbers', affectedCustomers: 500 },
+          { batch: 3, error: NO_NUMBERS, reason: 'no_active_numbers', affectedCustomers: 200 },
         ],
       });
+      // With a voice-enabled number of the organization, every call is queued.
+      const available = (await call('GET', '/numbers/search?limit=1')).body.data[0].number;
+      expect((await call('POST', '/numbers/buyNumbers', [{ number: available, provider: 'builtin' }])).body.success).toBe(true);
+      const withNumber = await call('POST', '/customers/add/bulk', { campaignId, records: Array.from({ length: 600 }, (_, i) => loan(`N${i}`)), initiateCall: true, callConfig: { agentId, dispositionId } });
+      expect(withNumber.body.callResults).toEqual({ totalRequested: 600, initiated: 600, failed: 0, errors: [] });
+      expect(withNumber.body.results.batchesProcessed).toBe(2);
       const unknownAgent = await call('POST', '/customers/add/bulk', { campaignId, records: [loan('U1')], initiateCall: true, callConfig: { agentId: 'nobody', dispositionId } });
       expect(unknownAgent.body.callResults).toEqual({ totalRequested: 1, initiated: 0, failed: 1, errors: [{ batch: 1, error: 'Agent not found', reason: 'agent_not_found', affectedCustomers: 1 }] });
       const workflow = await call('POST', '/customers/add/bulk', { campaignId, records: [loan('W1')], useWorkflow: true });
