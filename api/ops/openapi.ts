@@ -2,6 +2,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { IssueTokenBody, AdjustCreditsBody, RegisterOrganizationBody } from '../admin/schemas';
 import { CreateAgentBody } from '../agents/schemas';
+import { InitiateCallsBody } from '../calls/schemas';
 import { CreateCampaignBody, UpdateCampaignBody } from '../campaigns/schemas';
 import { BlacklistAddBody, BlacklistRemoveBody } from '../blacklist/schemas';
 import { AddCustomerBody, BulkAddCustomersBody, UpdateCustomerBody } from '../customers/schemas';
@@ -48,6 +49,15 @@ export const ROUTES: Route[] = [
   { method: 'post', path: '/admin/v1/organizations/{id}/tokens', summary: 'Issue an organization token', body: IssueTokenBody, admin: true },
   { method: 'post', path: '/admin/v1/organizations/{id}/credits', summary: 'Adjust speech credits', body: AdjustCreditsBody, admin: true },
   { method: 'post', path: '/admin/v1/numbers/inventory', summary: "Add numbers to providers' inventories", body: StockNumbersBody, admin: true },
+  { method: 'post', path: '/api/v1/initiate/{campaignId}/calls', summary: 'Call the customers of a campaign that match the filters (results as spec 4.11)', body: InitiateCallsBody, scope: 'calls:write' },
+  { method: 'get', path: '/api/v1/logs', summary: 'Communication logs: calls and chats, 10 per page, newest first', scope: 'logs:read', query: ['type', 'status', 'disposition', 'from_phone', 'phone', 'campaign_id', 'agent_id', 'start_time', 'end_time', 'page', 'count_only'] },
+  { method: 'get', path: '/api/v1/communication/call/{call_id}', summary: 'One call, with the fields of its log entry', scope: 'logs:read' },
+  { method: 'get', path: '/api/v1/transcript/{transcript_id}', summary: 'A call transcript', scope: 'logs:read' },
+  { method: 'get', path: '/api/v1/recording/{recording_id}', summary: 'A call recording (audio/wav; byte ranges supported)', scope: 'logs:read' },
+  { method: 'get', path: '/api/v1/recordings/{recording_id}', summary: 'Alias of /recording/{recording_id}', scope: 'logs:read' },
+  { method: 'get', path: '/api/v1/get_voices', summary: 'The five voices', scope: 'speech' },
+  { method: 'post', path: '/api/v1/get_speech', summary: 'Text to speech, streamed as WAV or raw PCM (the WebSocket form is at the same path)', scope: 'speech' },
+  { method: 'post', path: '/carrier/v1/{provider}/reports', summary: "A carrier's call report (webhook; bearer CARRIER_WEBHOOK_SECRET)", admin: true },
 ];
 
 export function openApiDocument(extra: Route[] = []): Record<string, unknown> {
