@@ -61,6 +61,11 @@ async function main() {
   const { token } = await create(`/admin/v1/organizations/${org.id}/tokens`, 'bench-admin', {});
   const agent = await create('/api/v1/agents', token, { name: 'Bench agent', greeting: 'Namaste {{first_name}}' });
   const disposition = await create('/api/v1/dispositions', token, { name: 'Promise to pay' });
+  // A voice-enabled number of the organization, so that initiateCall really queues every call.
+  const search = await fetch(`${url}/api/v1/numbers/search?limit=20`, { headers: { authorization: `Bearer ${token}` } });
+  const number = ((await search.json()) as { data: { number: string; voice_enabled: boolean }[] }).data.find((n) => n.voice_enabled)!.number;
+  const bought = await send('/api/v1/numbers/buyNumbers', token, [{ number, provider: 'builtin' }]);
+  if (!bought.body.success) throw new Error(`could not buy a number: ${JSON.stringify(bought.body)}`);
 
   let campaign = 0;
   for (const initiateCall of [false, true]) {
@@ -72,6 +77,7 @@ async function main() {
       const reply = await send('/api/v1/customers/add/bulk', token, body);
       times.push(performance.now() - t0);
       if (reply.status !== 201 || reply.body.results.successful !== RECORDS) throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
+      if (initiateCall && reply.body.callResults.initiated !== RECORDS) throw new Error(`calls: ${JSON.stringify(reply.body.callResults)}`);
     }
     const sorted = [...times].sort((a, b) => a - b);
     console.log(`bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms`);

@@ -4,6 +4,7 @@
  * 0: at once) and reports each step through `CarrierReports`, exactly as a real carrier's webhooks
  * would. Timestamps follow the simulated timeline from the moment the call was dialed.
  */
+import { setMaxListeners } from 'node:events';
 import type { CarrierReports } from '../../application/calls/carrier-reports';
 import type { Logger } from '../../application/ports/logger';
 import type { DialRequest, TelephonyProvider } from '../../application/ports/telephony';
@@ -29,6 +30,8 @@ const DIAL_SECONDS = 1;
 export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvider & { idle(): Promise<void>; stop(): Promise<void> } {
   const running = new Set<Promise<void>>();
   const stopping = new AbortController();
+  // Every call waiting on the simulated clock listens for the stop: thousands at once is expected.
+  setMaxListeners(0, stopping.signal);
   const stopped = new Error('built-in carrier stopped');
   const sleep = (simulatedSeconds: number) =>
     new Promise<void>((resolve, reject) => {

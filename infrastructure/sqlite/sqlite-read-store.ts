@@ -49,7 +49,11 @@ class Collection {
     const cols = this.fields.map(column);
     this.statements = {
       meta: db.prepare(`SELECT * FROM ${rows} WHERE id = ?`),
-      upsertRow: db.prepare(`INSERT OR REPLACE INTO ${rows} (id, position, version, live${cols.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${cols.map(() => ', ?').join('')})`),
+      // An upsert, not a replace: SQLite then rewrites only the index entries of columns that changed.
+      upsertRow: db.prepare(
+        `INSERT INTO ${rows} (id, position, version, live${cols.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${cols.map(() => ', ?').join('')}) ` +
+          `ON CONFLICT (id) DO UPDATE SET position = excluded.position, version = excluded.version, live = excluded.live${cols.map((c) => `, ${c} = excluded.${c}`).join('')}`,
+      ),
       upsertDoc: db.prepare(`INSERT OR REPLACE INTO ${docs} (id, doc) VALUES (?, ?)`),
       deleteDoc: db.prepare(`DELETE FROM ${docs} WHERE id = ?`),
       doc: db.prepare(`SELECT doc FROM ${docs} WHERE id = ?`),
@@ -143,8 +147,12 @@ export class SqliteReadStore implements ReadStore {
     else collection.statements.deleteDoc.run(document.id);
     for (const counter of collection.counters) {
       const label = counter.join(',');
-      if (before?.live) this.counterDelta.run(name, label, counterKey(counter, valuesOf(counter, (f) => before[column(f)] ?? null)), -1);
-      if (doc) this.counterDelta.run(name, label, counterKey(counter, valuesOf(counter, (f) => toSql(doc[f]))), 1);
+      const was = before?.live ? counterKey(counter, valuesOf(counter, (f) => before[column(f)] ?? null)) : null;
+      const is = doc ? counterKey(counter, valuesOf(counter, (f) => toSql(doc[f]))) : null;
+      // Most updates leave a counter's fields alone: then its count does not move.
+      if (was === is) continue;
+      if (was !== null) this.counterDelta.run(name, label, was, -1);
+      if (is !== null) this.counterDelta.run(name, label, is, 1);
     }
   }
 

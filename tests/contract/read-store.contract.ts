@@ -80,6 +80,26 @@ export function readStoreContract(name: string, open: () => Promise<ReadStoreFix
       expect(page3.map((i) => i.id)).toEqual(['a']);
     });
 
+    it('counts exactly, for counted field sets too, through inserts, changes, unchanged updates and deletes', async () => {
+      const counted: CollectionDefinition = { ...definition, name: `${definition.name}_c`, counters: [['org'], ['org', 'kind']] };
+      const items$ = await store.collection<Item>(counted);
+      const write = (doc: Item | null, id: string, position: number) => store.commit({ projection: 'c', checkpoint: position, writes: [{ collection: counted.name, document: stored(doc, id, position) }] });
+      for (const [i, it] of items.entries()) await write(it, it.id, i);
+      const counts = async () => [await items$.count({ where: { org: 'o1' } }), await items$.count({ where: { org: 'o1', kind: 'call' } }), await items$.count({ where: { kind: 'call', org: 'o1' } }), await items$.count({ where: { org: 'o2', kind: 'call' } })];
+      expect(await counts()).toEqual([4, 2, 2, 1]);
+      await write({ ...items[1]!, kind: 'call' }, 'b', 10); // b: chat becomes a call
+      expect(await counts()).toEqual([4, 3, 3, 1]);
+      await write({ ...items[1]!, kind: 'call', name: 'renamed' }, 'b', 11); // no counted field changes
+      expect(await counts()).toEqual([4, 3, 3, 1]);
+      await write({ ...items[0]!, org: 'o2' }, 'a', 12); // a moves to o2
+      expect(await counts()).toEqual([3, 2, 2, 2]);
+      await write(null, 'e', 13); // e deleted
+      expect(await counts()).toEqual([2, 1, 1, 2]);
+      await write(items[4]!, 'e', 14); // and back
+      expect(await counts()).toEqual([3, 2, 2, 2]);
+      expect(await items$.count({ where: { org: 'o1', kind: { in: ['call', 'sms'] } } })).toBe(3);
+    });
+
     it('resets a projection: its documents and checkpoint are gone', async () => {
       const items$ = await store.collection<Item>(definition);
       await seed();
