@@ -3,26 +3,16 @@
  * `agents:write` or `campaigns:read` (agents are part of a campaign's setup; there is no read scope of
  * their own).
  */
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import type { AgentService } from '../../application/agents/agent-service';
-import type { RequestContext } from '../../application/request-context';
 import { contextOf, paramOf, requireScope } from '../http/auth';
-import { NO_PERMISSION_MESSAGE, sendError } from '../http/errors';
 import { QueryReader } from '../http/query';
 import { validate } from '../http/validation';
 import { CreateAgentBody } from './schemas';
 
-const requireAnyScope =
-  (...scopes: string[]): RequestHandler =>
-  (_req, res, next) => {
-    const ctx = res.locals.ctx as RequestContext;
-    if (ctx.scopes && !scopes.some((scope) => ctx.scopes!.has(scope))) return sendError(res, 403, NO_PERMISSION_MESSAGE);
-    next();
-  };
-
 export function agentsRouter(service: AgentService): Router {
   const router = Router();
-  const read = requireAnyScope('agents:write', 'campaigns:read');
+  const read = requireScope('agents:write', 'campaigns:read');
   const write = requireScope('agents:write');
 
   router.post('/agents', write, async (req, res) => {

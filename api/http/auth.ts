@@ -38,10 +38,11 @@ export function requireOrganization(authenticate: Authenticator): RequestHandler
   };
 }
 
-export function requireScope(scope: string): RequestHandler {
+/** 403 unless the token has one of `scopes` (a token without a scope claim may do everything). */
+export function requireScope(...scopes: string[]): RequestHandler {
   return (_req, res, next) => {
     const ctx = res.locals.ctx as RequestContext;
-    if (ctx.scopes && !ctx.scopes.has(scope)) return sendError(res, 403, NO_PERMISSION_MESSAGE);
+    if (ctx.scopes && !scopes.some((scope) => ctx.scopes!.has(scope))) return sendError(res, 403, NO_PERMISSION_MESSAGE);
     next();
   };
 }
