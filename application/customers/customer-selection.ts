@@ -31,7 +31,7 @@ export async function selectCustomers(
   const languages = list(filters.language);
   // Customers' languages are stored as codes where the word names one (Hindi → hi); filters may use either.
   if (languages) where.language = oneOf([...new Set(languages.flatMap((l) => [l.trim().toLowerCase(), languageKey(l) ?? l]))]);
-  const found = await customers.find({ where, sort: { field: 'createdAt', order: 'asc' } });
+  const found = await customers.find({ where, sort: { field: 'addedSeq', order: 'asc' } });
   const excluded = new Set(filters.exclude_ids ?? []);
   const custom = Object.entries(filters.custom ?? {}).map(([field, value]) => [field, new Set(list(value))] as const);
   const matched = found.filter((c) => !excluded.has(c.customerId) && custom.every(([field, allowed]) => allowed.has(String(c.data[field] ?? ''))));

@@ -170,7 +170,7 @@ export class CustomerService {
     await this.assertCampaign(ctx, campaignId);
     const where = { campaignId };
     const [docs, total] = await Promise.all([
-      this.customers.find({ where, sort: { field: 'createdAt', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
+      this.customers.find({ where, sort: { field: 'addedSeq', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
       this.customers.count({ where }),
     ]);
     return { data: docs.map(view), pagination: pagination(query.page, query.limit, total) };

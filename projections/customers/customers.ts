@@ -21,6 +21,8 @@ export type CustomerDocument = {
   phone_number: string;
   data: CustomerRecord;
   createdAt: string;
+  /** Order of adding: the global position of the add (one bulk request adds many at the same instant). */
+  addedSeq: number;
   updatedAt: string;
 };
 
@@ -48,11 +50,11 @@ export const customersProjection: Projection<CustomerDocument> = {
   name: 'customers',
   collection: {
     name: 'customers',
-    fields: { organizationId: 'string', campaignId: 'string', customerId: 'string', payment_status: 'string', language: 'string', phone_number: 'string', createdAt: 'string' },
+    fields: { organizationId: 'string', campaignId: 'string', customerId: 'string', payment_status: 'string', language: 'string', phone_number: 'string', createdAt: 'string', addedSeq: 'number' },
     // Queries select by campaign first (a campaign holds at most some hundred thousand customers), or
     // look a number up across the organization; each index slows every insert, so there are two.
     indexes: [
-      ['campaignId', 'createdAt'],
+      ['campaignId', 'addedSeq'],
       ['organizationId', 'phone_number'],
     ],
   },
@@ -66,7 +68,7 @@ export const customersProjection: Projection<CustomerDocument> = {
     switch (event.type) {
       case 'CustomerAdded': {
         const { campaignId, customerId, organizationId, record, at } = event.data;
-        return { id, organizationId, campaignId, customerId, ...indexed(record), data: record, createdAt: at, updatedAt: at };
+        return { id, organizationId, campaignId, customerId, ...indexed(record), data: record, createdAt: at, updatedAt: at, addedSeq: recorded.position };
       }
       case 'CustomerUpdated': {
         if (!doc) return doc;

@@ -72,6 +72,19 @@ describe('POST /initiate/{campaignId}/calls', () => {
   });
   afterAll(() => t.stop());
 
+  it('takes customers in the order they were added (not the order of their ids) when a limit applies', async () => {
+    // One bulk request adds all three at the same instant; 'B1' < 'B10' < 'B2' as text.
+    const campaignId = await campaign(main, [loan('B2'), loan('B10'), loan('B1')]);
+    const reply = await initiate(main, campaignId, { limit: 2 });
+    expect(reply.body.results).toMatchObject({ totalMatched: 3, customersSelected: 2, initiated: 2 });
+    let called: string[] = [];
+    for (let i = 0; i < 100 && called.length < 2; i++) {
+      called = (await call(main.org, 'GET', `/logs?type=call&campaign_id=${campaignId}`)).body.data.map((e: { loan_id: string }) => e.loan_id);
+      if (called.length < 2) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(called.sort()).toEqual(['B10', 'B2']);
+  });
+
   describe('answers', () => {
     it('200 when every selected customer got a call, with 4.11 shaped results', async () => {
       const campaignId = await campaign(main, [loan('A1'), loan('A2'), loan('A3')]);
@@ -319,6 +332,34 @@ describe('POST /initiate/{campaignId}/calls', () => {
     const reply = await initiate(s, campaignId);
     expect(reply.status).toBe(207);
     expect(reply.body.results).toEqual(results({ totalMatched: 1100, customersSelected: 1100, initiated: 1099, failed: 1, batchesProcessed: 3, errors: [{ batch: 3, error: 'Number is blacklisted', reason: 'blacklisted', affectedCustomers: 1 }] }));
+  });
+
+  it('404 Campaign not found for a deleted campaign', async () => {
+    const campaignId = await campaign(main, [loan('R1')]);
+    expect((await call(main.org, 'DELETE', `/campaigns/${campaignId}`)).status).toBe(200);
+    const reply = await initiate(main, campaignId);
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({ success: false, message: 'Campaign not found' });
+  });
+
+  it('calls the customers of a lead generation organization, filtered by lead_id', async () => {
+    const org = await t.newOrganization('lead_generation');
+    const dispositionId = (await call(org, 'POST', '/dispositions', { name: 'Interested' })).body.data.id as string;
+    const agentId = (await call(org, 'POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id as string;
+    await buyNumber(org, true);
+    const campaignId = (await call(org, 'POST', '/campaigns/create', { name: 'Leads', campaignType: 'lead' })).body.data.id as string;
+    const leads = ['L-1', 'L-2', 'L-3'].map((lead_id) => ({ lead_id, first_name: 'Ravi', last_name: lead_id, phone_number: `+9199${String(10_000_000 + phoneSeq++).padStart(8, '0')}`, lead_date: '2026-01-31' }));
+    expect((await call(org, 'POST', '/customers/add/bulk', { campaignId, records: leads })).status).toBe(201);
+    const reply = await call(org, 'POST', `/initiate/${campaignId}/calls`, { agentId, dispositionId, filters: { ids: ['L-1', 'L-3'] } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.results).toEqual(results({ totalMatched: 2, customersSelected: 2, initiated: 2 }));
+    let entries: Record<string, unknown>[] = [];
+    for (let i = 0; i < 100 && entries.length < 2; i++) {
+      entries = (await call(org, 'GET', '/logs?type=call')).body.data;
+      if (entries.length < 2) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(entries.map((e) => e.lead_id).sort()).toEqual(['L-1', 'L-3']);
+    for (const e of entries) expect(e).not.toHaveProperty('loan_id');
   });
 
   it('the queued calls reach final statuses in the logs', async () => {

@@ -19,7 +19,7 @@ describe('customers read model', () => {
     const added = recorded({ type: 'CustomerAdded', data: { campaignId: 'c1', customerId: 'L1', organizationId: 'o1', organizationType: 'collection', record, at } }, 0);
     expect(customersProjection.documentIds(added)).toEqual(['c1/L1']);
     const doc = customersProjection.evolve('c1/L1', null, added);
-    expect(doc).toEqual({ id: 'c1/L1', organizationId: 'o1', campaignId: 'c1', customerId: 'L1', payment_status: 'pending', language: 'hi', phone_number: '+919812345678', data: record, createdAt: at, updatedAt: at });
+    expect(doc).toEqual({ id: 'c1/L1', organizationId: 'o1', campaignId: 'c1', customerId: 'L1', payment_status: 'pending', language: 'hi', phone_number: '+919812345678', data: record, createdAt: at, updatedAt: at, addedSeq: 0 });
     const later = '2026-03-02T10:00:00.000Z';
     const updated = customersProjection.evolve('c1/L1', doc, recorded({ type: 'CustomerUpdated', data: { campaignId: 'c1', customerId: 'L1', changes: { payment_status: 'paid', language: null, branch: 'Nashik' }, at: later } }, 1));
     expect(updated).toMatchObject({ payment_status: 'paid', language: null, updatedAt: later, data: { loan_id: 'L1', payment_status: 'paid', branch: 'Nashik' } });
