@@ -5,7 +5,7 @@
  * built-in one calls it with the simulated turns, a test with any.
  */
 import { SpeechRequestError, type LanguageCode, type SampleRate, type SpeechEngine, type Voice } from '../ports/speech-engine';
-import { wavFile } from './wav';
+import { wavFile } from '../audio/wav';
 
 export const RECORDING_SAMPLE_RATE: SampleRate = 16000;
 export const RECORDING_CONTENT_TYPE = 'audio/wav';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { recordingBlobKey } from '../../../application/calls/recording-key';
-import { wavFile } from '../../../application/calls/wav';
+import { wavFile } from '../../../application/audio/wav';
 import type { Logger } from '../../../application/ports/logger';
 import type { RequestContext } from '../../../application/request-context';
 import { mediaRouter, recordingErrorsWithoutSuccess } from '../../../api/media/router';
