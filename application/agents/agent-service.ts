@@ -4,7 +4,7 @@ import type { LanguageCode } from '../../domain/calls/simulation/languages';
 import type { AgentDocument } from '../../projections/agents/agents';
 import type { CommandHandler } from '../command-handler';
 import { ownedDocument } from '../ownership';
-import { offsetOf, pagination, type Pagination } from '../pagination';
+import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
@@ -36,11 +36,8 @@ export class AgentService {
 
   async list(ctx: RequestContext, query: { page: number; limit: number; search?: string }): Promise<{ data: AgentView[]; pagination: Pagination }> {
     const filter: Query = { where: { organizationId: ctx.organizationId }, ...(query.search && { search: { field: 'name', text: query.search } }) };
-    const [docs, total] = await Promise.all([
-      this.agents.find({ ...filter, sort: { field: 'createdAt', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
-      this.agents.count(filter),
-    ]);
-    return { data: docs.map(view), pagination: pagination(query.page, query.limit, total) };
+    const { docs, pagination } = await findPage(this.agents, filter, query);
+    return { data: docs.map(view), pagination };
   }
 
   async get(ctx: RequestContext, id: string): Promise<AgentView> {

@@ -12,7 +12,7 @@ import { isRecord, keyFieldOf, recordErrors, type CustomerRecord } from '../../d
 import { DomainError, invalid, notFound } from '../../domain/shared/errors';
 import { customerDocumentId, languageKey, type CustomerDocument } from '../../projections/customers/customers';
 import type { CommandContext, CommandHandler, CommandResult } from '../command-handler';
-import { offsetOf, pagination, type Pagination } from '../pagination';
+import { findPage, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import type { CallCandidate, CallConfig, CallPlacer } from '../calls/call-placer';
@@ -168,12 +168,8 @@ export class CustomerService {
 
   async list(ctx: RequestContext, campaignId: string, query: { page: number; limit: number }): Promise<{ data: CustomerView[]; pagination: Pagination }> {
     await this.assertCampaign(ctx, campaignId);
-    const where = { campaignId };
-    const [docs, total] = await Promise.all([
-      this.customers.find({ where, sort: { field: 'addedSeq', order: 'desc' }, offset: offsetOf(query.page, query.limit), limit: query.limit }),
-      this.customers.count({ where }),
-    ]);
-    return { data: docs.map(view), pagination: pagination(query.page, query.limit, total) };
+    const { docs, pagination } = await findPage(this.customers, { where: { campaignId } }, query, { field: 'addedSeq', order: 'desc' });
+    return { data: docs.map(view), pagination };
   }
 
   /** 404 for an unknown or deleted campaign, 403 for another organization's, read from its stream. */

@@ -3,8 +3,7 @@
  * 10 per page, with the filters of the spec. Each entry carries only the fields of its type.
  */
 import { CALL_NOT_FOUND } from '../../domain/calls/call';
-import { forbidden, notFound } from '../../domain/shared/errors';
-import { validationFailedError } from './log-errors';
+import { forbidden, invalid, notFound } from '../../domain/shared/errors';
 import { findPage, type Pagination } from '../pagination';
 import type { Condition, Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
@@ -55,7 +54,7 @@ export function toQuery(ctx: RequestContext, f: LogFilters): Omit<Query, 'sort' 
   const gte = f.start_time === undefined ? undefined : utcInstant(f.start_time, 'start_time', errors);
   const lte = f.end_time === undefined ? undefined : utcInstant(f.end_time, 'end_time', errors);
   if (gte && lte && gte > lte) errors.push('start_time must not be after end_time');
-  if (errors.length > 0) throw validationFailedError(errors);
+  if (errors.length > 0) throw invalid('Validation failed', { errors });
   const where: Record<string, Condition> = { organizationId: ctx.organizationId };
   const equal = { type: f.type, status: f.status, disposition: f.disposition, from: f.from_phone, to: f.phone, campaign_id: f.campaign_id, agent_id: f.agent_id };
   for (const [field, value] of Object.entries(equal)) if (value !== undefined) where[field] = value;
