@@ -6,6 +6,7 @@
  * the call dispatcher hands it to the carrier.
  */
 import { callDecider, callStreamId } from '../../domain/calls/call';
+import { languageKey } from '../../projections/customers/customers';
 import type { CommandHandler } from '../command-handler';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
@@ -32,6 +33,27 @@ export type PlacementLookups = {
 
 export type PlacementFailure = { customerKey: string; error: string; reason: string };
 export type Placement = { initiated: { customerKey: string; callId: string }[]; failed: PlacementFailure[] };
+
+/** A batch's failures in the answer's shape (spec 4.10/4.11): one entry per reason, with how many it hit. */
+export type BatchError = { batch: number; error: string; reason: string; affectedCustomers: number };
+
+export function batchErrors(batch: number, placement: Placement): BatchError[] {
+  const byReason = new Map<string, { error: string; count: number }>();
+  for (const f of placement.failed) byReason.set(f.reason, { error: f.error, count: (byReason.get(f.reason)?.count ?? 0) + 1 });
+  return [...byReason].map(([reason, { error, count }]) => ({ batch, error, reason, affectedCustomers: count }));
+}
+
+/** A customer record as the placer needs it; the call's language is the record's, or English. */
+export function callCandidate(campaign: { campaignId: string; campaignName: string; customerKeyField: 'loan_id' | 'lead_id' }, customerKey: string, record: Record<string, unknown>): CallCandidate {
+  const language = languageKey(record.language);
+  return {
+    ...campaign,
+    customerKey,
+    customerName: [record.first_name, record.last_name].filter(Boolean).join(' '),
+    phone: String(record.phone_number),
+    language: language && language.length === 2 ? language : 'en',
+  };
+}
 
 export const AGENT_NOT_FOUND_FOR_CALL = 'Agent not found';
 export const DISPOSITION_NOT_FOUND_FOR_CALL = 'Disposition not found';

@@ -11,13 +11,12 @@ import type { CommandHandler } from '../command-handler';
 import { selectCustomers, type CustomerFilters } from '../customers/customer-selection';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
-import type { CallConfig, CallPlacer } from './call-placer';
+import { batchErrors, callCandidate, type BatchError, type CallConfig, type CallPlacer } from './call-placer';
 
 export const CALL_BATCH = 500;
 export const NO_MATCHING_CUSTOMERS = 'No customers found matching the filters';
 
 export type InitiateCallsInput = CallConfig & { limit?: number; filters?: CustomerFilters };
-export type BatchError = { batch: number; error: string; reason: string; affectedCustomers: number };
 export type InitiateAnswer = {
   status: 200 | 207 | 500;
   body: { success: boolean; message: string; results: { totalMatched: number; customersSelected: number; initiated: number; failed: number; batchesProcessed: number; errors: BatchError[] } };
@@ -44,20 +43,10 @@ export class InitiateCalls {
     let batches = 0;
     for (let start = 0; start < selected.length; start += CALL_BATCH) {
       batches += 1;
-      const candidates = selected.slice(start, start + CALL_BATCH).map((c) => ({
-        campaignId,
-        campaignName: campaign.name,
-        customerKeyField: keyField,
-        customerKey: c.customerId,
-        customerName: [c.data.first_name, c.data.last_name].filter(Boolean).join(' '),
-        phone: c.phone_number,
-        language: c.language && c.language.length === 2 ? c.language : 'en',
-      }));
-      const placement = await this.placer.place(ctx, input, candidates);
+      const scope = { campaignId, campaignName: campaign.name, customerKeyField: keyField };
+      const placement = await this.placer.place(ctx, input, selected.slice(start, start + CALL_BATCH).map((c) => callCandidate(scope, c.customerId, c.data)));
       initiated += placement.initiated.length;
-      const byReason = new Map<string, { error: string; count: number }>();
-      for (const f of placement.failed) byReason.set(f.reason, { error: f.error, count: (byReason.get(f.reason)?.count ?? 0) + 1 });
-      for (const [reason, { error, count }] of byReason) errors.push({ batch: batches, error, reason, affectedCustomers: count });
+      errors.push(...batchErrors(batches, placement));
     }
     const failed = selected.length - initiated;
     const status = failed === 0 ? 200 : initiated > 0 ? 207 : 500;

@@ -10,12 +10,12 @@ import { campaignDecider, campaignStreamId, ownedCampaign } from '../../domain/c
 import { CUSTOMER_NOT_FOUND, customerDecider, customerStreamId, type CustomerCommand } from '../../domain/customers/customer';
 import { isRecord, keyFieldOf, recordErrors, type CustomerRecord } from '../../domain/customers/record';
 import { DomainError, invalid, notFound } from '../../domain/shared/errors';
-import { customerDocumentId, languageKey, type CustomerDocument } from '../../projections/customers/customers';
+import { customerDocumentId, type CustomerDocument } from '../../projections/customers/customers';
 import type { CommandContext, CommandHandler, CommandResult } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
-import type { CallCandidate, CallConfig, CallPlacer } from '../calls/call-placer';
+import { batchErrors, callCandidate, type BatchError, type CallConfig, type CallPlacer } from '../calls/call-placer';
 
 /** Whether the workflow of a `useWorkflow` add was triggered: workflows are not built yet, so never. */
 const triggerWorkflow = async (): Promise<boolean> => false;
@@ -32,7 +32,7 @@ export type UpdateInput = { campaignId: string; loan_id?: string; lead_id?: stri
 export type AddAnswer = { success: true; message: string; data: { id: string; campaignId: string }; callInitiated?: boolean; callError?: string; workflowTriggered?: boolean };
 export type BulkError = { id: string; error: string; reason: string };
 export type InvalidRecord = { index: number; id: string | null; errors: string[] };
-export type CallBatchError = { batch: number; error: string; reason: string; affectedCustomers: number };
+export type CallBatchError = BatchError;
 export type BulkAnswer = {
   status: 201 | 207 | 400;
   body: {
@@ -65,7 +65,8 @@ export class CustomerService {
     await this.env.readYourWrites(result.position);
     const answer: AddAnswer = { success: true, message: 'Customer added successfully', data: { id, campaignId: input.campaignId } };
     if (input.initiateCall && input.callConfig) {
-      const placement = await this.calls.place(ctx, input.callConfig, [candidate(ctx, input.campaignId, campaign.name, id, record)]);
+      const scope = { campaignId: input.campaignId, campaignName: campaign.name, customerKeyField: keyFieldOf(ctx.organizationType) };
+      const placement = await this.calls.place(ctx, input.callConfig, [callCandidate(scope, id, record)]);
       answer.callInitiated = placement.initiated.length > 0;
       if (placement.failed[0]) answer.callError = placement.failed[0].error;
     }
@@ -139,13 +140,11 @@ export class CustomerService {
       let initiated = 0;
       let offset = 0;
       for (const [n, size] of callBatches.entries()) {
-        const batch = added.slice(offset, offset + size).map((a) => candidate(ctx, input.campaignId, campaign.name, a.id, a.record));
+        const scope = { campaignId: input.campaignId, campaignName: campaign.name, customerKeyField: keyField };
+        const placement = await this.calls.place(ctx, input.callConfig, added.slice(offset, offset + size).map((a) => callCandidate(scope, a.id, a.record)));
         offset += size;
-        const placement = await this.calls.place(ctx, input.callConfig, batch);
         initiated += placement.initiated.length;
-        const byReason = new Map<string, { error: string; count: number }>();
-        for (const f of placement.failed) byReason.set(f.reason, { error: f.error, count: (byReason.get(f.reason)?.count ?? 0) + 1 });
-        for (const [reason, { error, count }] of byReason) callErrors.push({ batch: n + 1, error, reason, affectedCustomers: count });
+        callErrors.push(...batchErrors(n + 1, placement));
       }
       body.callResults = { totalRequested: successful, initiated, failed: successful - initiated, errors: callErrors };
     }
@@ -191,20 +190,6 @@ export class CustomerService {
   private context(ctx: RequestContext): CommandContext {
     return { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
   }
-}
-
-/** A customer as the call placer needs it. */
-function candidate(ctx: RequestContext, campaignId: string, campaignName: string, customerKey: string, record: CustomerRecord): CallCandidate {
-  const language = languageKey(record.language);
-  return {
-    campaignId,
-    campaignName,
-    customerKeyField: keyFieldOf(ctx.organizationType),
-    customerKey,
-    customerName: [record.first_name, record.last_name].filter(Boolean).join(' '),
-    phone: String(record.phone_number),
-    language: language && language.length === 2 ? language : 'en',
-  };
 }
 
 /** Sizes of the batches `total` items make, `size` at most each. */
