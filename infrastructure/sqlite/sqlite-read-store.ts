@@ -66,6 +66,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly collections = new Map<string, Collection>();
   private readonly commitTransaction: (batch: ProjectionCommit) => void;
   private readonly counterDelta: Database.Statement;
+  private readonly counterValue: Database.Statement<[string, string, string], { n: number }>;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -75,6 +76,7 @@ export class SqliteReadStore implements ReadStore {
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints_${LAYOUT} (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`);
     this.counterDelta = this.db.prepare(`INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`);
+    this.counterValue = this.db.prepare(`SELECT n FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ?`);
     const saveCheckpoint = this.db.prepare(`INSERT OR REPLACE INTO checkpoints_${LAYOUT} (projection, position) VALUES (?, ?)`);
     this.commitTransaction = this.db.transaction((batch: ProjectionCommit) => {
       for (const { collection, document } of batch.writes) this.write(collection, document);
@@ -131,9 +133,7 @@ export class SqliteReadStore implements ReadStore {
     const fields = Object.keys(where).sort();
     const counter = collection.counters.find((c) => c.length === fields.length && c.every((f, i) => f === fields[i]));
     if (!counter) return null;
-    const row = this.db
-      .prepare<[string, string, string], { n: number }>(`SELECT n FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ?`)
-      .get(collection.definition.name, counter.join(','), counterKey(counter, where));
+    const row = this.counterValue.get(collection.definition.name, counter.join(','), counterKey(counter, where));
     return row?.n ?? 0;
   }
 
@@ -174,6 +174,9 @@ const counterKey = (counter: readonly string[], values: Record<string, Scalar>) 
 const sameCounters = (a: Collection | undefined, b: Collection) => a !== undefined && JSON.stringify(a.counters) === JSON.stringify(b.counters);
 
 class SqliteCollection<T> implements ReadCollection<T> {
+  /** `getStored` statements by the number of ids (projection batches repeat a few sizes). */
+  private readonly storedBySize = new Map<number, Database.Statement<string[], { id: string; position: number; version: number; doc: string | null }>>();
+
   constructor(
     private readonly collection: Collection,
     private readonly store: SqliteReadStore,
@@ -193,8 +196,12 @@ class SqliteCollection<T> implements ReadCollection<T> {
     const { rows, docs } = this.collection.tables;
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const marks = chunk.map(() => '?').join(',');
-      const stored = this.collection.db.prepare<string[], { id: string; position: number; version: number; doc: string | null }>(`SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON d.id = r.id WHERE r.id IN (${marks})`).all(...chunk);
+      let statement = this.storedBySize.get(chunk.length);
+      if (!statement) {
+        statement = this.collection.db.prepare(`SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON d.id = r.id WHERE r.id IN (${chunk.map(() => '?').join(',')})`);
+        if (this.storedBySize.size < 64) this.storedBySize.set(chunk.length, statement);
+      }
+      const stored = statement.all(...chunk);
       for (const row of stored) found.set(row.id, { id: row.id, position: row.position, version: row.version, doc: row.doc ? (JSON.parse(row.doc) as T) : null });
     }
     return found;
