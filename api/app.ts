@@ -18,7 +18,7 @@ import { numbersRouter } from './numbers/router';
 import { campaignsRouter } from './campaigns/router';
 import { customersRouter } from './customers/router';
 import { dispositionsRouter } from './dispositions/router';
-import { requireAdmin, requireOrganization, type Authenticator } from './http/auth';
+import { requireSecret, requireOrganization, type Authenticator } from './http/auth';
 import { errorHandler, sendError } from './http/errors';
 import type { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
@@ -68,7 +68,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: false }));
 
   app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown, speechReady: deps.speechReady }));
-  app.use('/admin/v1', requireAdmin(deps.config.adminToken), adminRouter(deps.services.organizations, deps.services.numbers));
+  app.use('/admin/v1', requireSecret(deps.config.adminToken), adminRouter(deps.services.organizations, deps.services.numbers));
 
   // Authenticated during the handshake (speech/socket-auth.ts), before the token check below.
   const sockets = Router();

@@ -4,12 +4,10 @@
  * process. Authenticated with the carrier's shared secret (`CARRIER_WEBHOOK_SECRET`), compared in
  * constant time; without a configured secret the endpoint refuses everything.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { Router } from 'express';
 import type { CarrierReports } from '../../application/calls/carrier-reports';
-import { bearer, paramOf } from '../http/auth';
-import { sendError, UNAUTHORIZED_MESSAGE } from '../http/errors';
+import { paramOf, requireSecret } from '../http/auth';
 import { StringEnum } from '../http/schema';
 import { validate } from '../http/validation';
 
@@ -30,10 +28,7 @@ const Report = Type.Object({
 
 export function carrierRouter(reports: CarrierReports, secret: string | null): Router {
   const router = Router();
-  const expected = secret ? createHash('sha256').update(secret).digest() : null;
-  router.post('/:provider/reports', async (req, res) => {
-    const token = bearer(req.get('authorization'));
-    if (!expected || !token || !timingSafeEqual(createHash('sha256').update(token).digest(), expected)) return sendError(res, 401, UNAUTHORIZED_MESSAGE);
+  router.post('/:provider/reports', requireSecret(secret), async (req, res) => {
     const r = validate(Report, req.body);
     const source = { provider: paramOf(req, 'provider'), requestId: res.locals.requestId as string };
     if (r.kind !== 'ended') await reports.receive({ callId: r.callId, kind: r.kind, at: r.at }, source);

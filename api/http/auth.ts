@@ -47,12 +47,15 @@ export function requireScope(...scopes: string[]): RequestHandler {
   };
 }
 
-export function requireAdmin(adminToken: string): RequestHandler {
-  const expected = createHash('sha256').update(adminToken).digest();
+/**
+ * A bearer token that must equal a shared secret (the admin token, a carrier's webhook secret),
+ * compared in constant time. Without a secret (null) every request is refused.
+ */
+export function requireSecret(secret: string | null): RequestHandler {
+  const expected = secret === null ? null : createHash('sha256').update(secret).digest();
   return (req, res, next) => {
     const token = bearer(req.get('authorization'));
-    if (!token || !timingSafeEqual(createHash('sha256').update(token).digest(), expected)) return sendError(res, 401, UNAUTHORIZED_MESSAGE);
-    res.locals.admin = true;
+    if (!expected || !token || !timingSafeEqual(createHash('sha256').update(token).digest(), expected)) return sendError(res, 401, UNAUTHORIZED_MESSAGE);
     next();
   };
 }
