@@ -32,6 +32,7 @@ import { carrierRouter } from './carrier/router';
 import { logsRouter } from './logs/router';
 import { mediaRouter, recordingErrorsWithoutSuccess, type MediaRouterDeps } from './media/router';
 import type { SpeechService } from '../application/speech/speech-service';
+import type { Feature } from './feature';
 
 export type AppDeps = {
   config: Config;
@@ -44,6 +45,7 @@ export type AppDeps = {
   speech: SpeechService | null;
   speechReady: () => boolean;
   calls: { logs: LogService; initiateCalls: InitiateCalls; reports: CarrierReports; media: MediaRouterDeps };
+  features: readonly Feature[];
   shuttingDown: () => boolean;
 };
 
@@ -67,7 +69,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   }
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: false }));
 
-  app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown, speechReady: deps.speechReady }));
+  app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown, speechReady: deps.speechReady, openapi: deps.features.flatMap((f) => f.openapi) }));
   app.use('/admin/v1', requireSecret(deps.config.adminToken), adminRouter(deps.services.organizations, deps.services.numbers));
 
   // Authenticated during the handshake (speech/socket-auth.ts), before the token check below.
@@ -76,6 +78,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
 
   // Carriers' webhooks: authenticated with the carrier's shared secret, not an organization token.
   app.use('/carrier/v1', carrierRouter(deps.calls.reports, deps.config.carrierWebhookSecret));
+  for (const feature of deps.features) for (const inbound of feature.inbound) app.use(inbound.path, inbound.router);
 
   const api = Router();
   // The recording endpoint's errors carry no `success` field (spec 7.1), its 401 included.
@@ -92,6 +95,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
     api.use(callsRouter(deps.calls.initiateCalls));
     api.use(logsRouter(deps.calls.logs));
     api.use(mediaRouter(deps.calls.media));
+    for (const feature of deps.features) for (const router of feature.routes) api.use(router);
   }
   app.use('/api/v1', api);
 

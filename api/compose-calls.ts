@@ -14,10 +14,10 @@ import type { CommandHandler } from '../application/command-handler';
 import { LogService } from '../application/logs/log-service';
 import type { BlobStore } from '../application/ports/blob-store';
 import type { EventStore } from '../application/ports/event-store';
+import type { ProjectionRunner } from '../application/projection-runner';
 import type { Logger } from '../application/ports/logger';
 import type { ReadCollection, ReadStore } from '../application/ports/read-store';
 import type { SpeechEngine } from '../application/ports/speech-engine';
-import { ProcessManagerRunner } from '../application/process-manager';
 import type { ServiceEnvironment } from '../application/request-context';
 import type { BlacklistService } from '../application/blacklist/blacklist-service';
 import type { NumberService } from '../application/numbers/number-service';
@@ -26,6 +26,7 @@ import type { Config } from '../infrastructure/config/config';
 import { FilesystemBlobStore } from '../infrastructure/filesystem/filesystem-blob-store';
 import { MemoryBlobStore } from '../infrastructure/memory/memory-blob-store';
 import type { AgentDocument } from '../projections/agents/agents';
+import type { CampaignDocument } from '../projections/campaigns/campaigns';
 import { customerDocumentId, type CustomerDocument } from '../projections/customers/customers';
 import type { DispositionGroupDocument } from '../projections/dispositions/disposition-groups';
 import type { DispositionDocument } from '../projections/dispositions/dispositions';
@@ -39,6 +40,8 @@ export type CallsDeps = {
   logger: Logger;
   events: EventStore;
   reads: ReadStore;
+  /** The projections: `waitFor(position)` until the read models include an event. */
+  runner: ProjectionRunner;
   commands: CommandHandler;
   env: ServiceEnvironment;
   engine: SpeechEngine | null;
@@ -48,10 +51,13 @@ export type CallsDeps = {
     organizations: ReadCollection<OrganizationDocument>;
     agents: ReadCollection<AgentDocument>;
     customers: ReadCollection<CustomerDocument>;
+    campaigns: ReadCollection<CampaignDocument>;
     dispositions: ReadCollection<DispositionDocument>;
     groups: ReadCollection<DispositionGroupDocument>;
   };
 };
+
+export type Calls = Awaited<ReturnType<typeof composeCalls>>;
 
 export async function composeCalls(deps: CallsDeps) {
   const { config, collections, env } = deps;
@@ -107,13 +113,14 @@ export async function composeCalls(deps: CallsDeps) {
     },
     dispositions: dispositionsOf,
   };
-  const processes = new ProcessManagerRunner(deps.events, deps.reads, [callDispatcher({ commands: deps.commands, provider: carrier, reports, lookups, now: env.now })], { logger: deps.logger });
 
   return {
     placer,
     reports,
     carrier,
-    processes,
+    managers: [callDispatcher({ commands: deps.commands, provider: carrier, reports, lookups, now: env.now })],
+    agentOf,
+    dispositionsOf,
     logs: new LogService(await deps.reads.collection(callLogsProjection.collection)),
     initiateCalls: new InitiateCalls(deps.commands, collections.customers, placer),
     media: {

@@ -41,6 +41,11 @@ import { organizationsProjection, type OrganizationDocument } from '../projectio
 import type { OrganizationType } from '../domain/organizations/organization';
 import { buildApp } from './app';
 import { composeCalls } from './compose-calls';
+import { composeChats } from './compose-chats';
+import { composeWebhooks } from './compose-webhooks';
+import { composeWorkflows } from './compose-workflows';
+import type { Feature } from './feature';
+import { ProcessManagerRunner } from '../application/process-manager';
 import { authenticator, type Authenticator } from './http/auth';
 import { Metrics } from './http/metrics';
 
@@ -85,13 +90,19 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const engine = config.services.has('speech') ? (overrides.speechEngine ?? createEspeakSpeechEngine({ logger, workers: config.speechWorkers, warmUpRounds: config.speechWarmUpRounds })) : null;
   const numbers = new NumberService(commands, collections.numbers, env);
   const blacklist = new BlacklistService(commands, collections.blacklist, env);
-  const calls = await composeCalls({ config, logger, events, reads, commands, env, engine, numbers, blacklist, collections });
+  const base = { config, logger, events, reads, runner, commands, env, engine, numbers, blacklist, collections };
+  const calls = await composeCalls(base);
+  const chats = await composeChats({ ...base, calls });
+  const workflows = await composeWorkflows({ ...base, calls, chats });
+  const webhooks = await composeWebhooks(base);
+  const features: Feature[] = [chats.feature, workflows.feature, webhooks.feature];
+  const processes = new ProcessManagerRunner(events, reads, [...calls.managers, ...features.flatMap((f) => f.managers)], { logger });
   const services = {
     organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
     dispositions: new DispositionService(commands, collections.dispositions, collections.groups, env),
     campaigns: new CampaignService(commands, collections.campaigns, env),
     agents: new AgentService(commands, collections.agents, env),
-    customers: new CustomerService(commands, collections.customers, calls.placer, env),
+    customers: new CustomerService(commands, collections.customers, calls.placer, env, workflows.starter),
     numbers,
     blacklist,
   };
@@ -118,9 +129,12 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const metrics = new Metrics();
   let shuttingDown = false;
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
-  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
+  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
   // Queued calls are dialed by agent processes only.
-  if (config.services.has('agent')) await calls.processes.start();
+  if (config.services.has('agent')) {
+    await processes.start();
+    for (const feature of features) await feature.start?.();
+  }
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   const socketServer = speech ? attachSpeechSocket(app, server, sockets, speech, authenticate, logger) : null;
@@ -143,7 +157,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     async close(): Promise<void> {
       shuttingDown = true;
       for (const client of socketServer?.clients ?? []) client.close(1001, 'server shutting down');
-      await calls.processes.stop();
+      for (const feature of features) await feature.stop?.();
+      await processes.stop();
       await calls.carrier.stop();
       await engine?.close();
       await runner.stop();

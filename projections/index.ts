@@ -10,6 +10,9 @@ import { organizationsProjection } from './organizations/organizations';
 import { callLogsProjection } from './logs/call-logs';
 import { recordingsProjection } from './recordings/recordings';
 import { transcriptsProjection } from './transcripts/transcripts';
+import { chatsProjections } from './chats';
+import { workflowsProjections } from './workflows';
+import { webhooksProjections } from './webhooks';
 
 /** Every read model the service keeps, in the order they are applied. */
-export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection, numbersProjection, blacklistProjection, callLogsProjection, transcriptsProjection, recordingsProjection];
+export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection, numbersProjection, blacklistProjection, callLogsProjection, transcriptsProjection, recordingsProjection, ...chatsProjections, ...workflowsProjections, ...webhooksProjections];

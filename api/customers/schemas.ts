@@ -13,6 +13,8 @@ const followUp = {
   initiateCall: Type.Optional(Type.Boolean()),
   callConfig: Type.Optional(Type.Object({ agentId: Type.String({ minLength: 1, maxLength: 200 }), dispositionId: Type.String({ minLength: 1, maxLength: 200 }) })),
   useWorkflow: Type.Optional(Type.Boolean()),
+  /** Ours: the workflow `useWorkflow` runs, when not the campaign's own. */
+  workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 };
 
 export const AddCustomerBody = Type.Object({ campaignId, data: record, ...followUp });

@@ -9,7 +9,7 @@ import { AddCustomerBody, BulkAddCustomersBody, UpdateCustomerBody } from '../cu
 import { BuyNumbersBody, StockNumbersBody } from '../numbers/schemas';
 import { CreateDispositionBody, CreateGroupBody, GroupMembersBody, UpdateDispositionBody, UpdateGroupBody } from '../dispositions/schemas';
 
-type Route = { method: string; path: string; summary: string; body?: TSchema; scope?: string; admin?: boolean; query?: string[] };
+export type Route = { method: string; path: string; summary: string; body?: TSchema; scope?: string; admin?: boolean; query?: string[] };
 
 export const ROUTES: Route[] = [
   { method: 'post', path: '/api/v1/dispositions', summary: 'Create a disposition', body: CreateDispositionBody, scope: 'dispositions:write' },
@@ -60,7 +60,7 @@ export const ROUTES: Route[] = [
   { method: 'post', path: '/carrier/v1/{provider}/reports', summary: "A carrier's call report (webhook; bearer CARRIER_WEBHOOK_SECRET)", admin: true },
 ];
 
-export function openApiDocument(extra: Route[] = []): Record<string, unknown> {
+export function openApiDocument(extra: readonly Route[] = []): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of [...ROUTES, ...extra]) {
     const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));

@@ -3,12 +3,12 @@ import { Router } from 'express';
 import type { EventStore } from '../../application/ports/event-store';
 import type { ProjectionRunner } from '../../application/projection-runner';
 import type { Metrics } from '../http/metrics';
-import { openApiDocument, docsPage } from './openapi';
+import { openApiDocument, docsPage, type Route } from './openapi';
 
 /** Readiness tolerates a small lag: a busy projection a few events behind is still serving. */
 const READY_LAG = 1000;
 
-export function opsRouter(deps: { events: EventStore; runner: ProjectionRunner; metrics: Metrics; shuttingDown: () => boolean; speechReady: () => boolean }): Router {
+export function opsRouter(deps: { events: EventStore; runner: ProjectionRunner; metrics: Metrics; shuttingDown: () => boolean; speechReady: () => boolean; openapi?: readonly Route[] }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -38,7 +38,7 @@ export function opsRouter(deps: { events: EventStore; runner: ProjectionRunner; 
     res.type('text/plain; version=0.0.4').send(deps.metrics.render());
   });
   router.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument());
+    res.json(openApiDocument(deps.openapi));
   });
   router.get('/docs', (_req, res) => {
     res.type('html').send(docsPage());

@@ -21,6 +21,8 @@ export type CallCandidate = {
   phone: string;
   /** Language code for the call when the record names none. */
   language: string;
+  /** The call's id, when the caller chooses it: placing a call whose id is already queued places nothing more. */
+  callId?: string;
 };
 
 export type PlacementLookups = {
@@ -37,7 +39,7 @@ export type Placement = { initiated: { customerKey: string; callId: string }[]; 
 /** A batch's failures in the answer's shape (spec 4.10/4.11): one entry per reason, with how many it hit. */
 export type BatchError = { batch: number; error: string; reason: string; affectedCustomers: number };
 
-export function batchErrors(batch: number, placement: Placement): BatchError[] {
+export function batchErrors(batch: number, placement: { failed: readonly PlacementFailure[] }): BatchError[] {
   const byReason = new Map<string, { error: string; count: number }>();
   for (const f of placement.failed) byReason.set(f.reason, { error: f.error, count: (byReason.get(f.reason)?.count ?? 0) + 1 });
   return [...byReason].map(([reason, { error, count }]) => ({ batch, error, reason, affectedCustomers: count }));
@@ -86,12 +88,15 @@ export class CallPlacer {
     await Promise.all(
       candidates.map(async (c, i) => {
         if (await this.lookups.isBlacklisted(ctx.organizationId, c.phone)) return void placement.failed.push({ customerKey: c.customerKey, error: BLACKLISTED, reason: 'blacklisted' });
-        const callId = this.env.newId();
+        const callId = c.callId ?? this.env.newId();
         const from = numbers[i % numbers.length]!;
         const { campaignId, campaignName, customerKeyField, customerKey, customerName, language } = c;
+        const stream = callStreamId(callId);
+        // A caller-chosen id that is already queued is the same call asked for again (a repeated workflow step).
+        if (c.callId !== undefined && (await this.commands.load(callDecider, stream)).state.status !== 'none') return void placement.initiated.push({ customerKey, callId });
         await this.commands.handle(
           callDecider,
-          callStreamId(callId),
+          stream,
           { type: 'RequestCall', callId, at, organizationId: ctx.organizationId, campaignId, campaignName, customerKeyField, customerKey, customerName, to: c.phone, from, agentId: config.agentId, dispositionId: config.dispositionId, language },
           context,
         );

@@ -17,14 +17,22 @@ import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { batchErrors, callCandidate, type BatchError, type CallConfig, type CallPlacer } from '../calls/call-placer';
 
-/** Whether the workflow of a `useWorkflow` add was triggered: workflows are not built yet, so never. */
-const triggerWorkflow = async (): Promise<boolean> => false;
+/**
+ * Starts the workflow of `useWorkflow` adds for the customers just added (asynchronously: it records
+ * that the runs start and returns). `workflowId` names the workflow when the request did; otherwise
+ * the campaign's. Answers whether a workflow was triggered.
+ */
+export type WorkflowStarter = (
+  ctx: RequestContext,
+  campaign: { campaignId: string; campaignName: string; workflowId?: string },
+  customers: readonly { customerKey: string; record: CustomerRecord }[],
+) => Promise<boolean>;
 
 export const CALL_BATCH_SIZE = 500;
 /** Appends of a bulk add handed to the command handler per turn of the event loop (bench/customers.ts). */
 const APPEND_SLICE = 500;
 
-export type FollowUp = { initiateCall?: boolean; callConfig?: CallConfig; useWorkflow?: boolean };
+export type FollowUp = { initiateCall?: boolean; callConfig?: CallConfig; useWorkflow?: boolean; workflowId?: string };
 export type AddInput = FollowUp & { campaignId: string; data: CustomerRecord };
 export type BulkInput = FollowUp & { campaignId: string; records: unknown[] };
 export type UpdateInput = { campaignId: string; loan_id?: string; lead_id?: string; data: CustomerRecord };
@@ -53,6 +61,7 @@ export class CustomerService {
     private readonly customers: ReadCollection<CustomerDocument>,
     private readonly calls: CallPlacer,
     private readonly env: ServiceEnvironment,
+    private readonly workflows: WorkflowStarter,
   ) {}
 
   async add(ctx: RequestContext, input: AddInput): Promise<AddAnswer> {
@@ -70,7 +79,7 @@ export class CustomerService {
       answer.callInitiated = placement.initiated.length > 0;
       if (placement.failed[0]) answer.callError = placement.failed[0].error;
     }
-    if (input.useWorkflow) answer.workflowTriggered = await triggerWorkflow();
+    if (input.useWorkflow) answer.workflowTriggered = await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, [{ customerKey: id, record }]);
     return answer;
   }
 
@@ -148,7 +157,8 @@ export class CustomerService {
       }
       body.callResults = { totalRequested: successful, initiated, failed: successful - initiated, errors: callErrors };
     }
-    if (input.useWorkflow) body.workflowTriggered = successful > 0 && (await triggerWorkflow());
+    if (input.useWorkflow)
+      body.workflowTriggered = successful > 0 && (await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, added.map((a) => ({ customerKey: a.id, record: a.record }))));
     return { status: failed === 0 ? 201 : successful === 0 ? 400 : 207, body };
   }
 

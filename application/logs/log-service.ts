@@ -78,4 +78,4 @@ function utcInstant(value: string, name: string, errors: string[]): string | und
 }
 
 /** An entry as the API shows it: without the read model's own bookkeeping. */
-const entryView = ({ id: _id, organizationId: _org, ...entry }: Entry): Record<string, unknown> => entry;
+export const entryView = ({ id: _id, organizationId: _org, ...entry }: Entry): Record<string, unknown> => entry;
