@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { CallPlacer } from '../application/calls/call-placer';
-import { callDispatcher, type DialLookups } from '../application/calls/call-dispatcher';
+import { callDispatcher, resumeOpenCalls, type DialLookups } from '../application/calls/call-dispatcher';
 import { CarrierReports } from '../application/calls/carrier-reports';
 import { InitiateCalls } from '../application/calls/initiate-calls';
 import { recordingBlobKey } from '../application/calls/recording-key';
@@ -31,6 +31,7 @@ import { customerDocumentId, type CustomerDocument } from '../projections/custom
 import type { DispositionGroupDocument } from '../projections/dispositions/disposition-groups';
 import type { DispositionDocument } from '../projections/dispositions/dispositions';
 import { callLogsProjection } from '../projections/logs/call-logs';
+import { openCallsProjection, type OpenCallDocument } from '../projections/calls/open-calls';
 import type { OrganizationDocument } from '../projections/organizations/organizations';
 import { recordingsProjection, type RecordingDocument } from '../projections/recordings/recordings';
 import { transcriptsProjection, type TranscriptDocument } from '../projections/transcripts/transcripts';
@@ -102,7 +103,7 @@ export async function composeCalls(deps: CallsDeps) {
         return recordingId;
       }
     : undefined;
-  const carrier = builtinCarrier({ reports, speed: config.simulationSpeed, newId: env.newId, record, logger: deps.logger });
+  const carrier = builtinCarrier({ reports, speed: config.simulationSpeed, newId: env.newId, record, logger: deps.logger, now: env.now });
 
   const lookups: DialLookups = {
     organizationType: async (org) => (await collections.organizations.get(org))?.type ?? null,
@@ -114,11 +115,20 @@ export async function composeCalls(deps: CallsDeps) {
     dispositions: dispositionsOf,
   };
 
+  const dispatch = { commands: deps.commands, provider: carrier, reports, lookups, now: env.now };
+  const openCalls = await deps.reads.collection<OpenCallDocument>(openCallsProjection.collection);
+  const startedAt = env.now().toISOString();
+
   return {
     placer,
     reports,
     carrier,
-    managers: [callDispatcher({ commands: deps.commands, provider: carrier, reports, lookups, now: env.now })],
+    managers: [callDispatcher(dispatch)],
+    /** Plays on the built-in carrier's calls that a stop cut short, once the read models have caught up. */
+    async resume(): Promise<number> {
+      await deps.runner.waitFor(await deps.events.headPosition(), 60_000);
+      return resumeOpenCalls({ ...dispatch, openCalls, startedAt, logger: deps.logger });
+    },
     agentOf,
     dispositionsOf,
     logs: new LogService(await deps.reads.collection(callLogsProjection.collection)),

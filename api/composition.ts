@@ -131,9 +131,14 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
   const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
   // Queued calls are dialed by agent processes only.
+  let resuming: Promise<unknown> = Promise.resolve();
   if (config.services.has('agent')) {
     await processes.start();
     for (const feature of features) await feature.start?.();
+    resuming = calls.resume().then(
+      (resumed) => resumed > 0 && logger.info('calls in progress before the restart resumed', { calls: resumed }),
+      (error) => logger.error('calls in progress before the restart could not be resumed', { error: String(error) }),
+    );
   }
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -157,6 +162,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     async close(): Promise<void> {
       shuttingDown = true;
       for (const client of socketServer?.clients ?? []) client.close(1001, 'server shutting down');
+      await resuming;
       for (const feature of features) await feature.stop?.();
       await processes.stop();
       await calls.carrier.stop();

@@ -8,6 +8,7 @@ import { dispositionGroupsProjection } from './dispositions/disposition-groups';
 import { dispositionsProjection } from './dispositions/dispositions';
 import { organizationsProjection } from './organizations/organizations';
 import { callLogsProjection } from './logs/call-logs';
+import { openCallsProjection } from './calls/open-calls';
 import { recordingsProjection } from './recordings/recordings';
 import { transcriptsProjection } from './transcripts/transcripts';
 import { chatsProjections } from './chats';
@@ -15,4 +16,4 @@ import { workflowsProjections } from './workflows';
 import { webhooksProjections } from './webhooks';
 
 /** Every read model the service keeps, in the order they are applied. */
-export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection, numbersProjection, blacklistProjection, callLogsProjection, transcriptsProjection, recordingsProjection, ...chatsProjections, ...workflowsProjections, ...webhooksProjections];
+export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection, numbersProjection, blacklistProjection, callLogsProjection, openCallsProjection, transcriptsProjection, recordingsProjection, ...chatsProjections, ...workflowsProjections, ...webhooksProjections];

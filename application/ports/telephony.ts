@@ -25,4 +25,10 @@ export type DialRequest = {
 export interface TelephonyProvider {
   readonly alias: string;
   dial(request: DialRequest): Promise<void>;
+  /**
+   * Only for a provider whose calls live inside this process (the built-in carrier): plays on a call
+   * that was dialed at `request.at` and had not ended when the process stopped, from where its
+   * timeline is now. Reports it already sent may come again; the call ignores them.
+   */
+  resume?(request: DialRequest): Promise<void>;
 }

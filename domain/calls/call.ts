@@ -45,7 +45,7 @@ export type CallEnding = {
 
 export type CallState =
   | { status: 'none' }
-  | ({ status: CallStatus; callId: string; queuedAt: string; startedAt: string | null; dialedBy: string | null } & CallTarget);
+  | ({ status: CallStatus; callId: string; queuedAt: string; startedAt: string | null; dialedBy: string | null; dialedAt: string | null } & CallTarget);
 
 export type CallCommand =
   | ({ type: 'RequestCall'; callId: string; at: string } & CallTarget)
@@ -98,10 +98,10 @@ export function evolve(state: CallState, event: CallEvent): CallState {
   switch (event.type) {
     case 'CallQueued': {
       const { at, ...target } = event.data;
-      return { status: 'Queued', queuedAt: at, startedAt: null, dialedBy: null, ...target };
+      return { status: 'Queued', queuedAt: at, startedAt: null, dialedBy: null, dialedAt: null, ...target };
     }
     case 'CallDialed':
-      return state.status === 'none' ? state : { ...state, dialedBy: event.data.provider };
+      return state.status === 'none' ? state : { ...state, dialedBy: event.data.provider, dialedAt: event.data.at };
     case 'CallRinging':
       return state.status === 'none' ? state : { ...state, status: 'Ringing', startedAt: state.startedAt ?? event.data.at };
     case 'CallAnswered':

@@ -23,6 +23,7 @@ export type BuiltinCarrierOptions = {
   newId: () => string;
   record?: RecordConversation;
   logger?: Logger;
+  now?: () => Date;
 };
 
 const DIAL_SECONDS = 1;
@@ -48,7 +49,8 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
       stopping.signal.addEventListener('abort', onStop, { once: true });
     });
 
-  async function play(request: DialRequest): Promise<void> {
+  /** Plays a call's simulated timeline, skipping the first `elapsed` simulated seconds (a resumed call). */
+  async function play(request: DialRequest, elapsed = 0): Promise<void> {
     const language = isLanguageCode(request.language) ? request.language : 'en';
     const call = simulateCall({
       seed: request.callId,
@@ -62,18 +64,24 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
     const start = Date.parse(request.at);
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
     const report = (r: Parameters<CarrierReports['receive']>[0]) => options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.callId}` });
+    let clock = elapsed;
+    const until = async (second: number) => {
+      if (second > clock) await sleep(second - clock);
+      clock = Math.max(clock, second);
+    };
 
+    const pickedUp = DIAL_SECONDS + call.ringSeconds;
+    const endsAt = pickedUp + call.durationSeconds;
     if (call.outcome !== 'failed') {
-      await sleep(DIAL_SECONDS);
+      await until(DIAL_SECONDS);
       await report({ callId: request.callId, kind: 'ringing', at: at(DIAL_SECONDS) });
     }
-    const pickedUp = DIAL_SECONDS + call.ringSeconds;
     if (call.outcome === 'answered') {
-      await sleep(call.ringSeconds);
+      await until(pickedUp);
       await report({ callId: request.callId, kind: 'answered', at: at(pickedUp) });
     }
-    await sleep(call.outcome === 'answered' ? call.durationSeconds : call.ringSeconds + call.durationSeconds);
-    await report({ callId: request.callId, kind: 'ended', at: at(pickedUp + call.durationSeconds), ...(await ending(request, call)) });
+    await until(endsAt);
+    await report({ callId: request.callId, kind: 'ended', at: at(endsAt), ...(await ending(request, call)) });
   }
 
   async function ending(request: DialRequest, call: SimulatedCall): Promise<CallEnding> {
@@ -92,15 +100,24 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
     };
   }
 
+  // The carrier takes a call at once and plays it out in the background, as a network would.
+  const inBackground = (request: DialRequest, elapsed?: number) => {
+    const played = play(request, elapsed).catch((error) => {
+      if (error !== stopped) options.logger?.error('built-in carrier failed a call', { callId: request.callId, error: String(error) });
+    });
+    running.add(played);
+    void played.finally(() => running.delete(played));
+  };
+
   return {
     alias: 'builtin',
     async dial(request) {
-      // The carrier takes the call at once and plays it out in the background, as a network would.
-      const played = play(request).catch((error) => {
-        if (error !== stopped) options.logger?.error('built-in carrier failed a call', { callId: request.callId, error: String(error) });
-      });
-      running.add(played);
-      void played.finally(() => running.delete(played));
+      inBackground(request);
+    },
+    /** A call dialed before a restart plays on from where its timeline is now (at once when it is past its end). */
+    async resume(request) {
+      const elapsedMs = (options.now?.() ?? new Date()).getTime() - Date.parse(request.at);
+      inBackground(request, options.speed > 0 ? Math.max(0, elapsedMs) / 1000 / options.speed : Number.POSITIVE_INFINITY);
     },
     /** Resolves when every call in progress has ended (tests, shutdown). */
     async idle() {
