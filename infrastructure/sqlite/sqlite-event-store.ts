@@ -12,7 +12,10 @@ import { WrongExpectedRevisionError } from '../../application/ports/event-store'
 import { startWorker } from '../workers/start-worker';
 import { openEventsDatabase, type AppendOutcome, type AppendRequest, type WriterReply } from './sqlite-events-schema';
 
-type Pending = { resolve: (result: AppendResult) => void; reject: (error: unknown) => void };
+type Pending = { resolve: (result: AppendResult) => void; reject: (error: unknown) => void; streamId: string; events: readonly EventData[] };
+
+/** How many of the newest events this process appended are kept to serve `readAll` from memory. */
+const TAIL_CAPACITY = 50_000;
 type Row = { position: number; event_id: string; stream_id: string; revision: number; type: string; data: string; metadata: string; recorded_at: string };
 
 export class SqliteEventStore implements EventStore {
@@ -27,6 +30,14 @@ export class SqliteEventStore implements EventStore {
   private closed: Promise<void> | null = null;
   private readonly writerExited: Promise<void>;
   private readonly statements;
+  /**
+   * The newest events this process appended, in position order without gaps. Subscribers following
+   * the store (projections, process managers) read them from here instead of reading and parsing
+   * rows again. Positions are unique, so an event another process appended breaks the run of
+   * positions, and reads that reach it go to the database.
+   */
+  private tail: RecordedEvent[] = [];
+  private tailStart = 0;
 
   constructor(file: string) {
     // The writer creates the schema; open it here first so the read connection finds the table.
@@ -58,7 +69,7 @@ export class SqliteEventStore implements EventStore {
       events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
     };
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, pending: { resolve, reject } });
+      this.queue.push({ request, pending: { resolve, reject, streamId, events } });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -83,11 +94,29 @@ export class SqliteEventStore implements EventStore {
     this.inFlight.delete(reply.id);
     reply.results.forEach((outcome: AppendOutcome, i) => {
       const p = pending[i]!;
-      if ('ok' in outcome) p.resolve(outcome.ok);
+      if ('ok' in outcome) {
+        if (outcome.fresh) this.keep(p, outcome.ok, outcome.recordedAt);
+        p.resolve(outcome.ok);
+      }
       else if ('conflict' in outcome) p.reject(new WrongExpectedRevisionError(outcome.conflict.streamId, outcome.conflict.expected, outcome.conflict.actual));
       else p.reject(new Error(outcome.failed));
     });
     if (reply.head >= 0) this.appended.next(reply.head);
+  }
+
+  private keep(appended: Pending, result: AppendResult, recordedAt: string): void {
+    const count = appended.events.length;
+    const first = result.position - count + 1;
+    if (this.tail.length === 0 || first !== this.tailStart + this.tail.length) {
+      this.tail = [];
+      this.tailStart = first;
+    }
+    appended.events.forEach((e, i) => this.tail.push({ ...e, streamId: appended.streamId, revision: result.nextExpectedRevision - count + 1 + i, position: first + i, recordedAt }));
+    if (this.tail.length > 2 * TAIL_CAPACITY) {
+      const drop = this.tail.length - TAIL_CAPACITY;
+      this.tail = this.tail.slice(drop);
+      this.tailStart += drop;
+    }
   }
 
   private failAll(error: unknown): void {
@@ -107,6 +136,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const after = options.after ?? -1;
+    const last = this.tailStart + this.tail.length - 1;
+    if (this.tail.length > 0 && after + 1 >= this.tailStart && after < last) {
+      const from = after + 1 - this.tailStart;
+      return this.tail.slice(from, from + (options.maxCount ?? Number.MAX_SAFE_INTEGER));
+    }
     return this.statements.all.all(options.after ?? -1, options.maxCount ?? Number.MAX_SAFE_INTEGER).map(toRecorded);
   }
 

@@ -6,37 +6,21 @@
  * - a side table of JSON documents, read only for the rows a query returns;
  * - exact counters for the equality filters the definition names, kept in the same transaction as the
  *   writes, so the counts the logs need every page are a lookup instead of a scan.
- * A projection's writes and its checkpoint commit in one transaction.
+ * A projection's writes and its checkpoint commit in one transaction, on a writer thread with its own
+ * connection (sqlite-read-writer.worker.ts); queries run on the calling thread's connection, which
+ * sees each commit once it is done (WAL).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import type { Worker } from 'node:worker_threads';
 import type { CollectionDefinition, Condition, ProjectionCommit, Query, ReadCollection, ReadStore, Scalar, StoredDocument } from '../../application/ports/read-store';
-
-/** Bumped when the layout changes: tables of another version are left alone and read models rebuild. */
-const LAYOUT = 'v2';
-
-type MetaRow = { id: string; position: number; version: number; live: number } & Record<string, Scalar>;
-
-const identifier = (name: string): string => {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Invalid identifier ${name}`);
-  return name;
-};
-const column = (field: string) => `f_${identifier(field)}`;
-const toSql = (value: unknown): string | number | null => (typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' || typeof value === 'number' ? value : null);
-
-type Tables = { rows: string; docs: string };
-const tablesOf = (collection: string): Tables => ({ rows: `rm${LAYOUT}_${identifier(collection)}`, docs: `rm${LAYOUT}_${identifier(collection)}_doc` });
+import { startWorker } from '../workers/start-worker';
+import { column, counterKey, countersOf, indexName, LAYOUT, openReadDatabase, tablesOf, toSql, valuesOf, type ReadWriterMessage, type ReadWriterReply, type Tables } from './sqlite-read-schema';
 
 class Collection {
   readonly tables: Tables;
   readonly fields: string[];
   readonly counters: string[][];
-  readonly statements: {
-    meta: Database.Statement<[string], MetaRow>;
-    upsertRow: Database.Statement;
-    upsertDoc: Database.Statement;
-    deleteDoc: Database.Statement;
-    doc: Database.Statement<[string], { doc: string }>;
-  };
+  readonly doc: Database.Statement<[string], { doc: string }>;
 
   constructor(
     readonly db: Database.Database,
@@ -44,46 +28,43 @@ class Collection {
   ) {
     this.tables = tablesOf(definition.name);
     this.fields = Object.keys(definition.fields);
-    this.counters = (definition.counters ?? []).map((c) => [...c].sort());
-    const { rows, docs } = this.tables;
-    const cols = this.fields.map(column);
-    this.statements = {
-      meta: db.prepare(`SELECT * FROM ${rows} WHERE id = ?`),
-      // An upsert, not a replace: SQLite then rewrites only the index entries of columns that changed.
-      upsertRow: db.prepare(
-        `INSERT INTO ${rows} (id, position, version, live${cols.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${cols.map(() => ', ?').join('')}) ` +
-          `ON CONFLICT (id) DO UPDATE SET position = excluded.position, version = excluded.version, live = excluded.live${cols.map((c) => `, ${c} = excluded.${c}`).join('')}`,
-      ),
-      upsertDoc: db.prepare(`INSERT OR REPLACE INTO ${docs} (id, doc) VALUES (?, ?)`),
-      deleteDoc: db.prepare(`DELETE FROM ${docs} WHERE id = ?`),
-      doc: db.prepare(`SELECT doc FROM ${docs} WHERE id = ?`),
-    };
+    this.counters = countersOf(definition);
+    this.doc = db.prepare(`SELECT doc FROM ${this.tables.docs} WHERE id = ?`);
   }
 }
 
 export class SqliteReadStore implements ReadStore {
+  /** The connection queries use; writes go to the writer thread's own connection. */
   private readonly db: Database.Database;
+  private readonly writer: Worker;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private nextId = 0;
+  private closed: Promise<void> | null = null;
   private readonly collections = new Map<string, Collection>();
-  private readonly commitTransaction: (batch: ProjectionCommit) => void;
-  private readonly counterDelta: Database.Statement;
   private readonly counterValue: Database.Statement<[string, string, string], { n: number }>;
+  private readonly counterDelta: Database.Statement;
 
   constructor(file: string) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    // The event store is the source of truth; a read model lost in a crash is rebuilt from it.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints_${LAYOUT} (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
-    this.db.exec(`CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`);
+    this.db = openReadDatabase(file);
     this.counterDelta = this.db.prepare(`INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`);
     this.counterValue = this.db.prepare(`SELECT n FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ?`);
-    const saveCheckpoint = this.db.prepare(`INSERT OR REPLACE INTO checkpoints_${LAYOUT} (projection, position) VALUES (?, ?)`);
-    this.commitTransaction = this.db.transaction((batch: ProjectionCommit) => {
-      for (const { collection, document } of batch.writes) this.write(collection, document);
-      saveCheckpoint.run(batch.projection, batch.checkpoint);
+    this.writer = startWorker(__dirname, 'sqlite-read-writer.worker', { workerData: { file } });
+    this.writer.on('message', (reply: ReadWriterReply) => {
+      if (reply.kind !== 'done') return;
+      const waiting = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if (reply.error === undefined) waiting?.resolve();
+      else waiting?.reject(new Error(reply.error));
     });
+    const failAll = (error: Error) => {
+      for (const w of this.waiting.values()) w.reject(error);
+      this.waiting.clear();
+    };
+    this.writer.on('error', failAll);
+    this.writer.once('exit', () => failAll(new Error('read store writer stopped')));
   }
 
+  /** Tables and indexes are made here, at declaration; the writer thread then prepares its statements. */
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
     const { rows, docs } = tablesOf(definition.name);
     const fields = Object.keys(definition.fields);
@@ -95,18 +76,24 @@ export class SqliteReadStore implements ReadStore {
       this.db.exec(`ALTER TABLE ${rows} ADD COLUMN ${column(field)}`);
       this.db.prepare(`UPDATE ${rows} SET ${column(field)} = (SELECT json_extract(doc, ?) FROM ${docs} WHERE ${docs}.id = ${rows}.id)`).run(`$.${field}`);
     }
-    for (const index of definition.indexes ?? []) {
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ix_${rows}_${index.map(identifier).join('_')} ON ${rows} (live, ${index.map(column).join(', ')})`);
-    }
+    for (const index of definition.indexes ?? []) this.db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(rows, index)} ON ${rows} (live, ${index.map(column).join(', ')})`);
     const collection = new Collection(this.db, definition);
     const previous = this.collections.get(definition.name);
     this.collections.set(definition.name, collection);
     if (collection.counters.length > 0 && !sameCounters(previous, collection)) this.rebuildCounters(collection);
+    await this.send({ kind: 'declare', id: this.nextId++, definition });
     return new SqliteCollection<T>(collection, this);
   }
 
+  /** The documents become rows here (values of the declared fields, JSON); the writer thread stores them. */
   async commit(batch: ProjectionCommit): Promise<void> {
-    this.commitTransaction(batch);
+    const writes = batch.writes.map(({ collection: name, document }) => {
+      const collection = this.collections.get(name);
+      if (!collection) throw new Error(`Unknown collection ${name}`);
+      const doc = document.doc as Record<string, unknown> | null;
+      return { collection: name, id: document.id, position: document.position, version: document.version, values: collection.fields.map((f) => toSql(doc?.[f])), json: doc ? JSON.stringify(doc) : null };
+    });
+    await this.send({ kind: 'commit', id: this.nextId++, commit: { projection: batch.projection, checkpoint: batch.checkpoint, writes } });
   }
 
   async checkpoint(projection: string): Promise<number> {
@@ -114,18 +101,26 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async reset(projection: string, collections: readonly string[]): Promise<void> {
-    this.db.transaction(() => {
-      for (const name of collections) {
-        const { rows, docs } = tablesOf(name);
-        this.db.exec(`DELETE FROM ${rows}; DELETE FROM ${docs};`);
-        this.db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(name);
-      }
-      this.db.prepare(`DELETE FROM checkpoints_${LAYOUT} WHERE projection = ?`).run(projection);
-    })();
+    await this.send({ kind: 'reset', id: this.nextId++, projection, collections });
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    this.closed ??= new Promise<void>((resolve) => {
+      this.writer.once('exit', () => resolve());
+      this.writer.on('message', (reply: ReadWriterReply) => {
+        if (reply.kind === 'closed') void this.writer.terminate();
+      });
+      this.writer.postMessage({ kind: 'close' } satisfies ReadWriterMessage);
+    }).then(() => void this.db.close());
+    return this.closed;
+  }
+
+  private send(message: Exclude<ReadWriterMessage, { kind: 'close' }>): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('read store closed'));
+    return new Promise((resolve, reject) => {
+      this.waiting.set(message.id, { resolve, reject });
+      this.writer.postMessage(message);
+    });
   }
 
   /** The exact count a counter keeps for these equality values, or null when no counter fits. */
@@ -135,25 +130,6 @@ export class SqliteReadStore implements ReadStore {
     if (!counter) return null;
     const row = this.counterValue.get(collection.definition.name, counter.join(','), counterKey(counter, where));
     return row?.n ?? 0;
-  }
-
-  private write(name: string, document: StoredDocument<unknown>): void {
-    const collection = this.collections.get(name);
-    if (!collection) throw new Error(`Unknown collection ${name}`);
-    const doc = document.doc as Record<string, unknown> | null;
-    const before = collection.counters.length > 0 ? collection.statements.meta.get(document.id) : undefined;
-    collection.statements.upsertRow.run(document.id, document.position, document.version, doc ? 1 : 0, ...collection.fields.map((f) => toSql(doc?.[f])));
-    if (doc) collection.statements.upsertDoc.run(document.id, JSON.stringify(doc));
-    else collection.statements.deleteDoc.run(document.id);
-    for (const counter of collection.counters) {
-      const label = counter.join(',');
-      const was = before?.live ? counterKey(counter, valuesOf(counter, (f) => before[column(f)] ?? null)) : null;
-      const is = doc ? counterKey(counter, valuesOf(counter, (f) => toSql(doc[f]))) : null;
-      // Most updates leave a counter's fields alone: then its count does not move.
-      if (was === is) continue;
-      if (was !== null) this.counterDelta.run(name, label, was, -1);
-      if (is !== null) this.counterDelta.run(name, label, is, 1);
-    }
   }
 
   private rebuildCounters(collection: Collection): void {
@@ -169,8 +145,6 @@ export class SqliteReadStore implements ReadStore {
   }
 }
 
-const valuesOf = (fields: readonly string[], read: (field: string) => Scalar): Record<string, Scalar> => Object.fromEntries(fields.map((f) => [f, read(f)]));
-const counterKey = (counter: readonly string[], values: Record<string, Scalar>) => JSON.stringify(counter.map((f) => toSql(values[f])));
 const sameCounters = (a: Collection | undefined, b: Collection) => a !== undefined && JSON.stringify(a.counters) === JSON.stringify(b.counters);
 
 class SqliteCollection<T> implements ReadCollection<T> {
@@ -187,7 +161,7 @@ class SqliteCollection<T> implements ReadCollection<T> {
   }
 
   async get(id: string): Promise<T | null> {
-    const row = this.collection.statements.doc.get(id);
+    const row = this.collection.doc.get(id);
     return row ? (JSON.parse(row.doc) as T) : null;
   }
 
@@ -218,7 +192,7 @@ class SqliteCollection<T> implements ReadCollection<T> {
     sql += ' LIMIT ? OFFSET ?';
     params.push(query.limit ?? -1, query.offset ?? 0);
     const ids = this.collection.db.prepare<unknown[], { id: string }>(sql).all(...params);
-    return ids.map(({ id }) => JSON.parse(this.collection.statements.doc.get(id)!.doc) as T);
+    return ids.map(({ id }) => JSON.parse(this.collection.doc.get(id)!.doc) as T);
   }
 
   async count(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Promise<number> {

@@ -18,15 +18,14 @@ const statements = {
   head: db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
 };
 
-function appendNow({ streamId, events, expectedRevision }: AppendRequest): AppendResult {
+function appendNow({ streamId, events, expectedRevision }: AppendRequest, recordedAt: string): AppendResult & { fresh: boolean } {
   const replay = idempotentReplay(streamId, events, (id) => {
     const row = statements.byId.get(id);
     return row && { streamId: row.stream_id, revision: row.revision, position: row.position };
   });
-  if (replay) return replay;
+  if (replay) return { ...replay, fresh: false };
   const current = statements.streamHead.get(streamId)?.revision ?? -1;
   assertExpectedRevision(streamId, expectedRevision, current);
-  const recordedAt = new Date().toISOString();
   let revision = current;
   let position = -1;
   for (const event of events) {
@@ -39,14 +38,15 @@ function appendNow({ streamId, events, expectedRevision }: AppendRequest): Appen
       throw error;
     }
   }
-  return { nextExpectedRevision: revision, position };
+  return { nextExpectedRevision: revision, position, fresh: true };
 }
 
 const appendOne = db.transaction(appendNow);
-const writeBatch = db.transaction((batch: AppendRequest[]): AppendReply['results'] =>
+const writeBatch = db.transaction((batch: AppendRequest[], recordedAt: string): AppendReply['results'] =>
   batch.map((item) => {
     try {
-      return { ok: appendOne(item) };
+      const { fresh, ...ok } = appendOne(item, recordedAt);
+      return { ok, recordedAt, fresh };
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return { conflict: { streamId: error.streamId, expected: error.expected, actual: error.actual } };
       return { failed: String(error) };
@@ -62,7 +62,7 @@ parentPort!.on('message', (message: WriterMessage) => {
   }
   let reply: AppendReply;
   try {
-    const results = writeBatch(message.batch);
+    const results = writeBatch(message.batch, new Date().toISOString());
     reply = { kind: 'appended', id: message.id, results, head: statements.head.get()?.position ?? -1 };
   } catch (error) {
     reply = { kind: 'appended', id: message.id, results: message.batch.map(() => ({ failed: String(error) })), head: -1 };

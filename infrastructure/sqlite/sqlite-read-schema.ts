@@ -1,0 +1,52 @@
+/**
+ * The layout of the SQLite read store, shared by the thread that serves queries and the writer
+ * thread: table names, field columns, the counters table, and a commit as the writer receives it.
+ */
+import type Database from 'better-sqlite3';
+import type { CollectionDefinition, Scalar } from '../../application/ports/read-store';
+
+/** Bumped when the layout changes: tables of another version are left alone and read models rebuild. */
+export const LAYOUT = 'v2';
+
+export type MetaRow = { id: string; position: number; version: number; live: number } & Record<string, Scalar>;
+export type SqlValue = string | number | null;
+
+const identifier = (name: string): string => {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Invalid identifier ${name}`);
+  return name;
+};
+export const column = (field: string) => `f_${identifier(field)}`;
+export const indexName = (rows: string, index: readonly string[]) => `ix_${rows}_${index.map(identifier).join('_')}`;
+export const toSql = (value: unknown): SqlValue => (typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' || typeof value === 'number' ? value : null);
+
+export type Tables = { rows: string; docs: string };
+export const tablesOf = (collection: string): Tables => ({ rows: `rm${LAYOUT}_${identifier(collection)}`, docs: `rm${LAYOUT}_${identifier(collection)}_doc` });
+
+export const counterKey = (counter: readonly string[], values: Record<string, Scalar>) => JSON.stringify(counter.map((f) => toSql(values[f])));
+export const valuesOf = (fields: readonly string[], read: (field: string) => Scalar): Record<string, Scalar> => Object.fromEntries(fields.map((f) => [f, read(f)]));
+/** Counters by their sorted field lists, so `{a, b}` and `{b, a}` find the same one. */
+export const countersOf = (definition: CollectionDefinition) => (definition.counters ?? []).map((c) => [...c].sort());
+
+export function openReadDatabase(file: string): Database.Database {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Sqlite = require('better-sqlite3') as typeof Database;
+  const db = new Sqlite(file, { timeout: 10_000 });
+  db.pragma('journal_mode = WAL');
+  // The event store is the source of truth; a read model lost in a crash is rebuilt from it.
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE TABLE IF NOT EXISTS checkpoints_${LAYOUT} (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
+  db.exec(`CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`);
+  return db;
+}
+
+/** One document write, prepared by the query thread: field values in declaration order, the JSON, or a tombstone. */
+export type RowWrite = { collection: string; id: string; position: number; version: number; values: SqlValue[]; json: string | null };
+export type PreparedCommit = { projection: string; checkpoint: number; writes: RowWrite[] };
+
+export type ReadWriterMessage =
+  | { kind: 'declare'; id: number; definition: CollectionDefinition }
+  | { kind: 'commit'; id: number; commit: PreparedCommit }
+  | { kind: 'reset'; id: number; projection: string; collections: readonly string[] }
+  | { kind: 'close' };
+
+export type ReadWriterReply = { kind: 'done'; id: number; error?: string } | { kind: 'closed' };
