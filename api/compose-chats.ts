@@ -1,15 +1,73 @@
 /**
  * The chat part of the composition root: chat templates, the built-in chat platform, the sender that
- * other features (workflows) use, initiate-chat, and the read side of chats.
+ * other features (workflows) use, initiate-chat, the dispatcher that hands requested messages to the
+ * platform, and the platform's inbound webhook. Chat log entries and the chat detail are read through
+ * the logs service (the shared `logs` collection).
  */
+import { chatDispatcher, type ChatDispatchLookups } from '../application/chats/chat-dispatcher';
+import { ChatPlatformReports } from '../application/chats/chat-platform-reports';
+import { blacklistSnapshot, ChatSender } from '../application/chats/chat-sender';
 import type { ChatSending } from '../application/chats/chat-sending';
+import { InitiateChat } from '../application/chats/initiate-chat';
+import { TemplateService } from '../application/chats/template-service';
+import { isLanguageCode } from '../domain/calls/simulation/languages';
+import { builtinChatPlatform } from '../infrastructure/chat/builtin-chat-platform';
+import { blacklistProjection, type BlacklistDocument } from '../projections/blacklist/blacklist';
+import { chatTemplatesProjection, type ChatTemplateDocument } from '../projections/chats/chat-templates';
+import { customerDocumentId } from '../projections/customers/customers';
+import { chatsRouter } from './chats/router';
+import { CreateTemplateBody, InitiateChatBody } from './chats/schemas';
+import { chatWebhookRouter } from './chats/webhook-router';
 import type { Calls, CallsDeps } from './compose-calls';
-import { emptyFeature, type Feature } from './feature';
+import type { Feature } from './feature';
+import type { Route } from './ops/openapi';
 
 export type Chats = { feature: Feature; sending: ChatSending };
 
-export async function composeChats(_deps: CallsDeps & { calls: Calls }): Promise<Chats> {
-  // Transitional until the chat feature is composed here.
-  const refused = { error: 'Template not found', reason: 'template_not_found' };
-  return { feature: emptyFeature(), sending: { refusal: async () => refused, send: async (_ctx, _config, candidates) => ({ initiated: [], failed: candidates.map((c) => ({ customerKey: c.customerKey, ...refused })) }) } };
+const OPENAPI: Route[] = [
+  { method: 'post', path: '/api/v1/chat/templates', summary: 'Create a chat template ({{placeholders}} of the customer record)', body: CreateTemplateBody, scope: 'chat:write' },
+  { method: 'get', path: '/api/v1/chat/templates', summary: 'List chat templates (scope chat:write or campaigns:read)', scope: 'campaigns:read', query: ['page', 'limit', 'search'] },
+  { method: 'get', path: '/api/v1/chat/templates/{id}', summary: 'Get a chat template (scope chat:write or campaigns:read)', scope: 'campaigns:read' },
+  { method: 'post', path: '/api/v1/initiate/{campaignId}/chat', summary: 'Send a chat template to the customers of a campaign that match the filters (spec 4.11)', body: InitiateChatBody, scope: 'chat:write' },
+  { method: 'get', path: '/api/v1/communication/chat/{message_id}', summary: 'One chat message with its conversation and delivery errors (spec 4.5)', scope: 'logs:read' },
+  { method: 'post', path: '/chat/v1/{provider}/reports', summary: "A chat platform's message report (webhook; bearer CHAT_WEBHOOK_SECRET)", admin: true },
+];
+
+export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<Chats> {
+  const { collections, calls, env } = deps;
+  const templates = new TemplateService(deps.commands, await deps.reads.collection<ChatTemplateDocument>(chatTemplatesProjection.collection), env);
+  const blacklist = await deps.reads.collection<BlacklistDocument>(blacklistProjection.collection);
+  const sending = new ChatSender(
+    deps.commands,
+    {
+      template: (org, id) => templates.ownedBy(org, id),
+      agentExists: async (org, agentId) => (await calls.agentOf(org, agentId)) !== null,
+      dispositionsOf: calls.dispositionsOf,
+      blacklist: blacklistSnapshot(blacklist),
+    },
+    env,
+  );
+  const reports = new ChatPlatformReports(deps.commands);
+  const platform = builtinChatPlatform({ reports, speed: deps.config.simulationSpeed, logger: deps.logger });
+  const lookups: ChatDispatchLookups = {
+    organizationType: async (org) => (await collections.organizations.get(org))?.type ?? null,
+    customer: async (_org, campaignId, key) => (await collections.customers.get(customerDocumentId(campaignId, key)))?.data ?? null,
+    agent: async (org, agentId) => {
+      const agent = await calls.agentOf(org, agentId);
+      return agent && { name: agent.name, ...(isLanguageCode(agent.language) && { language: agent.language }) };
+    },
+    dispositions: calls.dispositionsOf,
+  };
+  const initiate = new InitiateChat(deps.commands, collections.customers, sending);
+
+  return {
+    sending,
+    feature: {
+      managers: [chatDispatcher({ commands: deps.commands, platform, reports, lookups, now: env.now })],
+      routes: [chatsRouter(templates, initiate)],
+      inbound: [{ path: '/chat/v1', router: chatWebhookRouter(reports, deps.config.chatWebhookSecret) }],
+      openapi: OPENAPI,
+      stop: () => platform.stop(),
+    },
+  };
 }

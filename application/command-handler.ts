@@ -28,7 +28,8 @@ export type CommandResult<Event> = { events: Event[]; nextExpectedRevision: numb
 
 export const SCHEMA_VERSION = 1;
 const MAX_ATTEMPTS = 20;
-const CACHE_LIMIT = 10_000;
+/** Streams whose folded state is kept: a 10,000-customer bulk add with calls touches 20,000. */
+const CACHE_LIMIT = 30_000;
 
 type Pending = {
   command: unknown;

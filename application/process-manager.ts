@@ -4,6 +4,10 @@
  * restart resumes where it stopped. Delivery is at least once: a handler must make a repeated event
  * harmless, which it does by recording each step as a command on an aggregate whose rules refuse to
  * take the same step twice (for a call: `DialCall` yields nothing once the call was dialed).
+ *
+ * Within a batch, events of different streams are handled concurrently (at most `CONCURRENCY` at a
+ * time) and events of one stream in order; the checkpoint moves once the whole batch is handled, so a
+ * crash hands the batch over again. Handlers never rely on the order of events of different streams.
  */
 import type { Logger } from './ports/logger';
 import type { EventStore, RecordedEvent } from './ports/event-store';
@@ -17,6 +21,10 @@ export type ProcessManager = {
 };
 
 const ATTEMPTS = 3;
+const CONCURRENCY = 32;
+/** A batch with nothing for a manager moves its checkpoint in memory; it is written after this many events or this long. */
+const CHECKPOINT_EVERY_EVENTS = 1000;
+const CHECKPOINT_EVERY_MS = 1000;
 
 export class ProcessManagerRunner {
   private controller: AbortController | null = null;
@@ -44,13 +52,28 @@ export class ProcessManagerRunner {
 
   private async run(manager: ProcessManager, after: number, signal: AbortSignal): Promise<void> {
     const types = new Set(manager.eventTypes);
+    let persisted = { position: after, at: Date.now() };
+    let pendingCheckpoint: number | null = null;
     for await (const batch of subscribeToAll(this.events, { after, batchSize: 200, pollMs: this.options.pollMs ?? 500, signal })) {
-      for (const event of batch) {
-        if (signal.aborted) return;
-        if (types.has(event.type)) await this.handle(manager, event);
+      const byStream = new Map<string, RecordedEvent[]>();
+      for (const event of batch) if (types.has(event.type)) byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
+      const streams = [...byStream.values()];
+      const lane = async () => {
+        for (let next = streams.shift(); next && !signal.aborted; next = streams.shift()) for (const event of next) if (!signal.aborted) await this.handle(manager, event);
+      };
+      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, streams.length) }, lane));
+      if (signal.aborted) break;
+      const position = batch[batch.length - 1]!.position;
+      // After a crash, events the manager ignores are read again, which changes nothing.
+      if (streams.length === 0 && position - persisted.position < CHECKPOINT_EVERY_EVENTS && Date.now() - persisted.at < CHECKPOINT_EVERY_MS) {
+        pendingCheckpoint = position;
+        continue;
       }
-      await this.reads.commit({ projection: checkpointName(manager), checkpoint: batch[batch.length - 1]!.position, writes: [] });
+      await this.reads.commit({ projection: checkpointName(manager), checkpoint: position, writes: [] });
+      persisted = { position, at: Date.now() };
+      pendingCheckpoint = null;
     }
+    if (pendingCheckpoint !== null) await this.reads.commit({ projection: checkpointName(manager), checkpoint: pendingCheckpoint, writes: [] });
   }
 
   /** A failing step is tried again a few times, then logged and passed over so later events still run. */

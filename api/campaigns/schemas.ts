@@ -10,6 +10,8 @@ const details = {
   dispositionGroupId: Type.Optional(optionalId),
   startDate: Type.Optional(Type.Union([date, Type.Null()])),
   endDate: Type.Optional(Type.Union([date, Type.Null()])),
+  /** Ours: the workflow `useWorkflow` runs when the add request names none; null removes it. */
+  workflowId: Type.Optional(optionalId),
 };
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 

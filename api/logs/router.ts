@@ -1,7 +1,8 @@
-/** Communication logs (spec 4.4) and the call detail (decisions.md section 2). */
+/** Communication logs (spec 4.4), the chat detail (spec 4.5) and the call detail (decisions.md section 2). */
 import { Router } from 'express';
 import type { LogService } from '../../application/logs/log-service';
 import { contextOf, paramOf, requireScope } from '../http/auth';
+import { validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
 
 export function logsRouter(logs: LogService): Router {
@@ -31,6 +32,14 @@ export function logsRouter(logs: LogService): Router {
 
   router.get('/communication/call/:call_id', read, async (req, res) => {
     res.json({ success: true, data: await logs.call(contextOf(res), paramOf(req, 'call_id')) });
+  });
+
+  // Without a message id the path still names the operation: 400, as spec 7.2 says, not 404.
+  router.get(['/communication/chat', '/communication/chat/'], read, () => {
+    throw validationFailed(['message_id is required']);
+  });
+  router.get('/communication/chat/:message_id', read, async (req, res) => {
+    res.json({ success: true, data: await logs.chat(contextOf(res), paramOf(req, 'message_id')) });
   });
   return router;
 }

@@ -1,5 +1,7 @@
 /** Campaign use cases. */
 import { CAMPAIGN_FORBIDDEN, CAMPAIGN_NOT_FOUND, campaignDecider, campaignStreamId, type CampaignCommand, type CampaignDetails, type CampaignType } from '../../domain/campaigns/campaign';
+import { invalid } from '../../domain/shared/errors';
+import { WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
 import type { CampaignDocument } from '../../projections/campaigns/campaigns';
 import type { CommandHandler } from '../command-handler';
 import { ownedDocument } from '../ownership';
@@ -33,6 +35,8 @@ export class CampaignService {
       dispositionGroupId: input.dispositionGroupId ?? null,
       startDate: input.startDate ?? null,
       endDate: input.endDate ?? null,
+      // Present only when given, so campaigns without a workflow read as they always did.
+      ...(input.workflowId && { workflowId: await this.workflowOf(ctx, input.workflowId) }),
     });
     return this.get(ctx, campaignId);
   }
@@ -51,6 +55,7 @@ export class CampaignService {
   }
 
   async update(ctx: RequestContext, id: string, changes: Partial<CampaignDetails>): Promise<CampaignView> {
+    if (changes.workflowId) await this.workflowOf(ctx, changes.workflowId);
     await this.execute(ctx, id, { type: 'UpdateCampaign', changes: { ...changes, ...(changes.name !== undefined && { name: changes.name.trim() }) } });
     return this.get(ctx, id);
   }
@@ -67,6 +72,13 @@ export class CampaignService {
 
   async delete(ctx: RequestContext, id: string): Promise<void> {
     await this.execute(ctx, id, { type: 'DeleteCampaign' });
+  }
+
+  /** A campaign may name only a workflow of its organization (checked on the workflow's stream). */
+  private async workflowOf(ctx: RequestContext, workflowId: string): Promise<string> {
+    const { state } = await this.commands.load(workflowDecider, workflowStreamId(workflowId));
+    if (state.status === 'none' || state.organizationId !== ctx.organizationId) throw invalid('Validation failed', { errors: [WORKFLOW_ID_UNKNOWN] });
+    return workflowId;
   }
 
   private async execute(ctx: RequestContext, campaignId: string, command: Distribute<CampaignCommand>): Promise<void> {

@@ -20,7 +20,8 @@ import { batchErrors, callCandidate, type BatchError, type CallConfig, type Call
 /**
  * Starts the workflow of `useWorkflow` adds for the customers just added (asynchronously: it records
  * that the runs start and returns). `workflowId` names the workflow when the request did; otherwise
- * the campaign's. Answers whether a workflow was triggered.
+ * the campaign's. Answers whether a workflow was triggered. With no customers it only checks the
+ * workflow: a `workflowId` that is not the organization's is a validation error.
  */
 export type WorkflowStarter = (
   ctx: RequestContext,
@@ -70,6 +71,8 @@ export class CustomerService {
     const campaign = await this.assertCampaign(ctx, input.campaignId);
     const record = this.withKey(ctx, input.data);
     const id = record[keyFieldOf(ctx.organizationType)] as string;
+    // A workflow the request names must be the organization's: checked before anything is added.
+    if (input.useWorkflow && input.workflowId) await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, workflowId: input.workflowId }, []);
     const result = await this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), this.addCommand(ctx, input.campaignId, id, record, this.env.now().toISOString()), this.context(ctx));
     await this.env.readYourWrites(result.position);
     const answer: AddAnswer = { success: true, message: 'Customer added successfully', data: { id, campaignId: input.campaignId } };
@@ -85,6 +88,7 @@ export class CustomerService {
 
   async addBulk(ctx: RequestContext, input: BulkInput): Promise<BulkAnswer> {
     const campaign = await this.assertCampaign(ctx, input.campaignId);
+    if (input.useWorkflow && input.workflowId) await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, workflowId: input.workflowId }, []);
     const keyField = keyFieldOf(ctx.organizationType);
     const invalidRecords: InvalidRecord[] = [];
     const errors: BulkError[] = [];

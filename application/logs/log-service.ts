@@ -3,6 +3,7 @@
  * 10 per page, with the filters of the spec. Each entry carries only the fields of its type.
  */
 import { CALL_NOT_FOUND } from '../../domain/calls/call';
+import { CHAT_NOT_FOUND } from '../../domain/chats/chat';
 import { forbidden, invalid, notFound } from '../../domain/shared/errors';
 import { findPage, type Pagination } from '../pagination';
 import type { Condition, Query, ReadCollection } from '../ports/read-store';
@@ -45,6 +46,21 @@ export class LogService {
     if (entry.organizationId !== ctx.organizationId) throw forbidden('Access denied - Call belongs to another organization');
     return entryView(entry);
   }
+
+  /** One chat message (spec 2.4), from its log entry. */
+  async chat(ctx: RequestContext, messageId: string): Promise<Record<string, unknown>> {
+    const entry = await this.logs.get(messageId);
+    if (!entry || entry.type !== 'chat') throw notFound(CHAT_NOT_FOUND);
+    if (entry.organizationId !== ctx.organizationId) throw forbidden('Access denied - Chat message belongs to another organization');
+    return chatDetailView(entry);
+  }
+}
+
+/** Spec 2.4's fields, in its order; the customer key is `loan_id` or `lead_id`, whichever the entry has. */
+const CHAT_DETAIL_FIELDS = ['message_id', 'platform_msg_id', 'agent_id', 'campaign_id', 'to', 'status', 'template_id', 'name', 'loan_id', 'lead_id', 'conversation', 'errors'] as const;
+
+export function chatDetailView(entry: Entry): Record<string, unknown> {
+  return Object.fromEntries(CHAT_DETAIL_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]]));
 }
 
 /** The spec's filters as a read-store query; a bad value is a validation error naming the filter. */
@@ -77,5 +93,12 @@ function utcInstant(value: string, name: string, errors: string[]): string | und
   return new Date(time).toISOString();
 }
 
-/** An entry as the API shows it: without the read model's own bookkeeping. */
-export const entryView = ({ id: _id, organizationId: _org, ...entry }: Entry): Record<string, unknown> => entry;
+/**
+ * An entry as the API shows it: without the read model's own bookkeeping, nor a chat's template id
+ * (kept for the chat detail; not a field of a log entry).
+ */
+export const entryView = ({ id: _id, organizationId: _org, ...entry }: Entry): Record<string, unknown> => {
+  if (entry.type !== 'chat') return entry;
+  const { template_id: _template, ...chat } = entry;
+  return chat;
+};

@@ -19,6 +19,8 @@ export type CampaignDetails = {
   dispositionGroupId: string | null;
   startDate: string | null;
   endDate: string | null;
+  /** The workflow `useWorkflow` runs for the campaign's customers when the request names none; absent when never set. */
+  workflowId?: string | null;
 };
 
 export type CampaignState =

@@ -4,7 +4,6 @@
  * 0: at once) and reports each step through `CarrierReports`, exactly as a real carrier's webhooks
  * would. Timestamps follow the simulated timeline from the moment the call was dialed.
  */
-import { setMaxListeners } from 'node:events';
 import type { CarrierReports } from '../../application/calls/carrier-reports';
 import type { Logger } from '../../application/ports/logger';
 import type { DialRequest, TelephonyProvider } from '../../application/ports/telephony';
@@ -30,23 +29,22 @@ const DIAL_SECONDS = 1;
 
 export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvider & { idle(): Promise<void>; stop(): Promise<void> } {
   const running = new Set<Promise<void>>();
-  const stopping = new AbortController();
-  // Every call waiting on the simulated clock listens for the stop: thousands at once is expected.
-  setMaxListeners(0, stopping.signal);
+  // Timers of calls waiting on the simulated clock, so that a stop ends them all at once.
+  const sleeping = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
+  let stopping = false;
   const stopped = new Error('built-in carrier stopped');
   const sleep = (simulatedSeconds: number) =>
     new Promise<void>((resolve, reject) => {
-      if (stopping.signal.aborted) return reject(stopped);
+      if (stopping) return reject(stopped);
       if (options.speed <= 0) return resolve();
-      const timer = setTimeout(() => {
-        stopping.signal.removeEventListener('abort', onStop);
-        resolve();
-      }, simulatedSeconds * 1000 * options.speed);
-      const onStop = () => {
-        clearTimeout(timer);
-        reject(stopped);
+      const sleeper = {
+        timer: setTimeout(() => {
+          sleeping.delete(sleeper);
+          resolve();
+        }, simulatedSeconds * 1000 * options.speed),
+        reject,
       };
-      stopping.signal.addEventListener('abort', onStop, { once: true });
+      sleeping.add(sleeper);
     });
 
   /** Plays a call's simulated timeline, skipping the first `elapsed` simulated seconds (a resumed call). */
@@ -128,7 +126,12 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
      * the simulated network went away with the process, as a real one would drop its calls.
      */
     async stop() {
-      stopping.abort();
+      stopping = true;
+      for (const { timer, reject } of sleeping) {
+        clearTimeout(timer);
+        reject(stopped);
+      }
+      sleeping.clear();
       await this.idle();
     },
   };

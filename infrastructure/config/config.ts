@@ -25,9 +25,15 @@ export type Config = {
   maxSpeechChars: number;
   /** Shared secret carriers' webhooks present on /carrier/v1; unset refuses them all. */
   carrierWebhookSecret: string | null;
+  /** Shared secret chat platforms' webhooks present on /chat/v1; unset refuses them all. */
+  chatWebhookSecret: string | null;
   /** Speech worker threads (default: one per CPU) and warm-up rounds at start (default 3). */
   speechWorkers: number | undefined;
   speechWarmUpRounds: number | undefined;
+  /** Outbound webhooks: first retry delay (doubling after each failed attempt), attempts before giving up, request timeout. */
+  webhookRetryBaseMs: number;
+  webhookMaxAttempts: number;
+  webhookTimeoutMs: number;
   production: boolean;
 };
 
@@ -74,9 +80,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: numberFrom('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 16 * 1024 * 1024, (n) => n > 0),
     readYourWritesTimeoutMs: numberFrom('READ_YOUR_WRITES_TIMEOUT_MS', env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, (n) => n >= 0),
     carrierWebhookSecret: env.CARRIER_WEBHOOK_SECRET || null,
+    chatWebhookSecret: env.CHAT_WEBHOOK_SECRET || null,
     maxSpeechChars: numberFrom('MAX_SPEECH_CHARS', env.MAX_SPEECH_CHARS, 5000, (n) => Number.isInteger(n) && n > 0),
     speechWorkers: env.SPEECH_WORKERS ? numberFrom('SPEECH_WORKERS', env.SPEECH_WORKERS, 0, (n) => Number.isInteger(n) && n > 0) : undefined,
     speechWarmUpRounds: env.SPEECH_WARM_UP_ROUNDS ? numberFrom('SPEECH_WARM_UP_ROUNDS', env.SPEECH_WARM_UP_ROUNDS, 0, (n) => Number.isInteger(n) && n >= 0) : undefined,
+    webhookRetryBaseMs: numberFrom('WEBHOOK_RETRY_BASE_MS', env.WEBHOOK_RETRY_BASE_MS, 30_000, (n) => Number.isInteger(n) && n > 0),
+    webhookMaxAttempts: numberFrom('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 10, (n) => Number.isInteger(n) && n >= 1 && n <= 100),
+    webhookTimeoutMs: numberFrom('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, (n) => Number.isInteger(n) && n > 0),
     production,
   };
 }

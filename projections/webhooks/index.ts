@@ -1,4 +1,6 @@
 import type { AnyProjection } from '../../application/projection';
+import { webhookDeliveriesProjection } from './webhook-deliveries';
+import { webhookSettingsProjection } from './webhook-settings';
 
 /** The read models of the webhook feature. */
-export const webhooksProjections: readonly AnyProjection[] = [];
+export const webhooksProjections: readonly AnyProjection[] = [webhookSettingsProjection, webhookDeliveriesProjection];

@@ -35,10 +35,17 @@ const negations = new Set(['not', 'no', 'non', 'never', 'un', 'broken', 'without
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Patterns by keyword: the same few keywords are matched for every call. (`matchAll` copies a pattern, so sharing one is safe.) */
+const patterns = new Map<string, RegExp>();
+
 function keywordPattern(keyword: string): RegExp {
+  const known = patterns.get(keyword);
+  if (known) return known;
   const prefix = keyword.endsWith('*');
   const body = escape(prefix ? keyword.slice(0, -1) : keyword).replace(/[\s-]+/g, '[\\s_-]*');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${body}${prefix ? '' : '(?![\\p{L}\\p{N}])'}`, 'giu');
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${body}${prefix ? '' : '(?![\\p{L}\\p{N}])'}`, 'giu');
+  if (patterns.size < 1000) patterns.set(keyword, pattern);
+  return pattern;
 }
 
 /** True when the name says the keyword and not its negation. */

@@ -1,0 +1,60 @@
+/**
+ * `POST /initiate/{campaignId}/chat` (spec 4.11): the chat template for the customers of a campaign
+ * that match the filters (AND), up to `limit`, in batches of 500. 200 when every selected customer got
+ * a message, 207 when some did, 500 when none did; 404 for an unknown or deleted campaign or no match;
+ * 400 for a paused campaign or an unknown template, agent or disposition.
+ *
+ * The messages of all batches are requested together (ChatSender issues every append at once and
+ * waits once), and each failure is reported in the batch of 500 its customer belongs to.
+ */
+import { campaignDecider, campaignStreamId, ownedCampaign } from '../../domain/campaigns/campaign';
+import { keyFieldOf } from '../../domain/customers/record';
+import { invalid, notFound } from '../../domain/shared/errors';
+import type { CustomerDocument } from '../../projections/customers/customers';
+import { batchErrors, type BatchError, type PlacementFailure } from '../calls/call-placer';
+import { NO_MATCHING_CUSTOMERS, type InitiateAnswer } from '../calls/initiate-calls';
+import type { CommandHandler } from '../command-handler';
+import { selectCustomers, type CustomerFilters } from '../customers/customer-selection';
+import type { ReadCollection } from '../ports/read-store';
+import type { RequestContext } from '../request-context';
+import type { ChatCandidate, ChatConfig, ChatSending } from './chat-sending';
+
+export const CHAT_BATCH = 500;
+
+export type InitiateChatInput = ChatConfig & { limit?: number; filters?: CustomerFilters };
+
+/** A customer record as the sender needs it. */
+export function chatCandidate(campaign: { campaignId: string; campaignName: string; customerKeyField: 'loan_id' | 'lead_id' }, customerKey: string, record: Record<string, unknown>): ChatCandidate {
+  return { ...campaign, customerKey, customerName: [record.first_name, record.last_name].filter(Boolean).join(' '), phone: String(record.phone_number), record };
+}
+
+export class InitiateChat {
+  constructor(
+    private readonly commands: CommandHandler,
+    private readonly customers: ReadCollection<CustomerDocument>,
+    private readonly sender: ChatSending,
+  ) {}
+
+  async run(ctx: RequestContext, campaignId: string, input: InitiateChatInput): Promise<InitiateAnswer> {
+    const campaign = ownedCampaign((await this.commands.load(campaignDecider, campaignStreamId(campaignId))).state, ctx.organizationId);
+    if (campaign.status === 'paused') throw invalid('Campaign is paused');
+    const refused = await this.sender.refusal(ctx.organizationId, input);
+    if (refused) throw invalid(refused.error, { reason: refused.reason });
+    const { totalMatched, selected } = await selectCustomers(this.customers, { organizationId: ctx.organizationId, campaignId }, input.filters, input.limit);
+    if (selected.length === 0) throw notFound(NO_MATCHING_CUSTOMERS);
+
+    const scope = { campaignId, campaignName: campaign.name, customerKeyField: keyFieldOf(ctx.organizationType) };
+    const placement = await this.sender.send(ctx, input, selected.map((c) => chatCandidate(scope, c.customerId, c.data)));
+    const batches = Math.ceil(selected.length / CHAT_BATCH);
+    const batchOf = new Map(selected.map((c, i) => [c.customerId, Math.floor(i / CHAT_BATCH)]));
+    const failedByBatch: PlacementFailure[][] = Array.from({ length: batches }, () => []);
+    for (const f of placement.failed) failedByBatch[batchOf.get(f.customerKey) ?? 0]!.push(f);
+    const errors: BatchError[] = failedByBatch.flatMap((failed, i) => batchErrors(i + 1, { failed }));
+
+    const initiated = placement.initiated.length;
+    const failed = selected.length - initiated;
+    const status = failed === 0 ? 200 : initiated > 0 ? 207 : 500;
+    const message = failed === 0 ? `Chat messages initiated for ${initiated} customers` : initiated > 0 ? `Chat messages initiated for ${initiated} of ${selected.length} customers` : 'No chat messages could be initiated';
+    return { status, body: { success: failed === 0, message, results: { totalMatched, customersSelected: selected.length, initiated, failed, batchesProcessed: batches, errors } } };
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The chat platform port. `send` hands a message to the platform and answers the id the platform gave
+ * it; everything after (Sent, Delivered, Read or Failed, the customer's replies, the agent's answers, the
+ * close) comes back through `ChatPlatformReports`, the same inbound path a real platform's webhooks use.
+ */
+import type { LanguageCode } from '../../domain/calls/simulation/languages';
+import type { OrganizationType } from '../../domain/organizations/organization';
+
+export type ChatAgent = { name: string; language?: LanguageCode };
+
+export type ChatSendRequest = {
+  messageId: string;
+  organizationId: string;
+  organizationType: OrganizationType;
+  to: string;
+  /** The filled template: the text to send. */
+  content: string;
+  templateLanguage: LanguageCode;
+  at: string;
+  customer: Record<string, unknown>;
+  /** With conversation settings: the agent that answers and the dispositions the chat may end with. */
+  conversation: { agent: ChatAgent; dispositions: { id: string; name: string }[] } | null;
+};
+
+export interface ChatPlatform {
+  readonly alias: string;
+  send(request: ChatSendRequest): Promise<{ platformMsgId: string }>;
+}

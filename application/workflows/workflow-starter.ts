@@ -1,0 +1,63 @@
+/**
+ * `useWorkflow`: starts a run of the workflow for each customer just added. The workflow is the one
+ * the request names, else the campaign's; with neither, nothing starts (`workflowTriggered: false`).
+ * Starting records one `WorkflowRunStarted` per customer (stream `workflow-run-<runId>`, the run id
+ * derived from the request, workflow, campaign and customer, so starting again starts nothing more);
+ * the runs then proceed in the background, driven by the run manager. The starts are handed to the
+ * command handler in slices without awaiting each, so 10,000 customers start in one group of writes.
+ */
+import { campaignDecider, campaignStreamId } from '../../domain/campaigns/campaign';
+import { keyFieldOf } from '../../domain/customers/record';
+import { invalid } from '../../domain/shared/errors';
+import { WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
+import { workflowRunDecider, workflowRunStreamId, type RunTarget } from '../../domain/workflows/workflow-run';
+import type { CommandHandler } from '../command-handler';
+import type { WorkflowStarter } from '../customers/customer-service';
+import type { Logger } from '../ports/logger';
+import type { ServiceEnvironment } from '../request-context';
+import { derivedId } from './derived-id';
+
+/** Run starts handed to the command handler per turn of the event loop. */
+const START_SLICE = 500;
+
+export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEnvironment; logger: Logger }): WorkflowStarter {
+  const { commands, env } = deps;
+
+  /** The workflow to run: the request's (which must be the organization's: 400 otherwise), else the campaign's, else none. */
+  async function workflowFor(organizationId: string, campaignId: string, requested: string | undefined) {
+    const workflowId = requested ?? (await campaignWorkflowId(campaignId));
+    if (!workflowId) return null;
+    const { state } = await commands.load(workflowDecider, workflowStreamId(workflowId));
+    if (state.status === 'active' && state.organizationId === organizationId) return state;
+    if (requested !== undefined) throw invalid('Validation failed', { errors: [WORKFLOW_ID_UNKNOWN] });
+    return null;
+  }
+
+  async function campaignWorkflowId(campaignId: string): Promise<string | null> {
+    const { state } = await commands.load(campaignDecider, campaignStreamId(campaignId));
+    return state.status === 'active' || state.status === 'paused' ? (state.workflowId ?? null) : null;
+  }
+
+  return async (ctx, campaign, customers) => {
+    const workflow = await workflowFor(ctx.organizationId, campaign.campaignId, campaign.workflowId);
+    // Called with no customers, it only checks the workflow (so a bad workflowId can be refused before adding).
+    if (!workflow || customers.length === 0) return false;
+    const at = env.now().toISOString();
+    const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
+    const customerKeyField = keyFieldOf(ctx.organizationType);
+    const pending: Promise<{ position: number }>[] = [];
+    for (const [i, { customerKey }] of customers.entries()) {
+      const runId = derivedId('workflow-run', ctx.requestId, workflow.workflowId, campaign.campaignId, customerKey);
+      const target: RunTarget = { runId, workflowId: workflow.workflowId, workflowName: workflow.name, organizationId: ctx.organizationId, organizationType: ctx.organizationType, campaignId: campaign.campaignId, campaignName: campaign.campaignName, customerKeyField, customerKey, steps: workflow.steps };
+      pending.push(commands.handle(workflowRunDecider, workflowRunStreamId(runId), { type: 'StartWorkflowRun', at, ...target }, context));
+      if ((i + 1) % START_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const outcomes = await Promise.allSettled(pending);
+    const started = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.position] : []));
+    const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
+    if (failures.length > 0) deps.logger.error('workflow runs failed to start', { workflowId: workflow.workflowId, failed: failures.length, first: failures[0] });
+    // The runs list shows every started run as soon as the answer is out.
+    await env.readYourWrites(Math.max(-1, ...started));
+    return started.length > 0;
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * A chat message to one customer: a template sent through a chat platform, its delivery statuses, the
+ * conversation that may follow, and one end. It is requested, handed to the platform once, then the
+ * platform reports back through the inbound event path. Reports may repeat or arrive out of order and
+ * are applied only when they move the message forward:
+ *
+ * - statuses go Accepted, Sent, Delivered, Read and never back (a late Delivered after Read is ignored);
+ * - Failed is taken only before Delivered: a message the customer's device received has not failed, so
+ *   a Failed report after Delivered (or Read) is ignored; Failed is final and ends the chat at once;
+ * - the chat ends exactly once: on Failed, or when the platform reports the conversation closed;
+ *   nothing is recorded after the end.
+ */
+import { assertNever, type Decider } from '../shared/decider';
+import { conflict, notFound } from '../shared/errors';
+
+export type ChatStatus = 'Accepted' | 'Sent' | 'Delivered' | 'Read' | 'Failed';
+export const CHAT_STATUSES: readonly ChatStatus[] = ['Accepted', 'Sent', 'Delivered', 'Read', 'Failed'];
+const RANK: Record<Exclude<ChatStatus, 'Failed'>, number> = { Accepted: 0, Sent: 1, Delivered: 2, Read: 3 };
+
+export const CHAT_NOT_FOUND = 'Chat message not found';
+
+/** A delivery error as spec 2.3 shows it. */
+export type DeliveryError = { code: number; title: string; message: string; href: string; error_data: { details: string } };
+export type ConversationRole = 'assistant' | 'user';
+export type DispositionRef = { id: string; name: string };
+
+export type ChatTarget = {
+  organizationId: string;
+  campaignId: string;
+  campaignName: string;
+  customerKeyField: 'loan_id' | 'lead_id';
+  customerKey: string;
+  customerName: string;
+  to: string;
+  templateId: string;
+  /** The template filled from the customer's record: the message the platform sends. */
+  content: string;
+  /** Language code of the template. */
+  language: string;
+  /** Set when the chat has conversation settings: the agent answers replies, the end gets a disposition. */
+  agentId: string | null;
+  dispositionId: string | null;
+};
+
+export type ChatState =
+  | { status: 'none' }
+  | ({ status: ChatStatus; messageId: string; requestedAt: string; dispatchedBy: string | null; platformMsgId: string | null; entries: ReadonlySet<string>; ended: boolean } & ChatTarget);
+
+export type ChatCommand =
+  | ({ type: 'RequestChat'; messageId: string; at: string } & ChatTarget)
+  | { type: 'DispatchChat'; provider: string; at: string }
+  | { type: 'RecordChatStatus'; status: ChatStatus; at: string; platformMsgId?: string; errors?: DeliveryError[] }
+  | { type: 'RecordChatMessage'; entryId: string; role: ConversationRole; content: string; at: string }
+  | { type: 'CloseChat'; at: string; reason: string; disposition: DispositionRef | null; summary: string };
+
+type Id = { messageId: string; at: string };
+export type ChatEvent =
+  | { type: 'ChatRequested'; data: Id & ChatTarget }
+  | { type: 'ChatDispatched'; data: Id & { provider: string } }
+  | { type: 'ChatAccepted'; data: Id & { platformMsgId: string } }
+  | { type: 'ChatSent'; data: Id }
+  | { type: 'ChatDelivered'; data: Id }
+  | { type: 'ChatRead'; data: Id }
+  | { type: 'ChatFailed'; data: Id & { errors: DeliveryError[] } }
+  | { type: 'ChatMessageAdded'; data: Id & { entryId: string; role: ConversationRole; content: string } }
+  | { type: 'ChatEnded'; data: Id & { status: ChatStatus; reason: string; disposition: DispositionRef | null; summary: string } };
+
+export const chatEventTypes = ['ChatRequested', 'ChatDispatched', 'ChatAccepted', 'ChatSent', 'ChatDelivered', 'ChatRead', 'ChatFailed', 'ChatMessageAdded', 'ChatEnded'] as const satisfies readonly ChatEvent['type'][];
+
+const STATUS_EVENT = { Sent: 'ChatSent', Delivered: 'ChatDelivered', Read: 'ChatRead' } as const;
+
+/** Whether a status report moves the message forward; anything else is a repeat or late and ignored. */
+export function movesForward(current: ChatStatus, next: ChatStatus): boolean {
+  if (current === 'Failed') return false;
+  if (next === 'Failed') return RANK[current] < RANK.Delivered;
+  return RANK[next] > RANK[current];
+}
+
+function recordStatus(state: Exclude<ChatState, { status: 'none' }>, command: Extract<ChatCommand, { type: 'RecordChatStatus' }>): ChatEvent[] {
+  const { messageId } = state;
+  const at = command.at;
+  // The platform's id arrives with its first report that carries one, whatever its status.
+  const accepted: ChatEvent[] = command.platformMsgId && state.platformMsgId === null ? [{ type: 'ChatAccepted', data: { messageId, at, platformMsgId: command.platformMsgId } }] : [];
+  if (!movesForward(state.status, command.status)) return accepted;
+  switch (command.status) {
+    case 'Accepted':
+      return accepted;
+    case 'Failed':
+      return [
+        ...accepted,
+        { type: 'ChatFailed', data: { messageId, at, errors: command.errors ?? [] } },
+        { type: 'ChatEnded', data: { messageId, at, status: 'Failed', reason: 'failed', disposition: null, summary: failureSummary(command.errors ?? []) } },
+      ];
+    default:
+      return [...accepted, { type: STATUS_EVENT[command.status], data: { messageId, at } }];
+  }
+}
+
+const failureSummary = (errors: readonly DeliveryError[]) => `The message was not delivered${errors[0] ? `: ${errors[0].title}` : ''}.`;
+
+export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
+  if (command.type === 'RequestChat') {
+    if (state.status === 'none') {
+      const { type: _type, ...data } = command;
+      return [{ type: 'ChatRequested', data }];
+    }
+    // The same message asked for again (a repeated workflow step) sends nothing more.
+    if (state.organizationId === command.organizationId) return [];
+    throw conflict(`Chat message ${command.messageId} already exists`);
+  }
+  if (state.status === 'none') throw notFound(CHAT_NOT_FOUND);
+  if (state.ended) return [];
+  const { messageId } = state;
+  switch (command.type) {
+    case 'DispatchChat':
+      // A message is handed to the platform once: after a restart, a dispatched message is not sent again.
+      return state.dispatchedBy === null ? [{ type: 'ChatDispatched', data: { messageId, at: command.at, provider: command.provider } }] : [];
+    case 'RecordChatStatus':
+      return recordStatus(state, command);
+    case 'RecordChatMessage':
+      if (state.entries.has(command.entryId)) return [];
+      return [{ type: 'ChatMessageAdded', data: { messageId, at: command.at, entryId: command.entryId, role: command.role, content: command.content } }];
+    case 'CloseChat':
+      return [{ type: 'ChatEnded', data: { messageId, at: command.at, status: state.status, reason: command.reason, disposition: command.disposition, summary: command.summary } }];
+    default:
+      return assertNever(command);
+  }
+}
+
+export function evolve(state: ChatState, event: ChatEvent): ChatState {
+  if (event.type === 'ChatRequested') {
+    const { at, ...target } = event.data;
+    return { status: 'Accepted', requestedAt: at, dispatchedBy: null, platformMsgId: null, entries: new Set(), ended: false, ...target };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'ChatDispatched':
+      return { ...state, dispatchedBy: event.data.provider };
+    case 'ChatAccepted':
+      return { ...state, platformMsgId: event.data.platformMsgId };
+    case 'ChatSent':
+      return { ...state, status: 'Sent' };
+    case 'ChatDelivered':
+      return { ...state, status: 'Delivered' };
+    case 'ChatRead':
+      return { ...state, status: 'Read' };
+    case 'ChatFailed':
+      return { ...state, status: 'Failed' };
+    case 'ChatMessageAdded':
+      return { ...state, entries: new Set([...state.entries, event.data.entryId]) };
+    case 'ChatEnded':
+      return { ...state, ended: true };
+    default:
+      return assertNever(event);
+  }
+}
+
+export const chatDecider: Decider<ChatCommand, ChatEvent, ChatState> = {
+  initialState: () => ({ status: 'none' }),
+  evolve,
+  decide,
+};

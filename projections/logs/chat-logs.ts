@@ -1,0 +1,113 @@
+/**
+ * Chat entries of the communication logs (spec 2.3), in the same `logs` collection as calls so both
+ * are filtered, counted and paged together: one document per message (id = message id) with the
+ * common fields (`end_time` null and `duration` 0, as the spec says for chats) and the chat-only ones.
+ * `template_id` is kept for the chat detail (spec 2.4) and left out of the log entry.
+ *
+ * `status` follows the message (Accepted, Sent, Delivered, Read, Failed; the status the end carries
+ * once it ended); `disposition_id` is the configured disposition (or group) until the chat ends with a
+ * disposition, whose id then replaces it.
+ */
+import type { Projection } from '../../application/projection';
+import type { RecordedEvent } from '../../application/ports/event-store';
+import { chatEventTypes, type ChatEvent, type ChatStatus, type ConversationRole, type DeliveryError } from '../../domain/chats/chat';
+import { LOG_COUNTERS, LOG_FIELDS, LOG_INDEXES, callLogsProjection } from './call-logs';
+
+export type ConversationEntry = { role: ConversationRole; content: string; timestamp: string };
+
+export type ChatLogDocument = {
+  id: string;
+  organizationId: string;
+  type: 'chat';
+  date: string;
+  loan_id?: string;
+  lead_id?: string;
+  start_time: string;
+  end_time: null;
+  campaign_name: string;
+  campaign_id: string;
+  name: string;
+  duration: 0;
+  direction: 'outbound';
+  from: null;
+  to: string;
+  status: ChatStatus;
+  disposition: string | null;
+  extracted_data: Record<string, unknown>;
+  agent_id: string;
+  disposition_id: string | null;
+  summary: string;
+  message_id: string;
+  platform_msg_id: string;
+  conversation: ConversationEntry[];
+  errors: DeliveryError[];
+  template_id: string;
+};
+
+type Event = RecordedEvent & ChatEvent;
+
+const withStatus = (doc: ChatLogDocument | null, status: ChatStatus) => doc && { ...doc, status };
+
+export const chatLogsProjection: Projection<ChatLogDocument> = {
+  name: 'chat_logs',
+  collection: { name: callLogsProjection.collection.name, fields: LOG_FIELDS, indexes: LOG_INDEXES, counters: LOG_COUNTERS },
+  // Handing a message to the platform changes nothing an entry shows.
+  eventTypes: chatEventTypes.filter((type) => type !== 'ChatDispatched'),
+  documentIds: (event) => [(event.data as { messageId: string }).messageId],
+  evolve(id, doc, recorded) {
+    const event = recorded as Event;
+    switch (event.type) {
+      case 'ChatRequested': {
+        const d = event.data;
+        return {
+          id,
+          organizationId: d.organizationId,
+          type: 'chat',
+          date: d.at.slice(0, 10),
+          [d.customerKeyField]: d.customerKey,
+          start_time: d.at,
+          end_time: null,
+          campaign_name: d.campaignName,
+          campaign_id: d.campaignId,
+          name: d.customerName,
+          duration: 0,
+          direction: 'outbound',
+          from: null,
+          to: d.to,
+          status: 'Accepted',
+          disposition: null,
+          extracted_data: {},
+          agent_id: d.agentId ?? '',
+          disposition_id: d.dispositionId,
+          summary: '',
+          message_id: id,
+          platform_msg_id: '',
+          // The template as sent opens the conversation.
+          conversation: [{ role: 'assistant', content: d.content, timestamp: d.at }],
+          errors: [],
+          template_id: d.templateId,
+        };
+      }
+      case 'ChatAccepted':
+        return doc && { ...doc, platform_msg_id: event.data.platformMsgId };
+      case 'ChatSent':
+        return withStatus(doc, 'Sent');
+      case 'ChatDelivered':
+        return withStatus(doc, 'Delivered');
+      case 'ChatRead':
+        return withStatus(doc, 'Read');
+      case 'ChatFailed':
+        return doc && { ...doc, status: 'Failed', errors: [...doc.errors, ...event.data.errors] };
+      case 'ChatMessageAdded': {
+        const { role, content, at } = event.data;
+        return doc && { ...doc, conversation: [...doc.conversation, { role, content, timestamp: at }] };
+      }
+      case 'ChatEnded': {
+        const d = event.data;
+        return doc && { ...doc, status: d.status, summary: d.summary, disposition: d.disposition?.name ?? null, disposition_id: d.disposition?.id ?? doc.disposition_id };
+      }
+      default:
+        return doc;
+    }
+  },
+};

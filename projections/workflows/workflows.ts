@@ -1,0 +1,31 @@
+/** Read model of workflow definitions, one document per workflow. */
+import type { Projection } from '../../application/projection';
+import type { RecordedEvent } from '../../application/ports/event-store';
+import type { WorkflowStep } from '../../domain/workflows/steps';
+import { workflowEventTypes, type WorkflowEvent } from '../../domain/workflows/workflow';
+
+export type WorkflowDocument = { id: string; organizationId: string; name: string; steps: WorkflowStep[]; createdAt: string; updatedAt: string };
+
+type Event = RecordedEvent & WorkflowEvent;
+
+export const workflowsProjection: Projection<WorkflowDocument> = {
+  name: 'workflows',
+  collection: {
+    name: 'workflows',
+    fields: { organizationId: 'string', name: 'string', createdAt: 'string' },
+    indexes: [['organizationId', 'createdAt']],
+  },
+  eventTypes: workflowEventTypes,
+  documentIds: (event) => [(event.data as { workflowId: string }).workflowId],
+  evolve(id, doc, recorded) {
+    const event = recorded as Event;
+    switch (event.type) {
+      case 'WorkflowCreated': {
+        const { workflowId: _id, at, ...rest } = event.data;
+        return { id, ...rest, createdAt: at, updatedAt: at };
+      }
+      default:
+        return doc;
+    }
+  },
+};
