@@ -3,6 +3,12 @@
  * every projection, each of which skips what it has already applied. Each batch of a projection is
  * committed with its checkpoint. `waitFor` gives read-your-writes: a command's answer waits until the
  * read models include its events.
+ *
+ * Batches are pipelined: while the store writes one batch's commits, the next batch is evolved (on
+ * top of the documents still being written, kept in an overlay), and its commits are handed over only
+ * once the previous ones have landed. So an adapter that writes on another thread works in parallel
+ * with this one, and a failed commit stops everything after it: the runner goes back to what the
+ * store holds and reads the events again.
  */
 import { BehaviorSubject, filter, firstValueFrom, timeout, catchError, of, map } from 'rxjs';
 import type { AnyProjection } from './projection';
@@ -16,13 +22,22 @@ const CHECKPOINT_EVERY_MS = 1000;
 
 export type ProjectionRunnerOptions = { batchSize?: number; pollMs?: number; logger?: Logger };
 
+type Moved = { name: string; collection: string; documents: StoredDocument<unknown>[]; commit: boolean };
+
 export class ProjectionRunner {
-  private readonly checkpoints = new Map<string, number>();
-  /** Checkpoints as last written to the read store; they may trail `checkpoints` (see applyBatch). */
+  /** How far each projection has been evolved in memory, commits in flight included. */
+  private readonly evolved = new Map<string, number>();
+  /** How far each projection's documents are in the store (what readers see). */
+  private readonly committed = new Map<string, number>();
+  /** Checkpoints as last written to the read store; they may trail `committed` (see applyBatch). */
   private readonly persisted = new Map<string, { position: number; at: number }>();
+  /** Documents of commits in flight, by projection: the next batch evolves them, not the store's older copies. */
+  private readonly overlay = new Map<string, Map<string, StoredDocument<unknown>>>();
+  private inflight: Promise<void> = Promise.resolve();
   private readonly collections = new Map<string, ReadCollection<unknown>>();
   private readonly position = new BehaviorSubject<number>(-1);
   private controller: AbortController | null = null;
+  private interrupt: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private failure: unknown = null;
   /** How many events were applied, per projection (duplicates are skipped, never counted). */
@@ -54,8 +69,10 @@ export class ProjectionRunner {
     for (const p of this.projections) {
       this.collections.set(p.name, await this.reads.collection(p.collection));
       const checkpoint = await this.reads.checkpoint(p.name);
-      this.checkpoints.set(p.name, checkpoint);
+      this.evolved.set(p.name, checkpoint);
+      this.committed.set(p.name, checkpoint);
       this.persisted.set(p.name, { position: checkpoint, at: Date.now() });
+      this.overlay.set(p.name, new Map());
     }
     this.publish();
   }
@@ -69,7 +86,8 @@ export class ProjectionRunner {
 
   /** Writes checkpoints that only moved in memory, so a restart does not walk those events again. */
   async flushCheckpoints(): Promise<void> {
-    for (const [name, position] of this.checkpoints) {
+    await this.inflight;
+    for (const [name, position] of this.committed) {
       if ((this.persisted.get(name)?.position ?? -1) < position) await this.commit(name, position, []);
     }
   }
@@ -95,19 +113,33 @@ export class ProjectionRunner {
   /** Processes everything in the store now, without a subscription (rebuilds, tools, benchmarks). */
   async catchUp(): Promise<void> {
     if (this.collections.size === 0) await this.prepare();
-    for (;;) {
-      const batch = await this.events.readAll({ after: this.position.value, maxCount: this.options.batchSize ?? 1000 });
-      if (batch.length === 0) return this.flushCheckpoints();
-      await this.applyBatch(batch);
+    try {
+      for (;;) {
+        const batch = await this.events.readAll({ after: Math.min(...this.evolved.values()), maxCount: this.options.batchSize ?? 1000 });
+        if (batch.length === 0) return await this.flushCheckpoints();
+        await this.applyBatch(batch);
+      }
+    } catch (error) {
+      await this.inflight.catch(() => undefined);
+      this.rewind();
+      throw error;
     }
   }
 
-  /** Forgets the read models and checkpoints of the given projections (all by default). */
+  /**
+   * Forgets the read models and checkpoints of the given projections (all by default). Projections
+   * that write into the same collection (call and chat log entries share `logs`) are reset together,
+   * since emptying the collection forgets the documents of both.
+   */
   async reset(names: readonly string[] = this.projections.map((p) => p.name)): Promise<void> {
-    for (const p of this.projections.filter((x) => names.includes(x.name))) {
+    await this.inflight;
+    const collections = new Set(this.projections.filter((x) => names.includes(x.name)).map((x) => x.collection.name));
+    for (const p of this.projections.filter((x) => collections.has(x.collection.name))) {
       await this.reads.reset(p.name, [p.collection.name]);
-      this.checkpoints.set(p.name, -1);
+      this.evolved.set(p.name, -1);
+      this.committed.set(p.name, -1);
       this.persisted.set(p.name, { position: -1, at: Date.now() });
+      this.overlay.get(p.name)?.clear();
       this.applied.set(p.name, 0);
     }
     this.publish();
@@ -115,33 +147,67 @@ export class ProjectionRunner {
 
   private async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
+      // A failed commit ends this subscription (through `interrupt`), even while it waits for events.
+      const attempt = new AbortController();
+      const stop = () => attempt.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      this.interrupt = stop;
       try {
-        const subscription = subscribeToAll(this.events, { after: this.position.value, batchSize: this.options.batchSize ?? 1000, pollMs: this.options.pollMs ?? 500, signal });
+        const subscription = subscribeToAll(this.events, { after: this.position.value, batchSize: this.options.batchSize ?? 1000, pollMs: this.options.pollMs ?? 500, signal: attempt.signal });
         for await (const batch of subscription) await this.applyBatch(batch);
+        await this.inflight;
       } catch (error) {
         // Stop at the failing event rather than skip it: a read model must never silently miss an event.
+        await this.inflight.catch(() => undefined);
+        this.rewind();
         this.failure = error;
         this.options.logger?.error('projection batch failed; retrying', { error: String(error) });
-        await new Promise((r) => setTimeout(r, 1000));
+        if (!signal.aborted) await new Promise((r) => setTimeout(r, 1000));
+      } finally {
+        signal.removeEventListener('abort', stop);
       }
     }
   }
 
+  /** After a failed commit: back to what the store holds; the events after it are read again. */
+  private rewind(): void {
+    for (const [name, position] of this.committed) this.evolved.set(name, position);
+    for (const overlay of this.overlay.values()) overlay.clear();
+    this.inflight = Promise.resolve();
+  }
+
+  /**
+   * Evolves a batch in every projection, then hands the commits to the store once the previous
+   * batch's have landed. A batch with nothing for a projection moves its checkpoint in memory only,
+   * written now and then: after a crash it replays events it ignores, which changes nothing.
+   */
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1]!.position;
+    const moved: Moved[] = [];
     for (const projection of this.projections) {
-      const checkpoint = this.checkpoints.get(projection.name)!;
-      if (checkpoint >= last) continue;
-      const documents = await this.applyTo(projection, batch.filter((e) => e.position > checkpoint));
-      this.checkpoints.set(projection.name, last);
-      // A batch with nothing for this projection moves its checkpoint in memory only, written now and
-      // then: after a crash it replays events it ignores, which changes nothing.
+      const from = this.evolved.get(projection.name)!;
+      if (from >= last) continue;
+      const documents = [...(await this.applyTo(projection, batch.filter((e) => e.position > from))).values()];
+      this.evolved.set(projection.name, last);
+      const overlay = this.overlay.get(projection.name)!;
+      for (const document of documents) overlay.set(document.id, document);
       const persisted = this.persisted.get(projection.name)!;
-      if (documents.size === 0 && last - persisted.position < CHECKPOINT_EVERY_EVENTS && Date.now() - persisted.at < CHECKPOINT_EVERY_MS) continue;
-      await this.commit(projection.name, last, [...documents.values()].map((document) => ({ collection: projection.collection.name, document })));
+      const lazy = documents.length === 0 && last - persisted.position < CHECKPOINT_EVERY_EVENTS && Date.now() - persisted.at < CHECKPOINT_EVERY_MS;
+      moved.push({ name: projection.name, collection: projection.collection.name, documents, commit: !lazy });
     }
-    this.failure = null;
-    this.publish();
+    // If a commit of the previous batch failed, this throws and nothing of this batch is written.
+    await this.inflight;
+    const written = Promise.all(moved.filter((m) => m.commit).map((m) => this.commit(m.name, last, m.documents.map((document) => ({ collection: m.collection, document })))));
+    this.inflight = written.then(() => {
+      for (const m of moved) {
+        this.committed.set(m.name, last);
+        const overlay = this.overlay.get(m.name)!;
+        for (const document of m.documents) if (overlay.get(document.id) === document) overlay.delete(document.id);
+      }
+      this.failure = null;
+      this.publish();
+    });
+    this.inflight.catch(() => this.interrupt?.());
   }
 
   private async applyTo(projection: AnyProjection, events: readonly RecordedEvent[]): Promise<Map<string, StoredDocument<unknown>>> {
@@ -150,11 +216,14 @@ export class ProjectionRunner {
     const changed = new Map<string, StoredDocument<unknown>>();
     if (relevant.length === 0) return changed;
     const ids = [...new Set(relevant.flatMap((e) => projection.documentIds(e)))];
-    const stored = await this.collections.get(projection.name)!.getStored(ids);
+    // Taken before reading the store: an entry may leave the overlay while the read is under way.
+    const overlay = this.overlay.get(projection.name)!;
+    const inFlight = new Map(ids.flatMap((id) => (overlay.has(id) ? [[id, overlay.get(id)!] as const] : [])));
+    const stored = await this.collections.get(projection.name)!.getStored(ids.filter((id) => !inFlight.has(id)));
     let applied = 0;
     for (const event of relevant) {
       for (const id of projection.documentIds(event)) {
-        const current = changed.get(id) ?? stored.get(id) ?? { id, doc: null, position: -1, version: 0 };
+        const current = changed.get(id) ?? inFlight.get(id) ?? stored.get(id) ?? { id, doc: null, position: -1, version: 0 };
         if (current.position >= event.position) continue;
         changed.set(id, { id, doc: projection.evolve(id, current.doc, event), position: event.position, version: current.version + 1 });
         applied++;
@@ -165,7 +234,7 @@ export class ProjectionRunner {
   }
 
   private publish(): void {
-    const min = Math.min(...[...this.checkpoints.values()]);
+    const min = Math.min(...[...this.committed.values()]);
     this.position.next(Number.isFinite(min) ? min : -1);
   }
 }

@@ -34,7 +34,17 @@ function declare(definition: CollectionDefinition): void {
 const counterDelta = db.prepare(`INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`);
 const saveCheckpoint = db.prepare(`INSERT OR REPLACE INTO checkpoints_${LAYOUT} (projection, position) VALUES (?, ?)`);
 
-function write(w: RowWrite): void {
+/** Counter changes of one commit, summed per counter value and applied once at its end. */
+type Deltas = Map<string, { collection: string; label: string; key: string; n: number }>;
+
+function count(deltas: Deltas, collection: string, label: string, key: string, n: number): void {
+  const id = `${collection}\u0000${label}\u0000${key}`;
+  const known = deltas.get(id);
+  if (known) known.n += n;
+  else deltas.set(id, { collection, label, key, n });
+}
+
+function write(w: RowWrite, deltas: Deltas): void {
   const writer = writers.get(w.collection);
   if (!writer) throw new Error(`Unknown collection ${w.collection}`);
   const live = w.json !== null;
@@ -48,13 +58,16 @@ function write(w: RowWrite): void {
     const is = live ? counterKey(counter, valuesOf(counter, (f) => w.values[writer.fields.indexOf(f)] ?? null)) : null;
     // Most updates leave a counter's fields alone: then its count does not move.
     if (was === is) continue;
-    if (was !== null) counterDelta.run(w.collection, label, was, -1);
-    if (is !== null) counterDelta.run(w.collection, label, is, 1);
+    if (was !== null) count(deltas, w.collection, label, was, -1);
+    if (is !== null) count(deltas, w.collection, label, is, 1);
   }
 }
 
 const commit = db.transaction((c: PreparedCommit) => {
-  for (const w of c.writes) write(w);
+  // A commit of a thousand log entries moves the same few counters a thousand times: summed first.
+  const deltas: Deltas = new Map();
+  for (const w of c.writes) write(w, deltas);
+  for (const d of deltas.values()) if (d.n !== 0) counterDelta.run(d.collection, d.label, d.key, d.n);
   saveCheckpoint.run(c.projection, c.checkpoint);
 });
 

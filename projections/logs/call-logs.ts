@@ -52,9 +52,11 @@ export const LOG_FIELDS = {
 export const LOG_INDEXES = [
   ['organizationId', 'start_time'],
   ...(['type', 'status', 'disposition', 'from', 'to', 'campaign_id', 'agent_id'] as const).map((field) => ['organizationId', field, 'start_time']),
+  // Statuses of one channel ("failed chats"): the pair most lists filter on together.
+  ['organizationId', 'type', 'status', 'start_time'],
 ];
 /** Totals every page shows (pagination) and `count_only` answers, kept exact as entries change. */
-export const LOG_COUNTERS = [['organizationId'], ...(['type', 'status', 'disposition', 'from', 'to', 'campaign_id', 'agent_id'] as const).map((field) => ['organizationId', field])];
+export const LOG_COUNTERS = [['organizationId'], ...(['type', 'status', 'disposition', 'from', 'to', 'campaign_id', 'agent_id'] as const).map((field) => ['organizationId', field]), ['organizationId', 'type', 'status']];
 
 type Event = RecordedEvent & CallEvent;
 

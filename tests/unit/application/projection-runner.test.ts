@@ -65,6 +65,51 @@ describe('projection runner', () => {
     expect(await collection.find({ sort: { field: 'total', order: 'asc' } })).toEqual(before);
   });
 
+  it('resets together the projections that share a collection, so neither loses its documents', async () => {
+    const events = new MemoryEventStore();
+    const reads = new MemoryReadStore();
+    await seed(events);
+    // A second projection writing other documents into the same collection (as call and chat log entries share `logs`).
+    const doubled: Projection<Counter> = { ...counters, name: 'doubled', documentIds: (e) => [`x${(e.data as { key: string }).key}`] };
+    const runner = new ProjectionRunner(events, reads, [counters, doubled]);
+    await runner.catchUp();
+    const collection = await reads.collection<Counter>(counters.collection);
+    const before = await collection.find({ sort: { field: 'total', order: 'asc' } });
+    expect(before.map((d) => d.id).sort()).toEqual(['a', 'b', 'xa', 'xb']);
+    await runner.reset(['counters']);
+    expect(await reads.checkpoint('doubled')).toBe(-1);
+    await runner.catchUp();
+    expect(await collection.find({ sort: { field: 'total', order: 'asc' } })).toEqual(before);
+  });
+
+  it('after a failed commit, goes back to what the store holds and applies every event exactly once', async () => {
+    const events = new MemoryEventStore();
+    const store = new MemoryReadStore();
+    // The real memory store, with one commit that fails (as a disk error would) in the middle of a live run.
+    let commits = 0;
+    const reads = Object.assign(Object.create(store) as MemoryReadStore, {
+      commit: async (batch: Parameters<MemoryReadStore['commit']>[0]) => {
+        if (batch.writes.length > 0 && ++commits === 2) throw new Error('disk full');
+        return store.commit(batch);
+      },
+    });
+    const runner = new ProjectionRunner(events, reads, [counters], { batchSize: 2, pollMs: 20 });
+    await runner.start();
+    try {
+      let position = -1;
+      for (let i = 0; i < 10; i++) ({ position } = await events.appendToStream(`s-${i}`, [anEvent('Added', { key: `k${i % 3}`, n: 1 })]));
+      expect(await runner.waitFor(position, 5000)).toBe(true);
+      expect(commits).toBeGreaterThan(2);
+      const collection = await store.collection<Counter>(counters.collection);
+      expect(await collection.get('k0')).toEqual({ id: 'k0', total: 4, events: 4 });
+      expect(await collection.get('k1')).toEqual({ id: 'k1', total: 3, events: 3 });
+      expect(await collection.get('k2')).toEqual({ id: 'k2', total: 3, events: 3 });
+      expect(runner.lastError).toBeNull();
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('follows live appends and lets a writer wait for its position', async () => {
     const events = new MemoryEventStore();
     const reads = new MemoryReadStore();
