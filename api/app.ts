@@ -33,6 +33,7 @@ import { logsRouter } from './logs/router';
 import { mediaRouter, recordingErrorsWithoutSuccess, type MediaRouterDeps } from './media/router';
 import type { SpeechService } from '../application/speech/speech-service';
 import type { Feature } from './feature';
+import type { Foreground } from '../application/foreground';
 
 export type AppDeps = {
   config: Config;
@@ -46,6 +47,8 @@ export type AppDeps = {
   speechReady: () => boolean;
   calls: { logs: LogService; initiateCalls: InitiateCalls; reports: CarrierReports; media: MediaRouterDeps };
   features: readonly Feature[];
+  /** Requests in progress, which background work gives way to. */
+  foreground: Foreground;
   shuttingDown: () => boolean;
 };
 
@@ -60,6 +63,14 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
     next();
   });
   app.use(deps.metrics.middleware());
+  // Speech streams and WebSocket upgrades last long and wait for no read model: they do not hold background work back.
+  app.use((req, res, next) => {
+    if (req.headers.upgrade || req.path.endsWith('/get_speech')) return next();
+    const end = deps.foreground.begin();
+    res.once('finish', end);
+    res.once('close', end);
+    next();
+  });
   if (deps.config.logLevel === 'debug') {
     app.use((req, res, next) => {
       const start = Date.now();

@@ -46,6 +46,7 @@ import { composeWebhooks } from './compose-webhooks';
 import { composeWorkflows } from './compose-workflows';
 import type { Feature } from './feature';
 import { ProcessManagerRunner } from '../application/process-manager';
+import { Foreground } from '../application/foreground';
 import { authenticator, type Authenticator } from './http/auth';
 import { Metrics } from './http/metrics';
 
@@ -96,7 +97,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const workflows = await composeWorkflows({ ...base, calls, chats });
   const webhooks = await composeWebhooks(base);
   const features: Feature[] = [chats.feature, workflows.feature, webhooks.feature];
-  const processes = new ProcessManagerRunner(events, reads, [...calls.managers, ...features.flatMap((f) => f.managers)], { logger });
+  const foreground = new Foreground();
+  const processes = new ProcessManagerRunner(events, reads, [...calls.managers, ...features.flatMap((f) => f.managers)], { logger, foreground });
   const services = {
     organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
     dispositions: new DispositionService(commands, collections.dispositions, collections.groups, env),
@@ -129,7 +131,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const metrics = new Metrics();
   let shuttingDown = false;
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
-  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
+  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, foreground, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
   // Queued calls are dialed by agent processes only.
   let resuming: Promise<unknown> = Promise.resolve();
   if (config.services.has('agent')) {

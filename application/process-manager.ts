@@ -9,6 +9,7 @@
  * time) and events of one stream in order; the checkpoint moves once the whole batch is handled, so a
  * crash hands the batch over again. Handlers never rely on the order of events of different streams.
  */
+import type { Foreground } from './foreground';
 import type { Logger } from './ports/logger';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 import type { ReadStore } from './ports/read-store';
@@ -22,6 +23,7 @@ export type ProcessManager = {
 
 const ATTEMPTS = 3;
 const CONCURRENCY = 32;
+const YIELD_MS = 250;
 /** A batch with nothing for a manager moves its checkpoint in memory; it is written after this many events or this long. */
 const CHECKPOINT_EVERY_EVENTS = 1000;
 const CHECKPOINT_EVERY_MS = 1000;
@@ -34,7 +36,7 @@ export class ProcessManagerRunner {
     private readonly events: EventStore,
     private readonly reads: ReadStore,
     private readonly managers: readonly ProcessManager[],
-    private readonly options: { logger?: Logger; pollMs?: number } = {},
+    private readonly options: { logger?: Logger; pollMs?: number; foreground?: Foreground } = {},
   ) {}
 
   async start(): Promise<void> {
@@ -58,6 +60,8 @@ export class ProcessManagerRunner {
       const byStream = new Map<string, RecordedEvent[]>();
       for (const event of batch) if (types.has(event.type)) byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
       const streams = [...byStream.values()];
+      // Requests being answered go first; this work waits for a quiet moment, a quarter second at most.
+      if (streams.length > 0) await this.options.foreground?.quiet(YIELD_MS);
       const lane = async () => {
         for (let next = streams.shift(); next && !signal.aborted; next = streams.shift()) for (const event of next) if (!signal.aborted) await this.handle(manager, event);
       };

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import type { CollectionDefinition, Scalar } from '../../application/ports/read-store';
 
 /** Bumped when the layout changes: tables of another version are left alone and read models rebuild. */
-export const LAYOUT = 'v2';
+export const LAYOUT = 'v3';
 
 export type MetaRow = { id: string; position: number; version: number; live: number } & Record<string, Scalar>;
 export type SqlValue = string | number | null;

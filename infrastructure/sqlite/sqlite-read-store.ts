@@ -3,7 +3,7 @@
  * - a narrow table of its declared fields (`WITHOUT ROWID`, keyed by id, so every index ends with the
  *   id and "order by a field, then id" is read straight from an index), with a `live` flag leading
  *   every index instead of a tombstone check;
- * - a side table of JSON documents, read only for the rows a query returns;
+ * - a side table of JSON documents (a rowid table: rows are large), read only for the rows a query returns;
  * - exact counters for the equality filters the definition names, kept in the same transaction as the
  *   writes, so the counts the logs need every page are a lookup instead of a scan.
  * A projection's writes and its checkpoint commit in one transaction, on a writer thread with its own
@@ -69,7 +69,8 @@ export class SqliteReadStore implements ReadStore {
     const { rows, docs } = tablesOf(definition.name);
     const fields = Object.keys(definition.fields);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${rows} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, live INTEGER NOT NULL) WITHOUT ROWID`);
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${docs} (id TEXT PRIMARY KEY, doc TEXT NOT NULL) WITHOUT ROWID`);
+    // A rowid table, not WITHOUT ROWID: documents are large rows, and random ids would split pages of the table itself.
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${docs} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
     const existing = new Set(this.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${rows}')`).all().map((c) => c.name));
     for (const field of fields) {
       if (existing.has(column(field))) continue;
