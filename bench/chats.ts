@@ -8,11 +8,7 @@
  *
  *   npx tsx bench/chats.ts [--customers 100000] [--selected 10000] [--runs 3]
  */
-import type { AddressInfo } from 'node:net';
-import { createService } from '../api/composition';
-import { loadConfig } from '../infrastructure/config/config';
-import { silentLogger } from '../infrastructure/logging/json-logger';
-import { tempDir } from '../tests/support/temp-dir';
+import { benchService } from './support/bench-service';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -52,25 +48,8 @@ const RUN_FILTERS = [
 
 async function main() {
   console.log(`machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}`);
-  const dir = tempDir('bench-chats-');
-  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'error', SERVICES: 'agent' });
-  const service = await createService(config, { logger: silentLogger });
-  const server = service.server;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  const send = async (path: string, token: string, body: unknown) => {
-    const r = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: r.status, body: (await r.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-  };
-  const create = async (path: string, token: string, body: unknown) => {
-    const reply = await send(path, token, body);
-    if (reply.status !== 201) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-    return reply.body.data as { id: string; token: string };
-  };
-
-  const org = await create('/admin/v1/organizations', 'bench-admin', { name: 'Bench', type: 'collection' });
-  const { token } = await create(`/admin/v1/organizations/${org.id}/tokens`, 'bench-admin', {});
+  const bench = await benchService('bench-chats-');
+  const { token, send, create } = bench;
   const agent = await create('/api/v1/agents', token, { name: 'Bench agent' });
   const disposition = await create('/api/v1/dispositions', token, { name: 'Promise to pay' });
   const template = await create('/api/v1/chat/templates', token, { name: 'Reminder', body: 'Hello {{first_name}}, your EMI of ₹{{emi_amount}} is due on {{emi_due_date}}.' });
@@ -101,10 +80,7 @@ async function main() {
   const sorted = [...times].sort((a, b) => a - b);
   console.log(`initiate chat  selected=${SELECTED}  runs=${RUNS}  p50=${sorted[Math.floor((sorted.length - 1) / 2)]!.toFixed(0)} ms  max=${sorted[sorted.length - 1]!.toFixed(0)} ms  (target: answer within 1 s)`);
 
-  server.closeAllConnections();
-  server.close();
-  await service.close();
-  dir.remove();
+  await bench.close();
   clearInterval(sampler);
   console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
 }

@@ -7,11 +7,7 @@
  *
  *   npx tsx bench/customers.ts [--records 10000] [--rounds 3]
  */
-import type { AddressInfo } from 'node:net';
-import { createService } from '../api/composition';
-import { loadConfig } from '../infrastructure/config/config';
-import { silentLogger } from '../infrastructure/logging/json-logger';
-import { tempDir } from '../tests/support/temp-dir';
+import { benchService } from './support/bench-service';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -41,50 +37,18 @@ const records = (campaign: number) =>
 
 /** A fresh service on its own data directory, with an organization ready to add customers and call them. */
 async function freshService() {
-  const dir = tempDir('bench-customers-');
-  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'error', SERVICES: 'agent' });
-  const service = await createService(config, { logger: silentLogger });
-  const server = service.server;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  const send = async (path: string, token: string, body: unknown) => {
-    const r = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: r.status, body: (await r.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-  };
-  const create = async (path: string, token: string, body: unknown) => {
-    const reply = await send(path, token, body);
-    if (reply.status !== 201) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-    return reply.body.data as { id: string; token: string };
-  };
-
-  const org = await create('/admin/v1/organizations', 'bench-admin', { name: 'Bench', type: 'collection' });
-  const { token } = await create(`/admin/v1/organizations/${org.id}/tokens`, 'bench-admin', {});
+  const bench = await benchService('bench-customers-');
+  const { token, send, create } = bench;
   const agent = await create('/api/v1/agents', token, { name: 'Bench agent', greeting: 'Namaste {{first_name}}' });
   const disposition = await create('/api/v1/dispositions', token, { name: 'Promise to pay' });
-  // A voice-enabled number of the organization, so that initiateCall really queues every call.
-  const search = await fetch(`${url}/api/v1/numbers/search?limit=20`, { headers: { authorization: `Bearer ${token}` } });
-  const number = ((await search.json()) as { data: { number: string; voice_enabled: boolean }[] }).data.find((n) => n.voice_enabled)!.number;
-  const bought = await send('/api/v1/numbers/buyNumbers', token, [{ number, provider: 'builtin' }]);
-  if (!bought.body.success) throw new Error(`could not buy a number: ${JSON.stringify(bought.body)}`);
+  await bench.buyVoiceNumber();
   const campaign = await create('/api/v1/campaigns/create', token, { name: 'Bench', campaignType: 'emi' });
   // Warm-up, as on a service that has been running: the code paths of a bulk add and of a call compiled.
   const warmUp = await create('/api/v1/campaigns/create', token, { name: 'Warm-up', campaignType: 'emi' });
   const warmRecords = records(-1).slice(0, 1000);
   await send('/api/v1/customers/add/bulk', token, { campaignId: warmUp.id, records: warmRecords.slice(0, 990) });
   await send('/api/v1/customers/add/bulk', token, { campaignId: warmUp.id, records: warmRecords.slice(990), initiateCall: true, callConfig: { agentId: agent.id, dispositionId: disposition.id } });
-  return {
-    send,
-    token,
-    campaignId: campaign.id,
-    callConfig: { agentId: agent.id, dispositionId: disposition.id },
-    async close() {
-      server.closeAllConnections();
-      server.close();
-      await service.close();
-      dir.remove();
-    },
-  };
+  return { ...bench, campaignId: campaign.id, callConfig: { agentId: agent.id, dispositionId: disposition.id } };
 }
 
 async function main() {

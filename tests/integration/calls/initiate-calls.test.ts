@@ -3,6 +3,7 @@
  * status codes and messages, the customer filters (combined with AND), `limit`, batches of 500, and
  * the calls it queues reaching final statuses in the logs (built-in carrier, SIMULATION_SPEED 0).
  */
+import { loanRecord, uniquePhone } from '../../support/records';
 import { startTestService, type TestService } from '../../support/test-service';
 
 jest.setTimeout(120_000);
@@ -13,23 +14,11 @@ type Setup = { org: Org; agentId: string; dispositionId: string; groupId: string
 describe('POST /initiate/{campaignId}/calls', () => {
   let t: TestService;
   let main: Setup;
-  let phoneSeq = 0;
+  let campaignSeq = 0;
 
   const call = (org: Org | string | null, method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org === null ? null : typeof org === 'string' ? org : org.token, body });
 
-  const loan = (id: string, extra: Record<string, unknown> = {}) => ({
-    loan_id: id,
-    first_name: `First${id}`,
-    last_name: 'Rao',
-    phone_number: `+9199${String(10_000_000 + phoneSeq++).padStart(8, '0')}`,
-    loan_amount: 100000,
-    emi_amount: 5000,
-    loan_period: 20,
-    current_emi: 2,
-    emi_due_date: '2026-04-05',
-    payment_status: 'pending',
-    ...extra,
-  });
+  const loan = (id: string, extra: Record<string, unknown> = {}) => loanRecord(id, { phone_number: uniquePhone('+9199'), ...extra });
 
   /** Buys the first available number whose voice_enabled is as asked. */
   async function buyNumber(org: Org, voice: boolean): Promise<string> {
@@ -51,7 +40,7 @@ describe('POST /initiate/{campaignId}/calls', () => {
   }
 
   async function campaign(s: Setup, records: Record<string, unknown>[]): Promise<string> {
-    const created = await call(s.org, 'POST', '/campaigns/create', { name: `C${phoneSeq}`, campaignType: 'emi' });
+    const created = await call(s.org, 'POST', '/campaigns/create', { name: `C${++campaignSeq}`, campaignType: 'emi' });
     expect(created.status).toBe(201);
     const campaignId = created.body.data.id as string;
     for (let i = 0; i < records.length; i += 5000) {
@@ -348,7 +337,7 @@ describe('POST /initiate/{campaignId}/calls', () => {
     const agentId = (await call(org, 'POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id as string;
     await buyNumber(org, true);
     const campaignId = (await call(org, 'POST', '/campaigns/create', { name: 'Leads', campaignType: 'lead' })).body.data.id as string;
-    const leads = ['L-1', 'L-2', 'L-3'].map((lead_id) => ({ lead_id, first_name: 'Ravi', last_name: lead_id, phone_number: `+9199${String(10_000_000 + phoneSeq++).padStart(8, '0')}`, lead_date: '2026-01-31' }));
+    const leads = ['L-1', 'L-2', 'L-3'].map((lead_id) => ({ lead_id, first_name: 'Ravi', last_name: lead_id, phone_number: uniquePhone('+9199'), lead_date: '2026-01-31' }));
     expect((await call(org, 'POST', '/customers/add/bulk', { campaignId, records: leads })).status).toBe(201);
     const reply = await call(org, 'POST', `/initiate/${campaignId}/calls`, { agentId, dispositionId, filters: { ids: ['L-1', 'L-3'] } });
     expect(reply.status).toBe(200);

@@ -1,4 +1,5 @@
 /** Organizations, campaigns, agents, dispositions and templates for the chat suites, through the API. */
+import { loanRecord, uniquePhone } from '../../support/records';
 import type { TestService } from '../../support/test-service';
 
 export type Org = { id: string; token: string };
@@ -6,21 +7,9 @@ export type Org = { id: string; token: string };
 export function chatApi(t: TestService) {
   let phoneSeq = 0;
   const call = (org: Org | string | null, method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org === null ? null : typeof org === 'string' ? org : org.token, body });
-  const phone = () => `+9198${String(10_000_000 + phoneSeq++).padStart(8, '0')}`;
+  const phone = () => uniquePhone();
 
-  const loan = (id: string, extra: Record<string, unknown> = {}) => ({
-    loan_id: id,
-    first_name: `First${id}`,
-    last_name: 'Rao',
-    phone_number: phone(),
-    loan_amount: 100000,
-    emi_amount: 5000,
-    loan_period: 20,
-    current_emi: 2,
-    emi_due_date: '2026-04-05',
-    payment_status: 'pending',
-    ...extra,
-  });
+  const loan = loanRecord;
 
   async function campaign(org: Org, records: Record<string, unknown>[], campaignType = 'emi'): Promise<string> {
     const created = await call(org, 'POST', '/campaigns/create', { name: `C${phoneSeq}-${Math.random().toString(36).slice(2, 6)}`, campaignType });

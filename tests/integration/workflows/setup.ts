@@ -1,24 +1,13 @@
 /** What the workflow suites share: an organization ready to call (agent, dispositions, a voice number), records, polling. */
+import { loanRecord } from '../../support/records';
 import type { TestService } from '../../support/test-service';
 
 export type Org = { id: string; token: string };
 export type Ready = { org: Org; agentId: string; dispositionId: string; groupId: string; call: (method: string, path: string, body?: unknown) => ReturnType<TestService['request']> };
 
-let phoneSeq = 0;
+let campaignSeq = 0;
 
-export const loan = (id: string, extra: Record<string, unknown> = {}) => ({
-  loan_id: id,
-  first_name: `First${id}`,
-  last_name: 'Rao',
-  phone_number: `+9198${String(10_000_000 + phoneSeq++).padStart(8, '0')}`,
-  loan_amount: 100000,
-  emi_amount: 5000,
-  loan_period: 20,
-  current_emi: 2,
-  emi_due_date: '2026-04-05',
-  payment_status: 'pending',
-  ...extra,
-});
+export const loan = loanRecord;
 
 export async function readyOrganization(t: TestService, options: { number?: boolean } = {}): Promise<Ready> {
   const org = await t.newOrganization('collection');
@@ -41,7 +30,7 @@ export async function prepareOrganization(org: Org, call: Ready['call'], options
 }
 
 export async function newCampaign(r: Ready, extra: Record<string, unknown> = {}): Promise<string> {
-  const created = await r.call('POST', '/campaigns/create', { name: `Workflow campaign ${phoneSeq}`, campaignType: 'emi', ...extra });
+  const created = await r.call('POST', '/campaigns/create', { name: `Workflow campaign ${++campaignSeq}`, campaignType: 'emi', ...extra });
   if (created.status !== 201) throw new Error(`campaign: ${created.status} ${created.text}`);
   return created.body.data.id as string;
 }
