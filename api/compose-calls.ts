@@ -87,7 +87,7 @@ export async function composeCalls(deps: CallsDeps) {
       agentExists: async (org, agentId) => (await agentOf(org, agentId)) !== null,
       dispositionsOf,
       voiceNumbers: async (org) => (await deps.numbers.voiceNumbersOf(org)).map((n) => n.number),
-      isBlacklisted: (org, phone) => deps.blacklist.isBlacklisted(org, phone),
+      blacklist: (org) => deps.blacklist.snapshot(org),
     },
     env,
   );

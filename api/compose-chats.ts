@@ -6,13 +6,12 @@
  */
 import { chatDispatcher, type ChatDispatchLookups } from '../application/chats/chat-dispatcher';
 import { ChatPlatformReports } from '../application/chats/chat-platform-reports';
-import { blacklistSnapshot, ChatSender } from '../application/chats/chat-sender';
+import { ChatSender } from '../application/chats/chat-sender';
 import type { ChatSending } from '../application/chats/chat-sending';
 import { InitiateChat } from '../application/chats/initiate-chat';
 import { TemplateService } from '../application/chats/template-service';
 import { isLanguageCode } from '../domain/calls/simulation/languages';
 import { builtinChatPlatform } from '../infrastructure/chat/builtin-chat-platform';
-import { blacklistProjection, type BlacklistDocument } from '../projections/blacklist/blacklist';
 import { chatTemplatesProjection, type ChatTemplateDocument } from '../projections/chats/chat-templates';
 import { customerDocumentId } from '../projections/customers/customers';
 import { chatsRouter } from './chats/router';
@@ -36,14 +35,13 @@ const OPENAPI: Route[] = [
 export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<Chats> {
   const { collections, calls, env } = deps;
   const templates = new TemplateService(deps.commands, await deps.reads.collection<ChatTemplateDocument>(chatTemplatesProjection.collection), env);
-  const blacklist = await deps.reads.collection<BlacklistDocument>(blacklistProjection.collection);
   const sending = new ChatSender(
     deps.commands,
     {
       template: (org, id) => templates.ownedBy(org, id),
       agentExists: async (org, agentId) => (await calls.agentOf(org, agentId)) !== null,
       dispositionsOf: calls.dispositionsOf,
-      blacklist: blacklistSnapshot(blacklist),
+      blacklist: (org) => deps.blacklist.snapshot(org),
     },
     env,
   );

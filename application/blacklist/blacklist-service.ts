@@ -1,8 +1,8 @@
 /**
  * Blacklist use cases (spec 4.12; decisions.md section 2): add and remove numbers in bulk, list them,
- * and `isBlacklisted` for the code that dials and messages customers.
+ * and `isBlacklisted` / `snapshot` for the code that dials and messages customers.
  */
-import { blacklistDecider, blacklistStreamId, distinctCount, normalizePhoneNumber, type BlacklistCommand } from '../../domain/blacklist/blacklist';
+import { blacklistDecider, blacklistKey, blacklistStreamId, distinctCount, normalizePhoneNumber, type BlacklistCommand } from '../../domain/blacklist/blacklist';
 import { blacklistDocumentId, type BlacklistDocument } from '../../projections/blacklist/blacklist';
 import type { CommandHandler } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
@@ -45,6 +45,18 @@ export class BlacklistService {
   async isBlacklisted(organizationId: string, number: string): Promise<boolean> {
     const normalized = normalizePhoneNumber(number);
     return normalized !== null && (await this.entries.get(blacklistDocumentId(organizationId, normalized))) !== null;
+  }
+
+  /**
+   * The organization's blacklist as it is now, read once: for requests that check thousands of
+   * customers (bulk calls, initiate-chat) in one go.
+   */
+  async snapshot(organizationId: string): Promise<(phone: string) => boolean> {
+    const listed = new Set((await this.entries.find({ where: { organizationId } })).map((e) => blacklistKey(e.number)));
+    return (phone) => {
+      const normalized = normalizePhoneNumber(phone);
+      return normalized !== null && listed.has(blacklistKey(normalized));
+    };
   }
 
   private async execute(ctx: RequestContext, command: BlacklistCommand): Promise<void> {

@@ -11,7 +11,7 @@ import type { CommandHandler } from '../command-handler';
 import { selectCustomers, type CustomerFilters } from '../customers/customer-selection';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
-import { batchErrors, callCandidate, type BatchError, type CallConfig, type CallPlacer } from './call-placer';
+import { callCandidate, errorsByBatch, type BatchError, type CallConfig, type CallPlacer } from './call-placer';
 
 export const CALL_BATCH = 500;
 export const NO_MATCHING_CUSTOMERS = 'No customers found matching the filters';
@@ -37,17 +37,12 @@ export class InitiateCalls {
     const { totalMatched, selected } = await selectCustomers(this.customers, { organizationId: ctx.organizationId, campaignId }, input.filters, input.limit);
     if (selected.length === 0) throw notFound(NO_MATCHING_CUSTOMERS);
 
-    const keyField = keyFieldOf(ctx.organizationType);
-    const errors: BatchError[] = [];
-    let initiated = 0;
-    let batches = 0;
-    for (let start = 0; start < selected.length; start += CALL_BATCH) {
-      batches += 1;
-      const scope = { campaignId, campaignName: campaign.name, customerKeyField: keyField };
-      const placement = await this.placer.place(ctx, input, selected.slice(start, start + CALL_BATCH).map((c) => callCandidate(scope, c.customerId, c.data)));
-      initiated += placement.initiated.length;
-      errors.push(...batchErrors(batches, placement));
-    }
+    // All batches are placed together (their appends share the event store's writes); failures are reported per batch.
+    const scope = { campaignId, campaignName: campaign.name, customerKeyField: keyFieldOf(ctx.organizationType) };
+    const placement = await this.placer.place(ctx, input, selected.map((c) => callCandidate(scope, c.customerId, c.data)));
+    const errors = errorsByBatch(selected.map((c) => c.customerId), placement.failed, CALL_BATCH);
+    const batches = Math.ceil(selected.length / CALL_BATCH);
+    const initiated = placement.initiated.length;
     const failed = selected.length - initiated;
     const status = failed === 0 ? 200 : initiated > 0 ? 207 : 500;
     const message = failed === 0 ? `Calls initiated for ${initiated} customers` : initiated > 0 ? `Calls initiated for ${initiated} of ${selected.length} customers` : 'No calls could be initiated';

@@ -8,16 +8,13 @@
  * read once, every append is handed to the command handler at once (in slices, so the event store's
  * writer commits one slice while the next is prepared), and the answer waits once for the read models.
  */
-import { blacklistKey, normalizePhoneNumber } from '../../domain/blacklist/blacklist';
 import { fillTemplate } from '../../domain/calls/simulation/placeholders';
 import { chatDecider } from '../../domain/chats/chat';
 import { TEMPLATE_NOT_FOUND } from '../../domain/chats/template';
 import { DomainError } from '../../domain/shared/errors';
-import type { BlacklistDocument } from '../../projections/blacklist/blacklist';
 import type { ChatTemplateDocument } from '../../projections/chats/chat-templates';
 import { AGENT_NOT_FOUND_FOR_CALL, BLACKLISTED, DISPOSITION_NOT_FOUND_FOR_CALL, type PlacementFailure } from '../calls/call-placer';
 import type { CommandHandler, CommandResult } from '../command-handler';
-import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { chatStreamId, type ChatCandidate, type ChatConfig, type ChatPlacement, type ChatSending } from './chat-sending';
 
@@ -33,17 +30,6 @@ export type ChatLookups = {
 const APPEND_SLICE = 500;
 
 type Refusal = { error: string; reason: string };
-
-/** The organization's blacklist read once from its read model, checked with the blacklist's normalization. */
-export function blacklistSnapshot(entries: ReadCollection<BlacklistDocument>): ChatLookups['blacklist'] {
-  return async (organizationId) => {
-    const listed = new Set((await entries.find({ where: { organizationId } })).map((e) => blacklistKey(e.number)));
-    return (phone) => {
-      const normalized = normalizePhoneNumber(phone);
-      return normalized !== null && listed.has(blacklistKey(normalized));
-    };
-  };
-}
 
 export class ChatSender implements ChatSending {
   constructor(

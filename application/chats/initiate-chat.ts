@@ -11,7 +11,7 @@ import { campaignDecider, campaignStreamId, ownedCampaign } from '../../domain/c
 import { keyFieldOf } from '../../domain/customers/record';
 import { invalid, notFound } from '../../domain/shared/errors';
 import type { CustomerDocument } from '../../projections/customers/customers';
-import { batchErrors, type BatchError, type PlacementFailure } from '../calls/call-placer';
+import { errorsByBatch } from '../calls/call-placer';
 import { NO_MATCHING_CUSTOMERS, type InitiateAnswer } from '../calls/initiate-calls';
 import type { CommandHandler } from '../command-handler';
 import { selectCustomers, type CustomerFilters } from '../customers/customer-selection';
@@ -46,10 +46,7 @@ export class InitiateChat {
     const scope = { campaignId, campaignName: campaign.name, customerKeyField: keyFieldOf(ctx.organizationType) };
     const placement = await this.sender.send(ctx, input, selected.map((c) => chatCandidate(scope, c.customerId, c.data)));
     const batches = Math.ceil(selected.length / CHAT_BATCH);
-    const batchOf = new Map(selected.map((c, i) => [c.customerId, Math.floor(i / CHAT_BATCH)]));
-    const failedByBatch: PlacementFailure[][] = Array.from({ length: batches }, () => []);
-    for (const f of placement.failed) failedByBatch[batchOf.get(f.customerKey) ?? 0]!.push(f);
-    const errors: BatchError[] = failedByBatch.flatMap((failed, i) => batchErrors(i + 1, { failed }));
+    const errors = errorsByBatch(selected.map((c) => c.customerId), placement.failed, CHAT_BATCH);
 
     const initiated = placement.initiated.length;
     const failed = selected.length - initiated;

@@ -15,7 +15,7 @@ import type { CommandContext, CommandHandler, CommandResult } from '../command-h
 import { findPage, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
-import { batchErrors, callCandidate, type BatchError, type CallConfig, type CallPlacer } from '../calls/call-placer';
+import { callCandidate, errorsByBatch, type BatchError, type CallConfig, type CallPlacer } from '../calls/call-placer';
 
 /**
  * Starts the workflow of `useWorkflow` adds for the customers just added (asynchronously: it records
@@ -149,17 +149,11 @@ export class CustomerService {
       ...(invalidRecords.length > 0 && { invalidRecords }),
     };
     if (input.initiateCall && input.callConfig) {
-      const callErrors: CallBatchError[] = [];
-      let initiated = 0;
-      let offset = 0;
-      for (const [n, size] of callBatches.entries()) {
-        const scope = { campaignId: input.campaignId, campaignName: campaign.name, customerKeyField: keyField };
-        const placement = await this.calls.place(ctx, input.callConfig, added.slice(offset, offset + size).map((a) => callCandidate(scope, a.id, a.record)));
-        offset += size;
-        initiated += placement.initiated.length;
-        callErrors.push(...batchErrors(n + 1, placement));
-      }
-      body.callResults = { totalRequested: successful, initiated, failed: successful - initiated, errors: callErrors };
+      // The batches are placed together (their appends share the event store's writes); failures are reported per batch.
+      const scope = { campaignId: input.campaignId, campaignName: campaign.name, customerKeyField: keyField };
+      const placement = await this.calls.place(ctx, input.callConfig, added.map((a) => callCandidate(scope, a.id, a.record)));
+      const initiated = placement.initiated.length;
+      body.callResults = { totalRequested: successful, initiated, failed: successful - initiated, errors: errorsByBatch(added.map((a) => a.id), placement.failed, CALL_BATCH_SIZE) };
     }
     if (input.useWorkflow)
       body.workflowTriggered = successful > 0 && (await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, added.map((a) => ({ customerKey: a.id, record: a.record }))));
