@@ -8,7 +8,12 @@
  * Within a batch, events of different streams are handled concurrently (at most `CONCURRENCY` at a
  * time) and events of one stream in order; the checkpoint moves once the whole batch is handled, so a
  * crash hands the batch over again. Handlers never rely on the order of events of different streams.
+ *
+ * A step that still fails after a few tries is passed over, so one bad event cannot stop every later
+ * call and chat; it is recorded as a `ProcessStepFailed` event on the stream `processFailures-<manager>`
+ * (the event, its position and the error), where an operator or an auditor finds it.
  */
+import { derivedId } from './derived-id';
 import type { Foreground } from './foreground';
 import type { Logger } from './ports/logger';
 import type { EventStore, RecordedEvent } from './ports/event-store';
@@ -80,7 +85,7 @@ export class ProcessManagerRunner {
     if (pendingCheckpoint !== null) await this.reads.commit({ projection: checkpointName(manager), checkpoint: pendingCheckpoint, writes: [] });
   }
 
-  /** A failing step is tried again a few times, then logged and passed over so later events still run. */
+  /** A failing step is tried again a few times, then recorded and passed over so later events still run. */
   private async handle(manager: ProcessManager, event: RecordedEvent): Promise<void> {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
@@ -88,8 +93,17 @@ export class ProcessManagerRunner {
       } catch (error) {
         this.options.logger?.[attempt === ATTEMPTS ? 'error' : 'warn']('process manager step failed', { manager: manager.name, eventId: event.id, type: event.type, attempt, error: String(error) });
         if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, 100 * attempt));
+        else await this.recordFailure(manager, event, error);
       }
     }
+  }
+
+  private async recordFailure(manager: ProcessManager, event: RecordedEvent, error: unknown): Promise<void> {
+    const data = { manager: manager.name, eventId: event.id, eventType: event.type, streamId: event.streamId, position: event.position, error: error instanceof Error ? error.message : String(error), attempts: ATTEMPTS };
+    const metadata = { ...event.metadata, actor: `process:${manager.name}`, causationId: event.id, occurredAt: new Date().toISOString() };
+    // The id derives from manager and event, so a failure handled again after a restart is recorded once.
+    const id = derivedId('process-step-failed', manager.name, event.id);
+    await this.events.appendToStream(`processFailures-${manager.name}`, [{ id, type: 'ProcessStepFailed', data, metadata }]).catch((e) => this.options.logger?.error('process step failure not recorded', { manager: manager.name, eventId: event.id, error: String(e) }));
   }
 }
 

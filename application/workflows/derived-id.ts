@@ -1,15 +1,4 @@
-/**
- * Ids derived from what identifies a thing (a run's step visit, a trigger and a customer), shaped as
- * UUIDs (version 8, "custom"). Deriving instead of generating is what makes a repeated step find the
- * call or chat it already made: the same inputs always give the same id.
- */
-import { createHash } from 'node:crypto';
+import { derivedId } from '../derived-id';
 
-export function derivedId(...parts: readonly string[]): string {
-  const hex = createHash('sha256').update(parts.join('\u0000')).digest('hex');
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-/** The call or chat id of a run's step visit. */
+/** The call or chat id of a run's step visit: a repeated step finds the contact it already made. */
 export const contactIdOf = (runId: string, visit: number) => derivedId('workflow-contact', runId, String(visit));

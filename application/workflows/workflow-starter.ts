@@ -15,7 +15,7 @@ import type { CommandHandler } from '../command-handler';
 import type { WorkflowStarter } from '../customers/customer-service';
 import type { Logger } from '../ports/logger';
 import type { ServiceEnvironment } from '../request-context';
-import { derivedId } from './derived-id';
+import { derivedId } from '../derived-id';
 
 /** Run starts handed to the command handler per turn of the event loop. */
 const START_SLICE = 500;

@@ -1,0 +1,12 @@
+/**
+ * Ids derived from what identifies a thing (a run's step visit, a trigger and a customer, a failed
+ * process step), shaped as UUIDs (version 8, "custom"). Deriving instead of generating is what makes a
+ * repeated step find what it already made: the same inputs always give the same id.
+ */
+import { createHash } from 'node:crypto';
+
+export function derivedId(...parts: readonly string[]): string {
+  const hex = createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
