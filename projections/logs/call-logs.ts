@@ -60,6 +60,31 @@ export const LOG_COUNTERS = [['organizationId'], ...(['type', 'status', 'disposi
 
 type Event = RecordedEvent & CallEvent;
 
+/** What a call or chat was requested for: every log entry starts from it. */
+export type LogTarget = { organizationId: string; at: string; customerKeyField: 'loan_id' | 'lead_id'; customerKey: string; campaignName: string; campaignId: string; customerName: string; to: string };
+
+/** The common fields of a new log entry (spec 2.3): nothing has happened yet, so no end, duration or outcome. */
+export function openingEntry<Type extends 'call' | 'chat'>(id: string, type: Type, t: LogTarget) {
+  return {
+    id,
+    organizationId: t.organizationId,
+    type,
+    date: t.at.slice(0, 10),
+    [t.customerKeyField]: t.customerKey,
+    start_time: t.at,
+    end_time: null,
+    campaign_name: t.campaignName,
+    campaign_id: t.campaignId,
+    name: t.customerName,
+    duration: 0 as const,
+    direction: 'outbound' as const,
+    to: t.to,
+    disposition: null,
+    extracted_data: {},
+    summary: '',
+  };
+}
+
 export const callLogsProjection: Projection<CallLogDocument> = {
   name: 'call_logs',
   collection: {
@@ -75,31 +100,7 @@ export const callLogsProjection: Projection<CallLogDocument> = {
     switch (event.type) {
       case 'CallQueued': {
         const d = event.data;
-        return {
-          id,
-          organizationId: d.organizationId,
-          type: 'call',
-          date: d.at.slice(0, 10),
-          [d.customerKeyField]: d.customerKey,
-          start_time: d.at,
-          end_time: null,
-          campaign_name: d.campaignName,
-          campaign_id: d.campaignId,
-          name: d.customerName,
-          duration: 0,
-          direction: 'outbound',
-          from: d.from,
-          to: d.to,
-          status: 'Queued',
-          disposition: null,
-          extracted_data: {},
-          agent_id: d.agentId,
-          disposition_id: d.dispositionId,
-          summary: '',
-          call_id: id,
-          transcript_id: '',
-          recording_id: '',
-        };
+        return { ...openingEntry(id, 'call', d), from: d.from, status: 'Queued', agent_id: d.agentId, disposition_id: d.dispositionId, call_id: id, transcript_id: '', recording_id: '' };
       }
       case 'CallRinging':
         return doc && { ...doc, status: 'Ringing', start_time: event.data.at, date: event.data.at.slice(0, 10) };

@@ -11,7 +11,7 @@
 import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
 import { chatEventTypes, type ChatEvent, type ChatStatus, type ConversationRole, type DeliveryError } from '../../domain/chats/chat';
-import { LOG_COUNTERS, LOG_FIELDS, LOG_INDEXES, callLogsProjection } from './call-logs';
+import { LOG_COUNTERS, LOG_FIELDS, LOG_INDEXES, callLogsProjection, openingEntry } from './call-logs';
 
 export type ConversationEntry = { role: ConversationRole; content: string; timestamp: string };
 
@@ -60,26 +60,11 @@ export const chatLogsProjection: Projection<ChatLogDocument> = {
       case 'ChatRequested': {
         const d = event.data;
         return {
-          id,
-          organizationId: d.organizationId,
-          type: 'chat',
-          date: d.at.slice(0, 10),
-          [d.customerKeyField]: d.customerKey,
-          start_time: d.at,
-          end_time: null,
-          campaign_name: d.campaignName,
-          campaign_id: d.campaignId,
-          name: d.customerName,
-          duration: 0,
-          direction: 'outbound',
+          ...openingEntry(id, 'chat', d),
           from: null,
-          to: d.to,
           status: 'Accepted',
-          disposition: null,
-          extracted_data: {},
           agent_id: d.agentId ?? '',
           disposition_id: d.dispositionId,
-          summary: '',
           message_id: id,
           platform_msg_id: '',
           // The template as sent opens the conversation.
