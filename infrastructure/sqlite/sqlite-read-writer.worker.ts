@@ -26,7 +26,8 @@ function declare(definition: CollectionDefinition): void {
       `INSERT INTO ${rows} (id, position, version, live${cols.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${cols.map(() => ', ?').join('')}) ` +
         `ON CONFLICT (id) DO UPDATE SET position = excluded.position, version = excluded.version, live = excluded.live${cols.map((c) => `, ${c} = excluded.${c}`).join('')}`,
     ),
-    upsertDoc: db.prepare(`INSERT OR REPLACE INTO ${docs} (id, doc) VALUES (?, ?)`),
+    // An upsert keeps the row where it is; REPLACE would delete it and insert it again.
+    upsertDoc: db.prepare(`INSERT INTO ${docs} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`),
     deleteDoc: db.prepare(`DELETE FROM ${docs} WHERE id = ?`),
   });
 }
