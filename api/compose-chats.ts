@@ -16,6 +16,7 @@ import { chatTemplatesProjection, type ChatTemplateDocument } from '../projectio
 import { customerDocumentId } from '../projections/customers/customers';
 import { chatsRouter } from './chats/router';
 import { CreateTemplateBody, InitiateChatBody } from './chats/schemas';
+import { chatErrorReferenceRouter } from './chats/error-reference';
 import { chatWebhookRouter } from './chats/webhook-router';
 import type { Calls, CallsDeps } from './compose-calls';
 import type { Feature } from './feature';
@@ -30,6 +31,7 @@ const OPENAPI: Route[] = [
   { method: 'post', path: '/api/v1/initiate/{campaignId}/chat', summary: 'Send a chat template to the customers of a campaign that match the filters (spec 4.11)', body: InitiateChatBody, scope: 'chat:write' },
   { method: 'get', path: '/api/v1/communication/chat/{message_id}', summary: 'One chat message with its conversation and delivery errors (spec 4.5)', scope: 'logs:read' },
   { method: 'post', path: '/chat/v1/{provider}/reports', summary: "A chat platform's message report (webhook; bearer CHAT_WEBHOOK_SECRET)", admin: true },
+  { method: 'get', path: '/chat/v1/errors', summary: 'The chat delivery error reference (HTML; what `href` of a delivery error links to; no token needed)' },
 ];
 
 export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<Chats> {
@@ -63,7 +65,7 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
     feature: {
       managers: [chatDispatcher({ commands: deps.commands, platform, reports, lookups, now: env.now })],
       routes: [chatsRouter(templates, initiate)],
-      inbound: [{ path: '/chat/v1', router: chatWebhookRouter(reports, deps.config.chatWebhookSecret) }],
+      inbound: [{ path: '/chat/v1', router: chatErrorReferenceRouter() }, { path: '/chat/v1', router: chatWebhookRouter(reports, deps.config.chatWebhookSecret) }],
       openapi: OPENAPI,
       stop: () => platform.stop(),
     },

@@ -1,6 +1,7 @@
 /**
  * The delivery errors a chat message may fail with (spec 2.3's delivery error object). Codes are the
- * service's own; each links to its entry in the error reference (docs/chat-errors.md), and `details`
+ * service's own; each links to its entry in the error reference the service serves (`GET /chat/v1/errors`,
+ * written out in docs/chat-errors.md), and `details`
  * says what happened to this message.
  */
 import type { DeliveryError } from './chat';
@@ -16,7 +17,7 @@ const CATALOG: Readonly<Record<DeliveryErrorCause, { code: number; title: string
   customer_not_found: { code: 5002, title: 'Customer not found', message: 'The customer is no longer in the campaign; the message was not sent.' },
 };
 
-export const CHAT_ERROR_REFERENCE = 'docs/chat-errors.md';
+export const CHAT_ERROR_REFERENCE = '/chat/v1/errors';
 
 export function deliveryError(cause: DeliveryErrorCause, details: string): DeliveryError {
   const { code, title, message } = CATALOG[cause];

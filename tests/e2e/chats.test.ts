@@ -64,8 +64,12 @@ describe('chats end to end (sqlite, built-in chat platform)', () => {
       if (entry.status === 'Failed') {
         expect(detail.errors.length).toBeGreaterThan(0);
         for (const error of detail.errors) {
-          expect(error).toEqual({ code: expect.any(Number), title: expect.any(String), message: expect.any(String), href: `docs/chat-errors.md#${error.code}`, error_data: { details: expect.any(String) } });
+          expect(error).toEqual({ code: expect.any(Number), title: expect.any(String), message: expect.any(String), href: `/chat/v1/errors#${error.code}`, error_data: { details: expect.any(String) } });
           expect(Number.isInteger(error.code)).toBe(true);
+          // The link leads to the service's error reference, which has a section for the code.
+          const reference = await fetch(new URL(error.href, t.url));
+          expect(reference.status).toBe(200);
+          expect(await reference.text()).toContain(`<section id="${error.code}"><h2>${error.code} ${error.title}</h2>`);
         }
         expect(entry.disposition).toBeNull();
       } else {

@@ -29,7 +29,7 @@ describe('simulated chat', () => {
   it('fails an invalid number at once with a delivery error object', () => {
     const chat = simulateChat(input('m-1', { to: '12345' }));
     expect(chat.outcome).toBe('failed');
-    expect(chat.steps).toEqual([{ afterSeconds: expect.any(Number), kind: 'status', status: 'Failed', errors: [{ code: 4001, title: 'Invalid phone number', message: expect.any(String), href: 'docs/chat-errors.md#4001', error_data: { details: expect.stringContaining('12345') } }] }]);
+    expect(chat.steps).toEqual([{ afterSeconds: expect.any(Number), kind: 'status', status: 'Failed', errors: [{ code: 4001, title: 'Invalid phone number', message: expect.any(String), href: '/chat/v1/errors#4001', error_data: { details: expect.stringContaining('12345') } }] }]);
   });
 
   it('produces every outcome over many messages, with steps in time order and one close unless failed', () => {
