@@ -124,9 +124,9 @@ export async function composeCalls(deps: CallsDeps) {
     reports,
     carrier,
     managers: [callDispatcher(dispatch)],
-    /** Plays on the built-in carrier's calls that a stop cut short, once the read models have caught up. */
-    async resume(): Promise<number> {
-      await deps.runner.waitFor(await deps.events.headPosition(), 60_000);
+    /** Plays on the built-in carrier's calls that a stop cut short, once the read models have caught up (0 when stopped first). */
+    async resume(signal: AbortSignal): Promise<number> {
+      if (!(await deps.runner.caughtUpWithStore(signal))) return 0;
       return resumeOpenCalls({ ...dispatch, openCalls, startedAt, logger: deps.logger });
     },
     agentOf,

@@ -4,7 +4,7 @@
  * platform, and the platform's inbound webhook. Chat log entries and the chat detail are read through
  * the logs service (the shared `logs` collection).
  */
-import { chatDispatcher, type ChatDispatchLookups } from '../application/chats/chat-dispatcher';
+import { chatDispatcher, resumeOpenChats, type ChatDispatchLookups } from '../application/chats/chat-dispatcher';
 import { ChatPlatformReports } from '../application/chats/chat-platform-reports';
 import { ChatSender } from '../application/chats/chat-sender';
 import type { ChatSending } from '../application/chats/chat-sending';
@@ -13,6 +13,7 @@ import { TemplateService } from '../application/chats/template-service';
 import { isLanguageCode } from '../domain/calls/simulation/languages';
 import { builtinChatPlatform } from '../infrastructure/chat/builtin-chat-platform';
 import { chatTemplatesProjection, type ChatTemplateDocument } from '../projections/chats/chat-templates';
+import { openChatsProjection, type OpenChatDocument } from '../projections/chats/open-chats';
 import { customerDocumentId } from '../projections/customers/customers';
 import { chatsRouter } from './chats/router';
 import { CreateTemplateBody, InitiateChatBody } from './chats/schemas';
@@ -48,7 +49,7 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
     env,
   );
   const reports = new ChatPlatformReports(deps.commands);
-  const platform = builtinChatPlatform({ reports, speed: deps.config.simulationSpeed, logger: deps.logger });
+  const platform = builtinChatPlatform({ reports, speed: deps.config.simulationSpeed, logger: deps.logger, now: env.now });
   const lookups: ChatDispatchLookups = {
     organizationType: async (org) => (await collections.organizations.get(org))?.type ?? null,
     customer: async (_org, campaignId, key) => (await collections.customers.get(customerDocumentId(campaignId, key)))?.data ?? null,
@@ -59,15 +60,32 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
     dispositions: calls.dispositionsOf,
   };
   const initiate = new InitiateChat(deps.commands, collections.customers, sending);
+  const dispatch = { commands: deps.commands, platform, reports, lookups, now: env.now };
+  const openChats = await deps.reads.collection<OpenChatDocument>(openChatsProjection.collection);
+  const startedAt = env.now().toISOString();
+  // The built-in platform's chats that a stop cut short play on once the read models have caught up.
+  const stopResuming = new AbortController();
+  let resuming: Promise<unknown> = Promise.resolve();
 
   return {
     sending,
     feature: {
-      managers: [chatDispatcher({ commands: deps.commands, platform, reports, lookups, now: env.now })],
+      managers: [chatDispatcher(dispatch)],
       routes: [chatsRouter(templates, initiate)],
       inbound: [{ path: '/chat/v1', router: chatErrorReferenceRouter() }, { path: '/chat/v1', router: chatWebhookRouter(reports, deps.config.chatWebhookSecret) }],
       openapi: OPENAPI,
-      stop: () => platform.stop(),
+      start: async () => {
+        resuming = (async () => {
+          if (!(await deps.runner.caughtUpWithStore(stopResuming.signal))) return;
+          const resumed = await resumeOpenChats({ ...dispatch, openChats, startedAt, logger: deps.logger });
+          if (resumed > 0) deps.logger.info('chats in progress before the restart resumed', { chats: resumed });
+        })().catch((error) => deps.logger.error('chats in progress before the restart could not be resumed', { error: String(error) }));
+      },
+      stop: async () => {
+        stopResuming.abort();
+        await resuming;
+        await platform.stop();
+      },
     },
   };
 }

@@ -20,6 +20,9 @@ import type { EventStore, RecordedEvent } from './ports/event-store';
 import type { ReadStore } from './ports/read-store';
 import { subscribeToAll } from './subscribe-to-all';
 
+/** Thrown by a step that cannot run yet (the read models it needs have not caught up): it is tried again later, without limit. */
+export class RetryLater extends Error {}
+
 export type ProcessManager = {
   name: string;
   eventTypes: readonly string[];
@@ -48,13 +51,27 @@ export class ProcessManagerRunner {
     this.controller = new AbortController();
     const signal = this.controller.signal;
     const checkpoints = await Promise.all(this.managers.map((m) => this.reads.checkpoint(checkpointName(m))));
-    this.loops = this.managers.map((m, i) => this.run(m, checkpoints[i]!, signal));
+    this.loops = this.managers.map((m, i) => this.follow(m, checkpoints[i]!, signal));
   }
 
   async stop(): Promise<void> {
     this.controller?.abort();
     await Promise.all(this.loops);
     this.loops = [];
+  }
+
+  /** Follows the store for one manager until stopped; a store that fails (a read, a checkpoint) is tried again from the last checkpoint. */
+  private async follow(manager: ProcessManager, checkpoint: number, signal: AbortSignal): Promise<void> {
+    let after = checkpoint;
+    while (!signal.aborted) {
+      try {
+        await this.run(manager, after, signal);
+      } catch (error) {
+        this.options.logger?.error('process manager stopped on a store error; resuming', { manager: manager.name, error: String(error) });
+        await pause(1000, signal);
+        after = await this.reads.checkpoint(checkpointName(manager)).catch(() => after);
+      }
+    }
   }
 
   private async run(manager: ProcessManager, after: number, signal: AbortSignal): Promise<void> {
@@ -65,16 +82,17 @@ export class ProcessManagerRunner {
       const byStream = new Map<string, RecordedEvent[]>();
       for (const event of batch) if (types.has(event.type)) byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
       const streams = [...byStream.values()];
+      const handled = streams.length;
       // Requests being answered go first; this work waits for a quiet moment, a quarter second at most.
-      if (streams.length > 0) await this.options.foreground?.quiet(YIELD_MS);
+      if (handled > 0) await this.options.foreground?.quiet(YIELD_MS);
       const lane = async () => {
-        for (let next = streams.shift(); next && !signal.aborted; next = streams.shift()) for (const event of next) if (!signal.aborted) await this.handle(manager, event);
+        for (let next = streams.shift(); next && !signal.aborted; next = streams.shift()) for (const event of next) if (!signal.aborted) await this.handle(manager, event, signal);
       };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, streams.length) }, lane));
+      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, handled) }, lane));
       if (signal.aborted) break;
       const position = batch[batch.length - 1]!.position;
       // After a crash, events the manager ignores are read again, which changes nothing.
-      if (streams.length === 0 && position - persisted.position < CHECKPOINT_EVERY_EVENTS && Date.now() - persisted.at < CHECKPOINT_EVERY_MS) {
+      if (handled === 0 && position - persisted.position < CHECKPOINT_EVERY_EVENTS && Date.now() - persisted.at < CHECKPOINT_EVERY_MS) {
         pendingCheckpoint = position;
         continue;
       }
@@ -85,15 +103,26 @@ export class ProcessManagerRunner {
     if (pendingCheckpoint !== null) await this.reads.commit({ projection: checkpointName(manager), checkpoint: pendingCheckpoint, writes: [] });
   }
 
-  /** A failing step is tried again a few times, then recorded and passed over so later events still run. */
-  private async handle(manager: ProcessManager, event: RecordedEvent): Promise<void> {
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+  /**
+   * A failing step is tried again a few times, then recorded and passed over so later events still
+   * run. A step that is not ready yet (`RetryLater`: the read models it needs are behind) is no
+   * failure: it is tried again, with growing pauses, for as long as it takes.
+   */
+  private async handle(manager: ProcessManager, event: RecordedEvent, signal: AbortSignal): Promise<void> {
+    let waits = 0;
+    for (let attempt = 1; attempt <= ATTEMPTS && !signal.aborted; ) {
       try {
         return await manager.handle(event);
       } catch (error) {
+        if (error instanceof RetryLater) {
+          if (waits++ % 10 === 0) this.options.logger?.warn('process manager step not ready; waiting', { manager: manager.name, eventId: event.id, type: event.type, reason: error.message });
+          await pause(Math.min(5000, 100 * 2 ** Math.min(waits, 6)), signal);
+          continue;
+        }
         this.options.logger?.[attempt === ATTEMPTS ? 'error' : 'warn']('process manager step failed', { manager: manager.name, eventId: event.id, type: event.type, attempt, error: String(error) });
-        if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, 100 * attempt));
+        if (attempt < ATTEMPTS) await pause(100 * attempt, signal);
         else await this.recordFailure(manager, event, error);
+        attempt++;
       }
     }
   }
@@ -108,3 +137,16 @@ export class ProcessManagerRunner {
 }
 
 const checkpointName = (manager: ProcessManager) => `process:${manager.name}`;
+
+/** Waits `ms`, or less when the signal aborts. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });

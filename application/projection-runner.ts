@@ -110,6 +110,16 @@ export class ProjectionRunner {
     );
   }
 
+  /**
+   * Resolves true once the read models include every event the store holds now, however long that
+   * takes (a rebuild after an upgrade may take minutes); false if `signal` aborts first.
+   */
+  async caughtUpWithStore(signal?: AbortSignal): Promise<boolean> {
+    const head = await this.events.headPosition();
+    while (!signal?.aborted) if (await this.waitFor(head, 1000)) return true;
+    return false;
+  }
+
   /** Processes everything in the store now, without a subscription (rebuilds, tools, benchmarks). */
   async catchUp(): Promise<void> {
     if (this.collections.size === 0) await this.prepare();

@@ -1,9 +1,9 @@
 /**
  * The process manager that hands queued calls to the telephony provider. For each `CallQueued` it
- * first records `DialCall` on the call; if the call was already dialed (a repeated event after a
- * restart) that yields nothing and the call is not dialed again. What the provider needs that the
- * call does not carry (the customer record, the agent's script, the dispositions to choose from) is
- * looked up; a call that cannot be set up ends as Failed with the reason.
+ * looks up what the provider needs that the call does not carry (the customer record, the agent's
+ * script, the dispositions to choose from), then records `DialCall` on the call; if the call was
+ * already dialed (a repeated event after a restart) that yields nothing and the call is not dialed
+ * again. A call that cannot be set up ends as Failed with the reason.
  *
  * A provider whose calls live in this process (the built-in carrier) loses them when the process
  * stops; `resumeOpenCalls` hands it the calls that were dialed and had not ended, to play on from
@@ -37,11 +37,16 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
     async handle(recorded: RecordedEvent) {
       const { data } = recorded as RecordedEvent & Extract<CallEvent, { type: 'CallQueued' }>;
       const context = { organizationId: data.organizationId, actor: 'call-dispatcher', requestId: recorded.metadata.requestId, correlationId: recorded.metadata.correlationId, causationId: recorded.id };
+      const stream = callStreamId(data.callId);
+      // Dialed already (the event handed over again after a restart): nothing more to look up.
+      const { state } = await deps.commands.load(callDecider, stream);
+      if (state.status !== 'Queued' || state.dialedBy !== null) return;
+      // The lookups come first: one that fails leaves the call undialed, and the step is tried again.
       const at = deps.now().toISOString();
-      const dialed = await deps.commands.handle(callDecider, callStreamId(data.callId), { type: 'DialCall', provider: deps.provider.alias, at }, context);
-      if (dialed.events.length === 0) return;
       const request = await setUp(deps, data.callId, data, at, context.requestId);
       if (!request) return;
+      const dialed = await deps.commands.handle(callDecider, stream, { type: 'DialCall', provider: deps.provider.alias, at }, context);
+      if (dialed.events.length === 0) return;
       try {
         await deps.provider.dial(request);
       } catch (error) {

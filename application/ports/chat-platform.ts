@@ -25,4 +25,10 @@ export type ChatSendRequest = {
 export interface ChatPlatform {
   readonly alias: string;
   send(request: ChatSendRequest): Promise<{ platformMsgId: string }>;
+  /**
+   * Only for a platform whose chats live inside this process (the built-in one): plays on a message
+   * it took at `request.at` and that had not ended when the process stopped, from where its timeline
+   * is now. Reports it already sent may come again; the message ignores them.
+   */
+  resume?(request: ChatSendRequest): Promise<void>;
 }

@@ -20,7 +20,7 @@ import { CHAT_ENDED } from '../chats/chat-sending';
 import type { CommandContext, CommandHandler } from '../command-handler';
 import type { RecordedEvent } from '../ports/event-store';
 import type { ReadCollection } from '../ports/read-store';
-import type { ProcessManager } from '../process-manager';
+import { RetryLater, type ProcessManager } from '../process-manager';
 import { contactOutcomeOf, endedOutcome, performContact, type ContactDeps } from './contact-steps';
 import { contactIdOf } from './derived-id';
 
@@ -99,7 +99,7 @@ export function workflowOutcomeManager(deps: RunManagerDeps): ProcessManager {
       const contactId = event.type === 'CallEnded' ? data.callId : data.messageId;
       if (!contactId) return;
       // The run's claim of the contact step came before the contact existed, so the read model has it once it reaches this event.
-      if (!(await deps.readModelsReach(event.position))) throw new Error('read models are behind; the outcome is tried again');
+      if (!(await deps.readModelsReach(event.position))) throw new RetryLater('read models are behind; the outcome is tried again');
       const contact = await deps.contacts.get(contactId);
       if (!contact) return;
       const command: RunCommand = { type: 'RecordContactEnded', contactId, ...contactOutcomeOf(event.data), at: deps.now().toISOString() };

@@ -44,7 +44,7 @@ export type ChatTarget = {
 
 export type ChatState =
   | { status: 'none' }
-  | ({ status: ChatStatus; messageId: string; requestedAt: string; dispatchedBy: string | null; platformMsgId: string | null; entries: ReadonlySet<string>; ended: boolean } & ChatTarget);
+  | ({ status: ChatStatus; messageId: string; requestedAt: string; dispatchedBy: string | null; dispatchedAt: string | null; platformMsgId: string | null; entries: ReadonlySet<string>; ended: boolean } & ChatTarget);
 
 export type ChatCommand =
   | ({ type: 'RequestChat'; messageId: string; at: string } & ChatTarget)
@@ -130,12 +130,12 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
 export function evolve(state: ChatState, event: ChatEvent): ChatState {
   if (event.type === 'ChatRequested') {
     const { at, ...target } = event.data;
-    return { status: 'Accepted', requestedAt: at, dispatchedBy: null, platformMsgId: null, entries: new Set(), ended: false, ...target };
+    return { status: 'Accepted', requestedAt: at, dispatchedBy: null, dispatchedAt: null, platformMsgId: null, entries: new Set(), ended: false, ...target };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'ChatDispatched':
-      return { ...state, dispatchedBy: event.data.provider };
+      return { ...state, dispatchedBy: event.data.provider, dispatchedAt: event.data.at };
     case 'ChatAccepted':
       return { ...state, platformMsgId: event.data.platformMsgId };
     case 'ChatSent':

@@ -5,7 +5,6 @@
  * exactly as a real platform's webhooks would. Timestamps follow the simulated timeline from the
  * moment the platform took the message.
  */
-import { setMaxListeners } from 'node:events';
 import type { ChatPlatformReports, ChatReport } from '../../application/chats/chat-platform-reports';
 import type { ChatPlatform, ChatSendRequest } from '../../application/ports/chat-platform';
 import type { Logger } from '../../application/ports/logger';
@@ -16,30 +15,31 @@ export type BuiltinChatPlatformOptions = {
   /** SIMULATION_SPEED: simulated seconds take `speed` real seconds. */
   speed: number;
   logger?: Logger;
+  now?: () => Date;
 };
 
-export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPlatform & { idle(): Promise<void>; stop(): Promise<void> } {
+export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPlatform & { resume(request: ChatSendRequest): Promise<void>; idle(): Promise<void>; stop(): Promise<void> } {
   const running = new Set<Promise<void>>();
-  const stopping = new AbortController();
-  // Every message waiting on the simulated clock listens for the stop: thousands at once is expected.
-  setMaxListeners(0, stopping.signal);
+  // Timers of messages waiting on the simulated clock, so that a stop ends them all at once.
+  const sleeping = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
+  let stopping = false;
   const stopped = new Error('built-in chat platform stopped');
   const sleep = (simulatedSeconds: number) =>
     new Promise<void>((resolve, reject) => {
-      if (stopping.signal.aborted) return reject(stopped);
+      if (stopping) return reject(stopped);
       if (options.speed <= 0 || simulatedSeconds <= 0) return resolve();
-      const timer = setTimeout(() => {
-        stopping.signal.removeEventListener('abort', onStop);
-        resolve();
-      }, simulatedSeconds * 1000 * options.speed);
-      const onStop = () => {
-        clearTimeout(timer);
-        reject(stopped);
+      const sleeper = {
+        timer: setTimeout(() => {
+          sleeping.delete(sleeper);
+          resolve();
+        }, simulatedSeconds * 1000 * options.speed),
+        reject,
       };
-      stopping.signal.addEventListener('abort', onStop, { once: true });
+      sleeping.add(sleeper);
     });
 
-  async function play(request: ChatSendRequest): Promise<void> {
+  /** Plays a message's simulated timeline, skipping the first `elapsed` simulated seconds (a resumed message). */
+  async function play(request: ChatSendRequest, elapsed = 0): Promise<void> {
     const chat = simulateChat({
       seed: request.messageId,
       at: request.at,
@@ -53,10 +53,10 @@ export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPl
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
     const report = (r: ChatReport) => options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.messageId}` });
     const { messageId } = request;
-    let elapsed = 0;
+    let clock = elapsed;
     for (const step of chat.steps) {
-      await sleep(step.afterSeconds - elapsed);
-      elapsed = step.afterSeconds;
+      if (step.afterSeconds > clock) await sleep(step.afterSeconds - clock);
+      clock = Math.max(clock, step.afterSeconds);
       const when = at(step.afterSeconds);
       switch (step.kind) {
         case 'status':
@@ -72,30 +72,39 @@ export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPl
     }
   }
 
+  // The platform takes a message at once and plays it out in the background, as a network would.
+  const inBackground = (request: ChatSendRequest, elapsed?: number) => {
+    const played = play(request, elapsed).catch((error) => {
+      if (error !== stopped) options.logger?.error('built-in chat platform failed a message', { messageId: request.messageId, error: String(error) });
+    });
+    running.add(played);
+    void played.finally(() => running.delete(played));
+  };
+
   return {
     alias: 'builtin',
     async send(request) {
-      const platformMsgId = platformMsgIdOf(request.messageId);
-      // After a stop the message is taken but goes nowhere, like the chats the stop cut short.
-      if (stopping.signal.aborted) return { platformMsgId };
-      // The platform takes the message at once and plays it out in the background, as a network would.
-      const played = play(request).catch((error) => {
-        if (error !== stopped) options.logger?.error('built-in chat platform failed a message', { messageId: request.messageId, error: String(error) });
-      });
-      running.add(played);
-      void played.finally(() => running.delete(played));
-      return { platformMsgId };
+      // After a stop the message is taken but goes nowhere; it plays on after the restart (`resume`).
+      if (!stopping) inBackground(request);
+      return { platformMsgId: platformMsgIdOf(request.messageId) };
+    },
+    /** A message taken before a restart plays on from where its timeline is now (at once to its end when that has passed). */
+    async resume(request) {
+      const elapsedMs = (options.now?.() ?? new Date()).getTime() - Date.parse(request.at);
+      inBackground(request, options.speed > 0 ? Math.max(0, elapsedMs) / 1000 / options.speed : Number.POSITIVE_INFINITY);
     },
     /** Resolves when every message in progress has played out (tests, shutdown). */
     async idle() {
       while (running.size > 0) await Promise.all([...running]);
     },
-    /**
-     * Stops playing messages (shutdown). Chats cut short stay where they were: the simulated platform
-     * went away with the process; they are not resumed after a restart.
-     */
+    /** Stops playing messages (shutdown). Chats cut short play on after the restart (`resume`). */
     async stop() {
-      stopping.abort();
+      stopping = true;
+      for (const { timer, reject } of sleeping) {
+        clearTimeout(timer);
+        reject(stopped);
+      }
+      sleeping.clear();
       await this.idle();
     },
   };

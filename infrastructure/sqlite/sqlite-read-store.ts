@@ -21,6 +21,8 @@ class Collection {
   readonly fields: string[];
   readonly counters: string[][];
   readonly doc: Database.Statement<[string], { doc: string }>;
+  /** Runs reads in one transaction, so they see one snapshot of the file. */
+  readonly snapshot: <R>(read: () => R) => R;
 
   constructor(
     readonly db: Database.Database,
@@ -30,6 +32,8 @@ class Collection {
     this.fields = Object.keys(definition.fields);
     this.counters = countersOf(definition);
     this.doc = db.prepare(`SELECT doc FROM ${this.tables.docs} WHERE id = ?`);
+    const inTransaction = db.transaction((read: () => unknown) => read());
+    this.snapshot = <R>(read: () => R) => inTransaction(read) as R;
   }
 }
 
@@ -192,8 +196,15 @@ class SqliteCollection<T> implements ReadCollection<T> {
     }
     sql += ' LIMIT ? OFFSET ?';
     params.push(query.limit ?? -1, query.offset ?? 0);
-    const ids = this.collection.db.prepare<unknown[], { id: string }>(sql).all(...params);
-    return ids.map(({ id }) => JSON.parse(this.collection.doc.get(id)!.doc) as T);
+    const statement = this.collection.db.prepare<unknown[], { id: string }>(sql);
+    // One read transaction: the ids and their documents come from the same snapshot, though the writer
+    // thread may delete a document between the two statements.
+    return this.collection.snapshot(() =>
+      statement.all(...params).flatMap(({ id }) => {
+        const row = this.collection.doc.get(id);
+        return row ? [JSON.parse(row.doc) as T] : [];
+      }),
+    );
   }
 
   async count(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Promise<number> {

@@ -1,6 +1,7 @@
 import type { AnyProjection } from '../../application/projection';
 import { chatLogsProjection } from '../logs/chat-logs';
 import { chatTemplatesProjection } from './chat-templates';
+import { openChatsProjection } from './open-chats';
 
-/** The read models of the chat feature: templates, and chat entries of the shared `logs` collection. */
-export const chatsProjections: readonly AnyProjection[] = [chatTemplatesProjection, chatLogsProjection];
+/** The read models of the chat feature: templates, chat entries of the shared `logs` collection, chats under way. */
+export const chatsProjections: readonly AnyProjection[] = [chatTemplatesProjection, chatLogsProjection, openChatsProjection];
