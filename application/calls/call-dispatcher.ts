@@ -38,9 +38,6 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
       const { data } = recorded as RecordedEvent & Extract<CallEvent, { type: 'CallQueued' }>;
       const context = { organizationId: data.organizationId, actor: 'call-dispatcher', requestId: recorded.metadata.requestId, correlationId: recorded.metadata.correlationId, causationId: recorded.id };
       const stream = callStreamId(data.callId);
-      // Dialed already (the event handed over again after a restart): nothing more to look up.
-      const { state } = await deps.commands.load(callDecider, stream);
-      if (state.status !== 'Queued' || state.dialedBy !== null) return;
       // The lookups come first: one that fails leaves the call undialed, and the step is tried again.
       const at = deps.now().toISOString();
       const request = await setUp(deps, data.callId, data, at, context.requestId);

@@ -41,9 +41,6 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
       const { data } = recorded as RecordedEvent & Extract<ChatEvent, { type: 'ChatRequested' }>;
       const context = { organizationId: data.organizationId, actor: 'chat-dispatcher', requestId: recorded.metadata.requestId, correlationId: recorded.metadata.correlationId, causationId: recorded.id };
       const stream = chatStreamId(data.messageId);
-      // Dispatched already (the event handed over again after a restart): nothing more to look up.
-      const { state } = await deps.commands.load(chatDecider, stream);
-      if (state.status === 'none' || state.dispatchedBy !== null) return;
       const at = deps.now().toISOString();
       const request = await setUp(deps, data.messageId, data, at);
       if ('error' in request) return fail(deps, data.messageId, request.error, context.requestId);

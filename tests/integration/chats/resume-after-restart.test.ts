@@ -39,7 +39,7 @@ describe('built-in platform chats across a restart', () => {
     t = await start();
     const token = await t.tokenFor(org.id);
     const again = chatApi(t);
-    const entries = await again.settledChats(token, campaignId, 12);
+    const entries = await again.settledChats({ id: org.id, token }, campaignId, 12);
     expect(entries).toHaveLength(12);
     expect(entries.every((e) => e.status === 'Failed' || e.summary !== '')).toBe(true);
 
