@@ -11,6 +11,7 @@ import type { CallEnding } from '../../domain/calls/call';
 import { isLanguageCode, type LanguageCode } from '../../domain/calls/simulation/languages';
 import { simulateCall } from '../../domain/calls/simulation/simulate-call';
 import type { SimulatedCall } from '../../domain/calls/simulation/types';
+import { timelines, type Until } from '../simulation/timelines';
 
 /** Renders and stores a conversation's audio; answers the recording id, or null when there is none. */
 export type RecordConversation = (call: { callId: string; language: LanguageCode; agentVoiceId: string; turns: { speaker: 'BOT' | 'HUMAN'; message: string }[] }) => Promise<string | null>;
@@ -28,27 +29,10 @@ export type BuiltinCarrierOptions = {
 const DIAL_SECONDS = 1;
 
 export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvider & { idle(): Promise<void>; stop(): Promise<void> } {
-  const running = new Set<Promise<void>>();
-  // Timers of calls waiting on the simulated clock, so that a stop ends them all at once.
-  const sleeping = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
-  let stopping = false;
-  const stopped = new Error('built-in carrier stopped');
-  const sleep = (simulatedSeconds: number) =>
-    new Promise<void>((resolve, reject) => {
-      if (stopping) return reject(stopped);
-      if (options.speed <= 0) return resolve();
-      const sleeper = {
-        timer: setTimeout(() => {
-          sleeping.delete(sleeper);
-          resolve();
-        }, simulatedSeconds * 1000 * options.speed),
-        reject,
-      };
-      sleeping.add(sleeper);
-    });
+  const calls = timelines({ speed: options.speed, now: options.now, logger: options.logger, what: 'carrier' });
 
-  /** Plays a call's simulated timeline, skipping the first `elapsed` simulated seconds (a resumed call). */
-  async function play(request: DialRequest, elapsed = 0): Promise<void> {
+  /** Plays a call's simulated timeline, reporting each step when the timeline reaches it. */
+  async function play(request: DialRequest, until: Until): Promise<void> {
     const language = isLanguageCode(request.language) ? request.language : 'en';
     const call = simulateCall({
       seed: request.callId,
@@ -62,11 +46,6 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
     const start = Date.parse(request.at);
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
     const report = (r: Parameters<CarrierReports['receive']>[0]) => options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.callId}` });
-    let clock = elapsed;
-    const until = async (second: number) => {
-      if (second > clock) await sleep(second - clock);
-      clock = Math.max(clock, second);
-    };
 
     const pickedUp = DIAL_SECONDS + call.ringSeconds;
     const endsAt = pickedUp + call.durationSeconds;
@@ -98,41 +77,19 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
     };
   }
 
-  // The carrier takes a call at once and plays it out in the background, as a network would.
-  const inBackground = (request: DialRequest, elapsed?: number) => {
-    const played = play(request, elapsed).catch((error) => {
-      if (error !== stopped) options.logger?.error('built-in carrier failed a call', { callId: request.callId, error: String(error) });
-    });
-    running.add(played);
-    void played.finally(() => running.delete(played));
-  };
-
   return {
     alias: 'builtin',
+    // The carrier takes the call at once and plays it out in the background, as a network would.
     async dial(request) {
-      inBackground(request);
+      calls.start(request.callId, (until) => play(request, until));
     },
     /** A call dialed before a restart plays on from where its timeline is now (at once when it is past its end). */
     async resume(request) {
-      const elapsedMs = (options.now?.() ?? new Date()).getTime() - Date.parse(request.at);
-      inBackground(request, options.speed > 0 ? Math.max(0, elapsedMs) / 1000 / options.speed : Number.POSITIVE_INFINITY);
+      calls.start(request.callId, (until) => play(request, until), calls.elapsedSince(request.at));
     },
     /** Resolves when every call in progress has ended (tests, shutdown). */
-    async idle() {
-      while (running.size > 0) await Promise.all([...running]);
-    },
-    /**
-     * Stops playing calls (shutdown). Calls cut short stay where they were (Ringing, In Progress):
-     * the simulated network went away with the process, as a real one would drop its calls.
-     */
-    async stop() {
-      stopping = true;
-      for (const { timer, reject } of sleeping) {
-        clearTimeout(timer);
-        reject(stopped);
-      }
-      sleeping.clear();
-      await this.idle();
-    },
+    idle: () => calls.idle(),
+    /** Stops playing calls (shutdown). Calls cut short play on after the restart (`resume`). */
+    stop: () => calls.stop(),
   };
 }

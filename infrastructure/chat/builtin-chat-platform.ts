@@ -9,6 +9,7 @@ import type { ChatPlatformReports, ChatReport } from '../../application/chats/ch
 import type { ChatPlatform, ChatSendRequest } from '../../application/ports/chat-platform';
 import type { Logger } from '../../application/ports/logger';
 import { platformMsgIdOf, simulateChat } from '../../domain/chats/simulation/simulate-chat';
+import { timelines, type Until } from '../simulation/timelines';
 
 export type BuiltinChatPlatformOptions = {
   reports: ChatPlatformReports;
@@ -19,27 +20,10 @@ export type BuiltinChatPlatformOptions = {
 };
 
 export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPlatform & { resume(request: ChatSendRequest): Promise<void>; idle(): Promise<void>; stop(): Promise<void> } {
-  const running = new Set<Promise<void>>();
-  // Timers of messages waiting on the simulated clock, so that a stop ends them all at once.
-  const sleeping = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
-  let stopping = false;
-  const stopped = new Error('built-in chat platform stopped');
-  const sleep = (simulatedSeconds: number) =>
-    new Promise<void>((resolve, reject) => {
-      if (stopping) return reject(stopped);
-      if (options.speed <= 0 || simulatedSeconds <= 0) return resolve();
-      const sleeper = {
-        timer: setTimeout(() => {
-          sleeping.delete(sleeper);
-          resolve();
-        }, simulatedSeconds * 1000 * options.speed),
-        reject,
-      };
-      sleeping.add(sleeper);
-    });
+  const messages = timelines({ speed: options.speed, now: options.now, logger: options.logger, what: 'chat platform' });
 
-  /** Plays a message's simulated timeline, skipping the first `elapsed` simulated seconds (a resumed message). */
-  async function play(request: ChatSendRequest, elapsed = 0): Promise<void> {
+  /** Plays a message's simulated timeline, reporting each step when the timeline reaches it. */
+  async function play(request: ChatSendRequest, until: Until): Promise<void> {
     const chat = simulateChat({
       seed: request.messageId,
       at: request.at,
@@ -53,10 +37,8 @@ export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPl
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
     const report = (r: ChatReport) => options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.messageId}` });
     const { messageId } = request;
-    let clock = elapsed;
     for (const step of chat.steps) {
-      if (step.afterSeconds > clock) await sleep(step.afterSeconds - clock);
-      clock = Math.max(clock, step.afterSeconds);
+      await until(step.afterSeconds);
       const when = at(step.afterSeconds);
       switch (step.kind) {
         case 'status':
@@ -72,40 +54,21 @@ export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPl
     }
   }
 
-  // The platform takes a message at once and plays it out in the background, as a network would.
-  const inBackground = (request: ChatSendRequest, elapsed?: number) => {
-    const played = play(request, elapsed).catch((error) => {
-      if (error !== stopped) options.logger?.error('built-in chat platform failed a message', { messageId: request.messageId, error: String(error) });
-    });
-    running.add(played);
-    void played.finally(() => running.delete(played));
-  };
-
   return {
     alias: 'builtin',
+    // The platform takes the message at once and plays it out in the background, as a network would;
+    // after a stop it is taken but goes nowhere, and plays on after the restart (`resume`).
     async send(request) {
-      // After a stop the message is taken but goes nowhere; it plays on after the restart (`resume`).
-      if (!stopping) inBackground(request);
+      messages.start(request.messageId, (until) => play(request, until));
       return { platformMsgId: platformMsgIdOf(request.messageId) };
     },
     /** A message taken before a restart plays on from where its timeline is now (at once to its end when that has passed). */
     async resume(request) {
-      const elapsedMs = (options.now?.() ?? new Date()).getTime() - Date.parse(request.at);
-      inBackground(request, options.speed > 0 ? Math.max(0, elapsedMs) / 1000 / options.speed : Number.POSITIVE_INFINITY);
+      messages.start(request.messageId, (until) => play(request, until), messages.elapsedSince(request.at));
     },
     /** Resolves when every message in progress has played out (tests, shutdown). */
-    async idle() {
-      while (running.size > 0) await Promise.all([...running]);
-    },
+    idle: () => messages.idle(),
     /** Stops playing messages (shutdown). Chats cut short play on after the restart (`resume`). */
-    async stop() {
-      stopping = true;
-      for (const { timer, reject } of sleeping) {
-        clearTimeout(timer);
-        reject(stopped);
-      }
-      sleeping.clear();
-      await this.idle();
-    },
+    stop: () => messages.stop(),
   };
 }
