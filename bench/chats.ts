@@ -8,7 +8,7 @@
  *
  *   npx tsx bench/chats.ts [--customers 100000] [--selected 10000] [--runs 3]
  */
-import { benchService } from './support/bench-service';
+import { benchCustomer, benchService } from './support/bench-service';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -18,25 +18,11 @@ const CUSTOMERS = arg('customers', 100_000);
 const SELECTED = arg('selected', 10_000);
 const RUNS = arg('runs', 3);
 const LANGUAGES = ['hindi', 'marathi', 'english', 'tamil', 'bengali'];
-const STATUSES = ['bounced', 'pending', 'partial', 'paid', 'received'];
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
 
-const record = (i: number) => ({
-  loan_id: `L${String(i).padStart(6, '0')}`,
-  first_name: 'Asha',
-  last_name: `Patil ${i}`,
-  phone_number: `+9198${String(10_000_000 + i).slice(-8)}`,
-  loan_amount: 250_000,
-  emi_amount: 8_500,
-  loan_period: 36,
-  current_emi: 1 + (i % 36),
-  emi_due_date: '2026-04-05',
-  payment_status: STATUSES[i % 5],
-  language: LANGUAGES[Math.floor(i / 5) % 5],
-  branch: `B${i % 40}`,
-});
+const record = (i: number) => benchCustomer(i, { loanId: `L${String(i).padStart(6, '0')}`, language: LANGUAGES[Math.floor(i / 5) % 5]! });
 
 /** Each run's filters: about 12,000 to 16,000 customers match, the limit takes 10,000. */
 const RUN_FILTERS = [

@@ -7,7 +7,7 @@
  *
  *   npx tsx bench/customers.ts [--records 10000] [--rounds 3]
  */
-import { benchService } from './support/bench-service';
+import { benchCustomer, benchService } from './support/bench-service';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -19,21 +19,8 @@ const ROUNDS = arg('rounds', 3);
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
 
-const records = (campaign: number) =>
-  Array.from({ length: RECORDS }, (_, i) => ({
-    loan_id: `L${campaign}-${i}`,
-    first_name: 'Asha',
-    last_name: `Patil ${i}`,
-    phone_number: `+9198${String(10_000_000 + i).slice(-8)}`,
-    loan_amount: 250_000,
-    emi_amount: 8_500,
-    loan_period: 36,
-    current_emi: 1 + (i % 36),
-    emi_due_date: '2026-04-05',
-    payment_status: ['bounced', 'pending', 'partial', 'paid', 'received'][i % 5],
-    language: ['hindi', 'marathi', 'english'][i % 3],
-    branch: `B${i % 40}`,
-  }));
+const records = (campaign: number) => Array.from({ length: RECORDS }, (_, i) => benchCustomer(i, { loanId: `L${campaign}-${i}`, language: ['hindi', 'marathi', 'english'][i % 3]! }));
+
 
 /** A fresh service on its own data directory, with an organization ready to add customers and call them. */
 async function freshService() {
