@@ -8,17 +8,12 @@
 import { callDecider, callStreamId } from '../../domain/calls/call';
 import { languageKey } from '../../projections/customers/customers';
 import type { CommandContext, CommandHandler } from '../command-handler';
+import { customerContact, type CampaignScope, type CustomerContact } from '../customers/customer-contact';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
 export type CallConfig = { agentId: string; dispositionId: string };
 
-export type CallCandidate = {
-  campaignId: string;
-  campaignName: string;
-  customerKeyField: 'loan_id' | 'lead_id';
-  customerKey: string;
-  customerName: string;
-  phone: string;
+export type CallCandidate = CustomerContact & {
   /** Language code for the call when the record names none. */
   language: string;
   /** The call's id, when the caller chooses it: placing a call whose id is already queued places nothing more. */
@@ -58,15 +53,9 @@ export function errorsByBatch(keys: readonly string[], failed: readonly Placemen
 }
 
 /** A customer record as the placer needs it; the call's language is the record's, or English. */
-export function callCandidate(campaign: { campaignId: string; campaignName: string; customerKeyField: 'loan_id' | 'lead_id' }, customerKey: string, record: Record<string, unknown>): CallCandidate {
+export function callCandidate(campaign: CampaignScope, customerKey: string, record: Record<string, unknown>): CallCandidate {
   const language = languageKey(record.language);
-  return {
-    ...campaign,
-    customerKey,
-    customerName: [record.first_name, record.last_name].filter(Boolean).join(' '),
-    phone: String(record.phone_number),
-    language: language && language.length === 2 ? language : 'en',
-  };
+  return { ...customerContact(campaign, customerKey, record), language: language && language.length === 2 ? language : 'en' };
 }
 
 export const AGENT_NOT_FOUND_FOR_CALL = 'Agent not found';

@@ -8,17 +8,12 @@
  * end with `CallEnded` on `call-<callId>`. Workflows and outbound webhooks follow these two events.
  */
 import type { PlacementFailure } from '../calls/call-placer';
+import type { CustomerContact } from '../customers/customer-contact';
 import type { RequestContext } from '../request-context';
 
 export type ChatConfig = { templateId: string; conversationSettings?: { agentId: string; dispositionId: string } };
 
-export type ChatCandidate = {
-  campaignId: string;
-  campaignName: string;
-  customerKeyField: 'loan_id' | 'lead_id';
-  customerKey: string;
-  customerName: string;
-  phone: string;
+export type ChatCandidate = CustomerContact & {
   /** The customer's record: the template's placeholders are filled from it. */
   record: Record<string, unknown>;
   /** The message's id, when the caller chooses it (idempotent sending); generated otherwise. */

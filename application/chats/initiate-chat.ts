@@ -16,6 +16,7 @@ import { NO_MATCHING_CUSTOMERS, type InitiateAnswer } from '../calls/initiate-ca
 import type { CommandHandler } from '../command-handler';
 import { selectCustomers, type CustomerFilters } from '../customers/customer-selection';
 import type { ReadCollection } from '../ports/read-store';
+import { customerContact, type CampaignScope } from '../customers/customer-contact';
 import type { RequestContext } from '../request-context';
 import type { ChatCandidate, ChatConfig, ChatSending } from './chat-sending';
 
@@ -24,8 +25,8 @@ export const CHAT_BATCH = 500;
 export type InitiateChatInput = ChatConfig & { limit?: number; filters?: CustomerFilters };
 
 /** A customer record as the sender needs it. */
-export function chatCandidate(campaign: { campaignId: string; campaignName: string; customerKeyField: 'loan_id' | 'lead_id' }, customerKey: string, record: Record<string, unknown>): ChatCandidate {
-  return { ...campaign, customerKey, customerName: [record.first_name, record.last_name].filter(Boolean).join(' '), phone: String(record.phone_number), record };
+export function chatCandidate(campaign: CampaignScope, customerKey: string, record: Record<string, unknown>): ChatCandidate {
+  return { ...customerContact(campaign, customerKey, record), record };
 }
 
 export class InitiateChat {

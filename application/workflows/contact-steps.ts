@@ -12,6 +12,7 @@ import type { Placement, RunTarget } from '../../domain/workflows/workflow-run';
 import { customerDocumentId, type CustomerDocument } from '../../projections/customers/customers';
 import { callCandidate, type CallPlacer } from '../calls/call-placer';
 import { CHAT_ENDED, chatStreamId, type ChatSending } from '../chats/chat-sending';
+import { chatCandidate } from '../chats/initiate-chat';
 import type { EventStore } from '../ports/event-store';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
@@ -27,13 +28,10 @@ export async function performContact(deps: ContactDeps, ctx: RequestContext, run
   const customer = await deps.customers.get(customerDocumentId(run.campaignId, run.customerKey));
   if (!customer) return CUSTOMER_GONE;
   const scope = { campaignId: run.campaignId, campaignName: run.campaignName, customerKeyField: run.customerKeyField };
-  const candidate = callCandidate(scope, run.customerKey, customer.data);
   const placement =
     step.type === 'place_call'
-      ? await deps.placer.place(ctx, { agentId: step.agentId, dispositionId: step.dispositionId }, [{ ...candidate, callId: contactId }])
-      : await deps.chats.send(ctx, { templateId: step.templateId, ...(step.conversationSettings && { conversationSettings: step.conversationSettings }) }, [
-          { ...scope, customerKey: run.customerKey, customerName: candidate.customerName, phone: candidate.phone, record: customer.data, messageId: contactId },
-        ]);
+      ? await deps.placer.place(ctx, { agentId: step.agentId, dispositionId: step.dispositionId }, [{ ...callCandidate(scope, run.customerKey, customer.data), callId: contactId }])
+      : await deps.chats.send(ctx, { templateId: step.templateId, ...(step.conversationSettings && { conversationSettings: step.conversationSettings }) }, [{ ...chatCandidate(scope, run.customerKey, customer.data), messageId: contactId }]);
   const failed = placement.failed[0];
   return failed ? { placed: false, error: failed.error, reason: failed.reason } : { placed: true };
 }
