@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CallPlacer } from '../application/calls/call-placer';
 import { callDispatcher, resumeOpenCalls, type DialLookups } from '../application/calls/call-dispatcher';
 import { CarrierReports } from '../application/calls/carrier-reports';
+import { resumeAfterRestart } from '../application/resume-after-restart';
 import { InitiateCalls } from '../application/calls/initiate-calls';
 import { recordingBlobKey } from '../application/calls/recording-key';
 import { RECORDING_CONTENT_TYPE, renderConversation } from '../application/calls/render-conversation';
@@ -124,11 +125,8 @@ export async function composeCalls(deps: CallsDeps) {
     reports,
     carrier,
     managers: [callDispatcher(dispatch)],
-    /** Plays on the built-in carrier's calls that a stop cut short, once the read models have caught up (0 when stopped first). */
-    async resume(signal: AbortSignal): Promise<number> {
-      if (!(await deps.runner.caughtUpWithStore(signal))) return 0;
-      return resumeOpenCalls({ ...dispatch, openCalls, startedAt, logger: deps.logger });
-    },
+    /** Plays on the built-in carrier's calls that a stop cut short. */
+    resumer: resumeAfterRestart({ runner: deps.runner, logger: deps.logger, what: 'calls', resume: () => resumeOpenCalls({ ...dispatch, openCalls, startedAt, logger: deps.logger }) }),
     agentOf,
     dispositionsOf,
     logs: new LogService(await deps.reads.collection(callLogsProjection.collection)),

@@ -6,6 +6,7 @@
  */
 import { chatDispatcher, resumeOpenChats, type ChatDispatchLookups } from '../application/chats/chat-dispatcher';
 import { ChatPlatformReports } from '../application/chats/chat-platform-reports';
+import { resumeAfterRestart } from '../application/resume-after-restart';
 import { ChatSender } from '../application/chats/chat-sender';
 import type { ChatSending } from '../application/chats/chat-sending';
 import { InitiateChat } from '../application/chats/initiate-chat';
@@ -63,9 +64,8 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
   const dispatch = { commands: deps.commands, platform, reports, lookups, now: env.now };
   const openChats = await deps.reads.collection<OpenChatDocument>(openChatsProjection.collection);
   const startedAt = env.now().toISOString();
-  // The built-in platform's chats that a stop cut short play on once the read models have caught up.
-  const stopResuming = new AbortController();
-  let resuming: Promise<unknown> = Promise.resolve();
+  // The built-in platform's chats that a stop cut short play on.
+  const resumer = resumeAfterRestart({ runner: deps.runner, logger: deps.logger, what: 'chats', resume: () => resumeOpenChats({ ...dispatch, openChats, startedAt, logger: deps.logger }) });
 
   return {
     sending,
@@ -74,16 +74,9 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
       routes: [chatsRouter(templates, initiate)],
       inbound: [{ path: '/chat/v1', router: chatErrorReferenceRouter() }, { path: '/chat/v1', router: chatWebhookRouter(reports, deps.config.chatWebhookSecret) }],
       openapi: OPENAPI,
-      start: async () => {
-        resuming = (async () => {
-          if (!(await deps.runner.caughtUpWithStore(stopResuming.signal))) return;
-          const resumed = await resumeOpenChats({ ...dispatch, openChats, startedAt, logger: deps.logger });
-          if (resumed > 0) deps.logger.info('chats in progress before the restart resumed', { chats: resumed });
-        })().catch((error) => deps.logger.error('chats in progress before the restart could not be resumed', { error: String(error) }));
-      },
+      start: async () => resumer.start(),
       stop: async () => {
-        stopResuming.abort();
-        await resuming;
+        await resumer.stop();
         await platform.stop();
       },
     },

@@ -133,15 +133,10 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
   const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, foreground, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
   // Queued calls are dialed by agent processes only.
-  let resuming: Promise<unknown> = Promise.resolve();
-  const stopResuming = new AbortController();
   if (config.services.has('agent')) {
     await processes.start();
     for (const feature of features) await feature.start?.();
-    resuming = calls.resume(stopResuming.signal).then(
-      (resumed) => resumed > 0 && logger.info('calls in progress before the restart resumed', { calls: resumed }),
-      (error) => logger.error('calls in progress before the restart could not be resumed', { error: String(error) }),
-    );
+    calls.resumer.start();
   }
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -165,8 +160,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     async close(): Promise<void> {
       shuttingDown = true;
       for (const client of socketServer?.clients ?? []) client.close(1001, 'server shutting down');
-      stopResuming.abort();
-      await resuming;
+      await calls.resumer.stop();
       // No new work first, then what plays it out: a message dispatched while its platform stops would be lost.
       await processes.stop();
       for (const feature of features) await feature.stop?.();
