@@ -8,6 +8,7 @@
 import { callDecider, callStreamId } from '../../domain/calls/call';
 import { languageKey } from '../../projections/customers/customers';
 import type { CommandContext, CommandHandler } from '../command-handler';
+import { sliceBoundary } from '../append-slices';
 import { customerContact, type CampaignScope, type CustomerContact } from '../customers/customer-contact';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
@@ -62,8 +63,6 @@ export const AGENT_NOT_FOUND_FOR_CALL = 'Agent not found';
 export const DISPOSITION_NOT_FOUND_FOR_CALL = 'Disposition not found';
 export const NO_ACTIVE_NUMBERS = 'No active numbers';
 export const BLACKLISTED = 'Number is blacklisted';
-/** Appends handed to the command handler per turn of the event loop. */
-const APPEND_SLICE = 500;
 
 export class CallPlacer {
   constructor(
@@ -95,8 +94,7 @@ export class CallPlacer {
         continue;
       }
       placing.push(this.placeOne(c, numbers[i % numbers.length]!, config, at, context).then((callId) => void placement.initiated.push({ customerKey: c.customerKey, callId })));
-      // Handed over in slices: the event store's writer commits one slice while the next is prepared.
-      if (placing.length % APPEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      await sliceBoundary(placing.length);
     }
     await Promise.all(placing);
     return placement;

@@ -15,6 +15,7 @@ import { DomainError } from '../../domain/shared/errors';
 import type { ChatTemplateDocument } from '../../projections/chats/chat-templates';
 import { AGENT_NOT_FOUND_FOR_CALL, BLACKLISTED, DISPOSITION_NOT_FOUND_FOR_CALL, type PlacementFailure } from '../calls/call-placer';
 import type { CommandHandler, CommandResult } from '../command-handler';
+import { sliceBoundary } from '../append-slices';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { chatStreamId, type ChatCandidate, type ChatConfig, type ChatPlacement, type ChatSending } from './chat-sending';
 
@@ -25,9 +26,6 @@ export type ChatLookups = {
   /** The organization's blacklist as it is now, read once: whether a number is on it. */
   blacklist: (organizationId: string) => Promise<(phone: string) => boolean>;
 };
-
-/** Appends handed to the command handler per turn of the event loop. */
-const APPEND_SLICE = 500;
 
 type Refusal = { error: string; reason: string };
 
@@ -91,7 +89,7 @@ export class ChatSender implements ChatSending {
         dispositionId: settings?.dispositionId ?? null,
       };
       requested.push({ customerKey: c.customerKey, messageId, result: this.commands.handle(chatDecider, chatStreamId(messageId), command, context) });
-      if (requested.length % APPEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      await sliceBoundary(requested.length);
     }
 
     const outcomes = await Promise.allSettled(requested.map((r) => r.result));

@@ -14,6 +14,7 @@ import { customerDocumentId, type CustomerDocument } from '../../projections/cus
 import type { CommandContext, CommandHandler, CommandResult } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';
+import { sliceBoundary } from '../append-slices';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { callCandidate, errorsByBatch, type BatchError, type CallConfig, type CallPlacer } from '../calls/call-placer';
 
@@ -30,9 +31,6 @@ export type WorkflowStarter = (
 ) => Promise<boolean>;
 
 export const CALL_BATCH_SIZE = 500;
-/** Appends of a bulk add handed to the command handler per turn of the event loop (bench/customers.ts). */
-const APPEND_SLICE = 500;
-
 export type FollowUp = { initiateCall?: boolean; callConfig?: CallConfig; useWorkflow?: boolean; workflowId?: string };
 export type AddInput = FollowUp & { campaignId: string; data: CustomerRecord };
 export type BulkInput = FollowUp & { campaignId: string; records: unknown[] };
@@ -114,9 +112,7 @@ export class CustomerService {
     const pending: Promise<CommandResult<unknown>>[] = [];
     for (const [i, { id, record }] of accepted.entries()) {
       pending.push(this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), this.addCommand(ctx, input.campaignId, id, record, at), context));
-      // Handing the appends over in slices lets the writer thread commit one slice (and the projections
-      // apply it) while the next is being prepared, and bounds the memory of one request.
-      if ((i + 1) % APPEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      await sliceBoundary(i + 1);
     }
     const outcomes = await Promise.allSettled(pending);
     let successful = 0;

@@ -16,9 +16,7 @@ import type { WorkflowStarter } from '../customers/customer-service';
 import type { Logger } from '../ports/logger';
 import type { ServiceEnvironment } from '../request-context';
 import { derivedId } from '../derived-id';
-
-/** Run starts handed to the command handler per turn of the event loop. */
-const START_SLICE = 500;
+import { sliceBoundary } from '../append-slices';
 
 export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEnvironment; logger: Logger }): WorkflowStarter {
   const { commands, env } = deps;
@@ -50,7 +48,7 @@ export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEn
       const runId = derivedId('workflow-run', ctx.requestId, workflow.workflowId, campaign.campaignId, customerKey);
       const target: RunTarget = { runId, workflowId: workflow.workflowId, workflowName: workflow.name, organizationId: ctx.organizationId, organizationType: ctx.organizationType, campaignId: campaign.campaignId, campaignName: campaign.campaignName, customerKeyField, customerKey, steps: workflow.steps };
       pending.push(commands.handle(workflowRunDecider, workflowRunStreamId(runId), { type: 'StartWorkflowRun', at, ...target }, context));
-      if ((i + 1) % START_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      await sliceBoundary(i + 1);
     }
     const outcomes = await Promise.allSettled(pending);
     const started = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.position] : []));

@@ -1,0 +1,12 @@
+/**
+ * Bulk work (a 10,000-record add, its calls, initiate-chat, workflow starts) hands its appends to the
+ * command handler in slices, letting the event loop turn between them: the event store's writer thread
+ * commits one slice (and the projections apply it) while the next is prepared, and one request's
+ * memory stays bounded (bench/customers.ts, bench/chats.ts).
+ */
+export const APPEND_SLICE = 500;
+
+/** Call after handing over the `handedOver`-th append: every APPEND_SLICE of them, lets the event loop turn. */
+export async function sliceBoundary(handedOver: number): Promise<void> {
+  if (handedOver % APPEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+}
