@@ -36,6 +36,8 @@ export function openReadDatabase(file: string): Database.Database {
   db.pragma('synchronous = NORMAL');
   db.exec(`CREATE TABLE IF NOT EXISTS checkpoints_${LAYOUT} (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
   db.exec(`CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`);
+  // The counters each collection's counts were last built for: they are rebuilt only when those change.
+  db.exec(`CREATE TABLE IF NOT EXISTS counter_sets_${LAYOUT} (collection TEXT PRIMARY KEY, counters TEXT NOT NULL)`);
   return db;
 }
 

@@ -83,9 +83,12 @@ export class SqliteReadStore implements ReadStore {
     }
     for (const index of definition.indexes ?? []) this.db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(rows, index)} ON ${rows} (live, ${index.map(column).join(', ')})`);
     const collection = new Collection(this.db, definition);
-    const previous = this.collections.get(definition.name);
     this.collections.set(definition.name, collection);
-    if (collection.counters.length > 0 && !sameCounters(previous, collection)) this.rebuildCounters(collection);
+    // Counts are kept in the same transaction as the writes, so they stay exact across restarts; they
+    // are built from the rows only when the collection's counters are new or changed.
+    const counters = JSON.stringify(collection.counters);
+    const built = this.db.prepare<[string], { counters: string }>(`SELECT counters FROM counter_sets_${LAYOUT} WHERE collection = ?`).get(definition.name)?.counters;
+    if (built !== counters) this.rebuildCounters(collection, counters);
     await this.send({ kind: 'declare', id: this.nextId++, definition });
     return new SqliteCollection<T>(collection, this);
   }
@@ -137,10 +140,11 @@ export class SqliteReadStore implements ReadStore {
     return row?.n ?? 0;
   }
 
-  private rebuildCounters(collection: Collection): void {
+  private rebuildCounters(collection: Collection, counters: string): void {
     const name = collection.definition.name;
     this.db.transaction(() => {
       this.db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(name);
+      this.db.prepare(`INSERT OR REPLACE INTO counter_sets_${LAYOUT} (collection, counters) VALUES (?, ?)`).run(name, counters);
       for (const counter of collection.counters) {
         const cols = counter.map(column);
         const groups = this.db.prepare<[], Record<string, Scalar> & { n: number }>(`SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${collection.tables.rows} WHERE live = 1 GROUP BY ${cols.join(', ')}`).all();
@@ -150,7 +154,6 @@ export class SqliteReadStore implements ReadStore {
   }
 }
 
-const sameCounters = (a: Collection | undefined, b: Collection) => a !== undefined && JSON.stringify(a.counters) === JSON.stringify(b.counters);
 
 class SqliteCollection<T> implements ReadCollection<T> {
   /** `getStored` statements by the number of ids (projection batches repeat a few sizes). */
