@@ -35,6 +35,8 @@ export class ProjectionRunner {
   private readonly overlay = new Map<string, Map<string, StoredDocument<unknown>>>();
   private inflight: Promise<void> = Promise.resolve();
   private readonly collections = new Map<string, ReadCollection<unknown>>();
+  /** Each projection's event types, looked up for every event of every batch. */
+  private readonly eventTypes: ReadonlyMap<string, ReadonlySet<string>>;
   private readonly position = new BehaviorSubject<number>(-1);
   private controller: AbortController | null = null;
   private interrupt: (() => void) | null = null;
@@ -48,7 +50,9 @@ export class ProjectionRunner {
     private readonly reads: ReadStore,
     readonly projections: readonly AnyProjection[],
     private readonly options: ProjectionRunnerOptions = {},
-  ) {}
+  ) {
+    this.eventTypes = new Map(projections.map((p) => [p.name, new Set(p.eventTypes)]));
+  }
 
   /** Lowest position every projection has committed. */
   get currentPosition(): number {
@@ -221,7 +225,7 @@ export class ProjectionRunner {
   }
 
   private async applyTo(projection: AnyProjection, events: readonly RecordedEvent[]): Promise<Map<string, StoredDocument<unknown>>> {
-    const types = new Set(projection.eventTypes);
+    const types = this.eventTypes.get(projection.name)!;
     const relevant = events.filter((e) => types.has(e.type));
     const changed = new Map<string, StoredDocument<unknown>>();
     if (relevant.length === 0) return changed;
