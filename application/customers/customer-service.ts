@@ -18,17 +18,16 @@ import { sliceBoundary } from '../append-slices';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { callCandidate, errorsByBatch, type BatchError, type CallConfig, type CallPlacer } from '../calls/call-placer';
 
-/**
- * Starts the workflow of `useWorkflow` adds for the customers just added (asynchronously: it records
- * that the runs start and returns). `workflowId` names the workflow when the request did; otherwise
- * the campaign's. Answers whether a workflow was triggered. With no customers it only checks the
- * workflow: a `workflowId` that is not the organization's is a validation error.
- */
-export type WorkflowStarter = (
-  ctx: RequestContext,
-  campaign: { campaignId: string; campaignName: string; workflowId?: string },
-  customers: readonly { customerKey: string; record: CustomerRecord }[],
-) => Promise<boolean>;
+/** The workflows behind `useWorkflow`. */
+export type WorkflowStarter = {
+  /** A `workflowId` a request names must be a workflow of the organization: a validation error otherwise. */
+  check(ctx: RequestContext, workflowId: string): Promise<void>;
+  /**
+   * Starts the workflow for the customers just added (asynchronously: it records that the runs start
+   * and returns): the one `workflowId` names, else the campaign's. Answers whether one was triggered.
+   */
+  start(ctx: RequestContext, campaign: { campaignId: string; campaignName: string; workflowId?: string }, customers: readonly { customerKey: string; record: CustomerRecord }[]): Promise<boolean>;
+};
 
 export const CALL_BATCH_SIZE = 500;
 export type FollowUp = { initiateCall?: boolean; callConfig?: CallConfig; useWorkflow?: boolean; workflowId?: string };
@@ -70,7 +69,7 @@ export class CustomerService {
     const record = this.withKey(ctx, input.data);
     const id = record[keyFieldOf(ctx.organizationType)] as string;
     // A workflow the request names must be the organization's: checked before anything is added.
-    if (input.useWorkflow && input.workflowId) await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, workflowId: input.workflowId }, []);
+    if (input.useWorkflow && input.workflowId) await this.workflows.check(ctx, input.workflowId);
     const result = await this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), this.addCommand(ctx, input.campaignId, id, record, this.env.now().toISOString()), this.context(ctx));
     await this.env.readYourWrites(result.position);
     const answer: AddAnswer = { success: true, message: 'Customer added successfully', data: { id, campaignId: input.campaignId } };
@@ -80,13 +79,13 @@ export class CustomerService {
       answer.callInitiated = placement.initiated.length > 0;
       if (placement.failed[0]) answer.callError = placement.failed[0].error;
     }
-    if (input.useWorkflow) answer.workflowTriggered = await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, [{ customerKey: id, record }]);
+    if (input.useWorkflow) answer.workflowTriggered = await this.workflows.start(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, [{ customerKey: id, record }]);
     return answer;
   }
 
   async addBulk(ctx: RequestContext, input: BulkInput): Promise<BulkAnswer> {
     const campaign = await this.assertCampaign(ctx, input.campaignId);
-    if (input.useWorkflow && input.workflowId) await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, workflowId: input.workflowId }, []);
+    if (input.useWorkflow && input.workflowId) await this.workflows.check(ctx, input.workflowId);
     const keyField = keyFieldOf(ctx.organizationType);
     const invalidRecords: InvalidRecord[] = [];
     const errors: BulkError[] = [];
@@ -152,7 +151,7 @@ export class CustomerService {
       body.callResults = { totalRequested: successful, initiated, failed: successful - initiated, errors: errorsByBatch(added.map((a) => a.id), placement.failed, CALL_BATCH_SIZE) };
     }
     if (input.useWorkflow)
-      body.workflowTriggered = successful > 0 && (await this.workflows(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, added.map((a) => ({ customerKey: a.id, record: a.record }))));
+      body.workflowTriggered = successful > 0 && (await this.workflows.start(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, added.map((a) => ({ customerKey: a.id, record: a.record }))));
     return { status: failed === 0 ? 201 : successful === 0 ? 400 : 207, body };
   }
 

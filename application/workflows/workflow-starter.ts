@@ -14,7 +14,7 @@ import { workflowRunDecider, workflowRunStreamId, type RunTarget } from '../../d
 import type { CommandHandler } from '../command-handler';
 import type { WorkflowStarter } from '../customers/customer-service';
 import type { Logger } from '../ports/logger';
-import type { ServiceEnvironment } from '../request-context';
+import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { derivedId } from '../derived-id';
 import { sliceBoundary } from '../append-slices';
 
@@ -22,8 +22,8 @@ export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEn
   const { commands, env } = deps;
 
   /** The workflow to run: the request's (which must be the organization's: 400 otherwise), else the campaign's, else none. */
-  async function workflowFor(organizationId: string, campaignId: string, requested: string | undefined) {
-    const workflowId = requested ?? (await campaignWorkflowId(campaignId));
+  async function workflowFor(organizationId: string, campaignId: string | null, requested: string | undefined) {
+    const workflowId = requested ?? (campaignId === null ? null : await campaignWorkflowId(campaignId));
     if (!workflowId) return null;
     const { state } = await commands.load(workflowDecider, workflowStreamId(workflowId));
     if (state.status === 'active' && state.organizationId === organizationId) return state;
@@ -36,9 +36,12 @@ export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEn
     return state.status === 'active' || state.status === 'paused' ? (state.workflowId ?? null) : null;
   }
 
-  return async (ctx, campaign, customers) => {
+  async function check(ctx: RequestContext, workflowId: string): Promise<void> {
+    await workflowFor(ctx.organizationId, null, workflowId);
+  }
+
+  async function start(ctx: RequestContext, campaign: { campaignId: string; campaignName: string; workflowId?: string }, customers: readonly { customerKey: string }[]): Promise<boolean> {
     const workflow = await workflowFor(ctx.organizationId, campaign.campaignId, campaign.workflowId);
-    // Called with no customers, it only checks the workflow (so a bad workflowId can be refused before adding).
     if (!workflow || customers.length === 0) return false;
     const at = env.now().toISOString();
     const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
@@ -57,5 +60,7 @@ export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEn
     // The runs list shows every started run as soon as the answer is out.
     await env.readYourWrites(Math.max(-1, ...started));
     return started.length > 0;
-  };
+  }
+
+  return { check, start };
 }
