@@ -34,6 +34,7 @@ import { mediaRouter, recordingErrorsWithoutSuccess, type MediaRouterDeps } from
 import type { SpeechService } from '../application/speech/speech-service';
 import type { Feature } from './feature';
 import type { Foreground } from '../application/foreground';
+import { readsIncludeEarlierWrites } from './http/consistent-reads';
 
 export type AppDeps = {
   config: Config;
@@ -49,8 +50,13 @@ export type AppDeps = {
   features: readonly Feature[];
   /** Requests in progress, which background work gives way to. */
   foreground: Foreground;
+  /** Resolves once the read models include every event acknowledged so far (bounded). */
+  readsCaughtUp: () => Promise<void>;
   shuttingDown: () => boolean;
 };
+
+/** Requests that write thousands of events at once: the projections give way to them (application/foreground). */
+const BULK_WRITES = /^\/api\/v1\/(customers\/add\/bulk|initiate\/[^/]+\/(calls|chat))\/?$/;
 
 /** The application, and the router the speech WebSocket route joins once the server exists. */
 export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
@@ -97,6 +103,15 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   api.use(requireOrganization(deps.authenticate));
   if (deps.speech) api.use(speechRestRouter(deps.speech, deps.logger));
   if (deps.config.services.has('agent')) {
+    // Speech reads no read model, so it is answered above without waiting for them.
+    api.use(readsIncludeEarlierWrites(deps.readsCaughtUp));
+    api.use((req, res, next) => {
+      if (req.method !== 'POST' || !BULK_WRITES.test(req.baseUrl + req.path)) return next();
+      const end = deps.foreground.beginBulk();
+      res.once('finish', end);
+      res.once('close', end);
+      next();
+    });
     api.use(dispositionsRouter(deps.services.dispositions));
     api.use(campaignsRouter(deps.services.campaigns));
     api.use(agentsRouter(deps.services.agents));

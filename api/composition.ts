@@ -2,7 +2,6 @@
  * The composition root: opens the stores the configuration names, starts the projections, builds the
  * services and the Express application. Everything that varies (clock, ids, logger) can be injected.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Express, Router } from 'express';
 import expressWs from 'express-ws';
@@ -47,8 +46,12 @@ import { composeWorkflows } from './compose-workflows';
 import type { Feature } from './feature';
 import { ProcessManagerRunner } from '../application/process-manager';
 import { Foreground } from '../application/foreground';
+import { timeOrderedId } from '../application/time-ordered-id';
 import { authenticator, type Authenticator } from './http/auth';
 import { Metrics } from './http/metrics';
+
+/** How long the projections hold back, at most, for each batch while a bulk request is writing. */
+const BULK_GIVE_WAY_MS = 1000;
 
 export type Overrides = { now?: () => Date; newId?: () => string; logger?: Logger; events?: EventStore; reads?: ReadStore; speechEngine?: SpeechEngine };
 
@@ -66,12 +69,14 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const logger = overrides.logger ?? jsonLogger(config.logLevel);
   const events = overrides.events ?? (await openEventStore(config));
   const reads = overrides.reads ?? (await openReadStore(config));
-  const runner = new ProjectionRunner(events, reads, allProjections, { logger });
+  const foreground = new Foreground();
+  const runner = new ProjectionRunner(events, reads, allProjections, { logger, giveWay: () => foreground.quietOfBulk(BULK_GIVE_WAY_MS) });
   await runner.start();
 
   const env: ServiceEnvironment = {
     now: overrides.now ?? (() => new Date()),
-    newId: overrides.newId ?? randomUUID,
+    // Time-ordered: ids made together sit together in every index they key.
+    newId: overrides.newId ?? (() => timeOrderedId()),
     readYourWrites: async (position) => {
       if (position < 0) return;
       if (!(await runner.waitFor(position, config.readYourWritesTimeoutMs))) logger.warn('read models did not catch up in time', { position });
@@ -97,8 +102,10 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const workflows = await composeWorkflows({ ...base, calls, chats });
   const webhooks = await composeWebhooks(base);
   const features: Feature[] = [chats.feature, workflows.feature, webhooks.feature];
-  const foreground = new Foreground();
-  const processes = new ProcessManagerRunner(events, reads, [...calls.managers, ...features.flatMap((f) => f.managers)], { logger, foreground });
+  const readModelsAt = async (position: number, signal: AbortSignal) => {
+    while (!signal.aborted && !(await runner.waitFor(position, 1000)));
+  };
+  const processes = new ProcessManagerRunner(events, reads, [...calls.managers, ...features.flatMap((f) => f.managers)], { logger, foreground, readModelsAt });
   const services = {
     organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
     dispositions: new DispositionService(commands, collections.dispositions, collections.groups, env),
@@ -131,7 +138,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const metrics = new Metrics();
   let shuttingDown = false;
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
-  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, foreground, authenticate, speech, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
+  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, foreground, authenticate, speech, readsCaughtUp: async () => env.readYourWrites(await events.headPosition()), shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
   // Queued calls are dialed by agent processes only.
   if (config.services.has('agent')) {
     await processes.start();

@@ -11,10 +11,10 @@
  * decided again on a fresh read. A refusal or a no-op has no append to check it, so it is confirmed on a
  * fresh read before it is answered. The cache shares state objects: `evolve` never mutates a state.
  */
-import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
 import type { EventData, EventMetadata, EventStore } from './ports/event-store';
 import { WrongExpectedRevisionError } from './ports/event-store';
+import { timeOrderedId } from './time-ordered-id';
 
 export type CommandContext = {
   organizationId: string | null;
@@ -90,7 +90,7 @@ export class CommandHandler {
           next = decided.reduce(decider.evolve, next);
           outcomes.push({ events: decided });
           const metadata = this.metadata(p.context);
-          for (const e of decided) events.push({ id: randomUUID(), type: e.type, data: e.data, metadata });
+          for (const e of decided) events.push({ id: timeOrderedId(), type: e.type, data: e.data, metadata });
         } catch (error) {
           outcomes.push({ error });
         }
@@ -140,7 +140,15 @@ export class CommandHandler {
   private remember(streamId: string, state: unknown, revision: number): void {
     this.cache.delete(streamId);
     this.cache.set(streamId, { state, revision });
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    // The oldest tenth goes in one pass: evicting one entry per insert makes each `keys().next()`
+    // step over every slot already deleted at the front of the map, quadratic for a bulk request.
+    if (this.cache.size > CACHE_LIMIT) {
+      let drop = this.cache.size - Math.floor(CACHE_LIMIT * 0.9);
+      for (const key of this.cache.keys()) {
+        if (drop-- <= 0) break;
+        this.cache.delete(key);
+      }
+    }
   }
 
   private metadata(context: CommandContext): EventMetadata {

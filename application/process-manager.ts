@@ -32,6 +32,8 @@ export type ProcessManager = {
 const ATTEMPTS = 3;
 const CONCURRENCY = 32;
 const YIELD_MS = 250;
+/** A bulk request (thousands of records or messages) is given longer: its answer waits for its own appends. */
+const BULK_YIELD_MS = 1000;
 /** A batch with nothing for a manager moves its checkpoint in memory; it is written after this many events or this long. */
 const CHECKPOINT_EVERY_EVENTS = 1000;
 const CHECKPOINT_EVERY_MS = 1000;
@@ -44,7 +46,18 @@ export class ProcessManagerRunner {
     private readonly events: EventStore,
     private readonly reads: ReadStore,
     private readonly managers: readonly ProcessManager[],
-    private readonly options: { logger?: Logger; pollMs?: number; foreground?: Foreground } = {},
+    private readonly options: {
+      logger?: Logger;
+      pollMs?: number;
+      foreground?: Foreground;
+      /**
+       * Resolves once the read models include every event up to `position` (or `signal` aborts).
+       * Handlers look things up in read models (a call's customer and agent); they see at least the
+       * state the events they handle were written against, even when the command that wrote them
+       * answered without waiting for the projections (bulk writes).
+       */
+      readModelsAt?: (position: number, signal: AbortSignal) => Promise<void>;
+    } = {},
   ) {}
 
   async start(): Promise<void> {
@@ -83,8 +96,13 @@ export class ProcessManagerRunner {
       for (const event of batch) if (types.has(event.type)) byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
       const streams = [...byStream.values()];
       const handled = streams.length;
-      // Requests being answered go first; this work waits for a quiet moment, a quarter second at most.
-      if (handled > 0) await this.options.foreground?.quiet(YIELD_MS);
+      // Requests being answered go first; this work waits for a quiet moment, a quarter second at most
+      // (a second while a bulk request writes).
+      if (handled > 0) {
+        await this.options.foreground?.quiet(YIELD_MS);
+        await this.options.foreground?.quietOfBulk(BULK_YIELD_MS);
+        await this.options.readModelsAt?.(Math.max(...streams.map((events) => events[events.length - 1]!.position)), signal);
+      }
       const lane = async () => {
         for (let next = streams.shift(); next && !signal.aborted; next = streams.shift()) for (const event of next) if (!signal.aborted) await this.handle(manager, event, signal);
       };

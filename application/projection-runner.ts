@@ -20,7 +20,13 @@ import type { Logger } from './ports/logger';
 const CHECKPOINT_EVERY_EVENTS = 1000;
 const CHECKPOINT_EVERY_MS = 1000;
 
-export type ProjectionRunnerOptions = { batchSize?: number; pollMs?: number; logger?: Logger };
+export type ProjectionRunnerOptions = {
+  batchSize?: number;
+  pollMs?: number;
+  logger?: Logger;
+  /** Awaited before each live batch: lets a bulk request have the CPU first, for a bounded time. */
+  giveWay?: () => Promise<void>;
+};
 
 type Moved = { name: string; collection: string; documents: StoredDocument<unknown>[]; commit: boolean };
 
@@ -168,7 +174,10 @@ export class ProjectionRunner {
       this.interrupt = stop;
       try {
         const subscription = subscribeToAll(this.events, { after: this.position.value, batchSize: this.options.batchSize ?? 1000, pollMs: this.options.pollMs ?? 500, signal: attempt.signal });
-        for await (const batch of subscription) await this.applyBatch(batch);
+        for await (const batch of subscription) {
+          await this.options.giveWay?.();
+          await this.applyBatch(batch);
+        }
         await this.inflight;
       } catch (error) {
         // Stop at the failing event rather than skip it: a read model must never silently miss an event.

@@ -6,7 +6,8 @@
  *
  * Built for thousands of customers per request: the template and the organization's blacklist are
  * read once, every append is handed to the command handler at once (in slices, so the event store's
- * writer commits one slice while the next is prepared), and the answer waits once for the read models.
+ * writer commits one slice while the next is prepared). The answer comes once the events are durable;
+ * it does not wait for the logs to show them: every later request does (api/http/consistent-reads).
  */
 import { fillTemplate } from '../../domain/calls/simulation/placeholders';
 import { chatDecider } from '../../domain/chats/chat';
@@ -94,19 +95,12 @@ export class ChatSender implements ChatSending {
 
     const outcomes = await Promise.allSettled(requested.map((r) => r.result));
     const initiated: ChatPlacement['initiated'] = [];
-    let lastPosition = -1;
     outcomes.forEach((outcome, i) => {
       const { customerKey, messageId } = requested[i]!;
-      if (outcome.status === 'fulfilled') {
-        initiated.push({ customerKey, messageId });
-        lastPosition = Math.max(lastPosition, outcome.value.position);
-        return;
-      }
+      if (outcome.status === 'fulfilled') return void initiated.push({ customerKey, messageId });
       const known = outcome.reason instanceof DomainError;
       failed.push({ customerKey, error: known ? outcome.reason.message : 'An unexpected error occurred', reason: known && outcome.reason.kind === 'conflict' ? 'already_exists' : 'internal_error' });
     });
-    // One wait for the newest event covers every earlier one.
-    await this.env.readYourWrites(lastPosition);
     return { initiated, failed };
   }
 }

@@ -115,21 +115,18 @@ export class CustomerService {
     }
     const outcomes = await Promise.allSettled(pending);
     let successful = 0;
-    let lastPosition = -1;
     const added: { id: string; record: CustomerRecord }[] = [];
     outcomes.forEach((outcome, i) => {
       if (outcome.status === 'fulfilled') {
         successful += 1;
         added.push(accepted[i]!);
-        lastPosition = Math.max(lastPosition, outcome.value.position);
         return;
       }
       const error = outcome.reason;
       const known = error instanceof DomainError;
       errors.push({ id: accepted[i]!.id, error: known ? error.message : 'An unexpected error occurred', reason: known && error.kind === 'conflict' ? 'already_exists' : 'internal_error' });
     });
-    // One wait for the newest event covers every earlier one.
-    await this.env.readYourWrites(lastPosition);
+    // No wait for the read models: the answer needs none, and later requests wait at the door (api/http/consistent-reads).
 
     const total = input.records.length;
     const valid = total - invalidRecords.length;

@@ -54,11 +54,10 @@ export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEn
       await sliceBoundary(i + 1);
     }
     const outcomes = await Promise.allSettled(pending);
-    const started = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.position] : []));
+    const started = outcomes.filter((o) => o.status === 'fulfilled');
     const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
     if (failures.length > 0) deps.logger.error('workflow runs failed to start', { workflowId: workflow.workflowId, failed: failures.length, first: failures[0] });
-    // The runs list shows every started run as soon as the answer is out.
-    await env.readYourWrites(Math.max(-1, ...started));
+    // The runs list shows every started run to any later request (api/http/consistent-reads).
     return started.length > 0;
   }
 

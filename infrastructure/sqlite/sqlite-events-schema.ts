@@ -15,6 +15,13 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream_id, revision)
 );`;
 
+/**
+ * The writer's page cache, in KiB (negative: a size, not a page count). Event ids and stream ids are
+ * random, so every append lands on index pages all over the file; with SQLite's default 2 MB those
+ * pages are read back from the OS again and again once the store outgrows it.
+ */
+const WRITER_CACHE_KIB = -65_536;
+
 /** WAL, and synchronous=FULL: a commit returns only once it is on disk. */
 export function openEventsDatabase(file: string, options: Database.Options = {}): Database.Database {
   const db = new Database(file, options);
@@ -22,6 +29,7 @@ export function openEventsDatabase(file: string, options: Database.Options = {})
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
+    db.pragma(`cache_size = ${WRITER_CACHE_KIB}`);
     db.exec(SCHEMA);
   }
   return db;

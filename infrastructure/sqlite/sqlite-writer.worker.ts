@@ -26,22 +26,45 @@ function appendNow({ streamId, events, expectedRevision }: AppendRequest, record
   if (replay) return { ...replay, fresh: false };
   const current = statements.streamHead.get(streamId)?.revision ?? -1;
   assertExpectedRevision(streamId, expectedRevision, current);
+  try {
+    return { ...insertAll({ streamId, events, expectedRevision }, current, recordedAt), fresh: true };
+  } catch (error) {
+    // Another process wrote this stream between our read and our insert.
+    if (isUnique(error)) throw new WrongExpectedRevisionError(streamId, expectedRevision, current);
+    throw error;
+  }
+}
+
+/** Inserts an append's events as revisions after `current`; the unique indexes reject a taken revision or event id. */
+function insertAll({ streamId, events }: AppendRequest, current: number, recordedAt: string): AppendResult {
   let revision = current;
   let position = -1;
   for (const event of events) {
     revision += 1;
-    try {
-      position = Number(statements.insert.run(event.id, streamId, revision, event.type, event.data, event.metadata, recordedAt).lastInsertRowid);
-    } catch (error) {
-      // Another process wrote this stream between our read and our insert.
-      if (String(error).includes('UNIQUE')) throw new WrongExpectedRevisionError(streamId, expectedRevision, current);
-      throw error;
-    }
+    position = Number(statements.insert.run(event.id, streamId, revision, event.type, event.data, event.metadata, recordedAt).lastInsertRowid);
   }
-  return { nextExpectedRevision: revision, position, fresh: true };
+  return { nextExpectedRevision: revision, position };
 }
 
-const appendOne = db.transaction(appendNow);
+const isUnique = (error: unknown) => String(error).includes('UNIQUE');
+const appendChecked = db.transaction(appendNow);
+const appendToNewStream = db.transaction((request: AppendRequest, recordedAt: string) => insertAll(request, -1, recordedAt));
+
+/**
+ * A new stream's first append (the bulk case: a customer, a call, a chat) is inserted without looking
+ * first: the unique indexes on the event id and on (stream, revision) refuse a replayed event or an
+ * existing stream, and only then is the append checked (an idempotent replay, or a conflict).
+ */
+function appendOne(request: AppendRequest, recordedAt: string): AppendResult & { fresh: boolean } {
+  if (request.expectedRevision === 'no_stream' && request.events.length > 0) {
+    try {
+      return { ...appendToNewStream(request, recordedAt), fresh: true };
+    } catch (error) {
+      if (!isUnique(error)) throw error;
+    }
+  }
+  return appendChecked(request, recordedAt);
+}
 const writeBatch = db.transaction((batch: AppendRequest[], recordedAt: string): AppendReply['results'] =>
   batch.map((item) => {
     try {
