@@ -68,6 +68,22 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
       expect((await store.readStream(id)).length).toBe(2);
     });
 
+    it('lets exactly one of many concurrent first appends to a new stream win', async () => {
+      const id = stream();
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => store.appendToStream(id, [anEvent()], { expectedRevision: 'no_stream' })));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((await store.readStream(id)).length).toBe(1);
+    });
+
+    it('refuses an event id another stream already holds', async () => {
+      const event = anEvent('taken');
+      await store.appendToStream(stream(), [event], { expectedRevision: 'no_stream' });
+      const other = stream();
+      await expect(store.appendToStream(other, [event], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await store.readStream(other)).toEqual([]);
+    });
+
     it('does not duplicate events appended again with the same ids', async () => {
       const id = stream();
       const events = [anEvent('A'), anEvent('B')];
