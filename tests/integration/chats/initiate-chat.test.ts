@@ -229,6 +229,11 @@ describe('POST /initiate/{campaignId}/chat', () => {
       expect(await newlyMessaged()).toEqual(['F4', 'F5', 'F6']);
       await expectChats({ ids: ['F1', 'F2'], exclude_ids: ['F2'] }, ['F1']);
       expect(await newlyMessaged()).toEqual(['F1']);
+      // With a limit (counted in the read store): an excluded id outside the other filters takes nothing off.
+      await expectChats({ payment_status: ['pending', 'bounced'], exclude_ids: ['F1', 'F3', 'nobody'] }, ['F2', 'F5'], 2, 3);
+      expect(await newlyMessaged()).toEqual(['F2', 'F5']);
+      await expectChats({ ids: ['F1', 'F2', 'F3'], exclude_ids: ['F2'] }, ['F1'], 1, 2);
+      expect(await newlyMessaged()).toEqual(['F1']);
     });
 
     it('payment_status and language, as a string or an array, words or codes', async () => {
