@@ -3,7 +3,8 @@
  * deliveries of final call and chat log entries, with their retries.
  */
 import { DuePoller } from '../application/scheduling/due-poller';
-import { fetchPoster } from '../infrastructure/webhooks/fetch-poster';
+import { httpPoster } from '../infrastructure/webhooks/http-poster';
+import { isPrivateAddress } from '../infrastructure/webhooks/private-addresses';
 import { webhookScheduler, type LogEntry } from '../application/webhooks/webhook-scheduler';
 import { WebhookSender } from '../application/webhooks/webhook-sender';
 import { WebhookDeliveriesService } from '../application/webhooks/webhook-deliveries-service';
@@ -28,7 +29,7 @@ export async function composeWebhooks(deps: CallsDeps): Promise<Webhooks> {
 
   const sender = new WebhookSender({
     commands,
-    post: fetchPoster(config.webhookTimeoutMs),
+    post: httpPoster({ timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.webhookAllowPrivateNetworks }),
     now: env.now,
     newId: env.newId,
     policy: { baseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
@@ -42,7 +43,7 @@ export async function composeWebhooks(deps: CallsDeps): Promise<Webhooks> {
   return {
     feature: {
       managers: [scheduler],
-      routes: [webhooksRouter(new WebhookSettingsService(commands, settings, env), new WebhookDeliveriesService(deliveries))],
+      routes: [webhooksRouter(new WebhookSettingsService(commands, settings, env, { allowPrivateNetworks: config.webhookAllowPrivateNetworks, isPrivateAddress }), new WebhookDeliveriesService(deliveries))],
       inbound: [],
       openapi: WEBHOOK_ROUTES,
       start: async () => poller.start(),

@@ -16,7 +16,7 @@ import type { Chats } from './compose-chats';
 import type { Feature } from './feature';
 import type { Route } from './ops/openapi';
 import { workflowsRouter } from './workflows/router';
-import { CreateWorkflowBody } from './workflows/schemas';
+import { CreateWorkflowBody, UpdateWorkflowBody } from './workflows/schemas';
 
 export type Workflows = { feature: Feature; starter: WorkflowStarter };
 
@@ -24,6 +24,8 @@ const OPENAPI: Route[] = [
   { method: 'post', path: '/api/v1/workflows', summary: 'Create a workflow (ordered steps: send_chat, place_call, wait, wait_for_outcome, branch, end)', body: CreateWorkflowBody, scope: 'campaigns:write' },
   { method: 'get', path: '/api/v1/workflows', summary: 'List workflows (scope campaigns:read or campaigns:write)', scope: 'campaigns:read', query: ['page', 'limit', 'search'] },
   { method: 'get', path: '/api/v1/workflows/{id}', summary: 'Get a workflow (scope campaigns:read or campaigns:write)', scope: 'campaigns:read' },
+  { method: 'put', path: '/api/v1/workflows/{id}', summary: 'Change the name, the steps or both (runs already started keep the steps they took)', body: UpdateWorkflowBody, scope: 'campaigns:write' },
+  { method: 'delete', path: '/api/v1/workflows/{id}', summary: 'Delete a workflow (its history is kept; runs already started finish)', scope: 'campaigns:write' },
   { method: 'get', path: '/api/v1/workflows/{id}/runs', summary: "A workflow's runs, oldest first: status, current step and each step's outcome", scope: 'campaigns:read', query: ['page', 'limit', 'status'] },
 ];
 

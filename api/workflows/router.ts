@@ -1,12 +1,12 @@
 /**
- * Workflow routes (decisions.md section 2, "ours"): definitions and their runs. Creating needs
- * `campaigns:write`; reading needs `campaigns:read` or `campaigns:write`.
+ * Workflow routes (decisions.md section 2, "ours"): definitions and their runs. Creating, changing and
+ * deleting need `campaigns:write`; reading needs `campaigns:read` or `campaigns:write`.
  */
 import { Router } from 'express';
 import type { WorkflowService } from '../../application/workflows/workflow-service';
 import { contextOf, paramOf, requireScope } from '../http/auth';
 import { QueryReader } from '../http/query';
-import { validateWorkflowBody } from './schemas';
+import { validateWorkflowBody, validateWorkflowUpdate } from './schemas';
 
 export function workflowsRouter(service: WorkflowService): Router {
   const router = Router();
@@ -25,6 +25,14 @@ export function workflowsRouter(service: WorkflowService): Router {
   });
   router.get('/workflows/:id', read, async (req, res) => {
     res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
+  });
+  router.put('/workflows/:id', write, async (req, res) => {
+    const data = await service.update(contextOf(res), paramOf(req, 'id'), validateWorkflowUpdate(req.body));
+    res.json({ success: true, message: 'Workflow updated successfully', data });
+  });
+  router.delete('/workflows/:id', write, async (req, res) => {
+    await service.delete(contextOf(res), paramOf(req, 'id'));
+    res.json({ success: true, message: 'Workflow deleted successfully' });
   });
   router.get('/workflows/:id/runs', read, async (req, res) => {
     const q = new QueryReader(req);

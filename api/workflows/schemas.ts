@@ -1,7 +1,8 @@
 /**
  * Request bodies of the workflow routes. A step's fields depend on its `type`, so each step is checked
  * against the schema of its type (one clear message per problem, naming the step), after the body's
- * outline; `CreateWorkflowBody`, the union of them all, types the handler and documents the route.
+ * outline; `CreateWorkflowBody` and `UpdateWorkflowBody`, built on the union of them all, type the
+ * handlers and document the routes.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { MAX_STEPS, MAX_WAIT_SECONDS, STEP_TYPES, type StepType } from '../../domain/workflows/steps';
@@ -34,16 +35,35 @@ export const STEP_SCHEMAS = {
 } satisfies Record<StepType, TSchema>;
 
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
-const Outline = Type.Object({ name, steps: Type.Array(Type.Object({ type: StringEnum(STEP_TYPES) }, { additionalProperties: true }), { minItems: 1, maxItems: MAX_STEPS }) }, closed);
+const stepsOutline = Type.Array(Type.Object({ type: StringEnum(STEP_TYPES) }, { additionalProperties: true }), { minItems: 1, maxItems: MAX_STEPS });
+const CreateOutline = Type.Object({ name, steps: stepsOutline }, closed);
+const UpdateOutline = Type.Object({ name: Type.Optional(name), steps: Type.Optional(stepsOutline) }, closed);
 
-export const CreateWorkflowBody = Type.Object({ name, steps: Type.Array(Type.Union(Object.values(STEP_SCHEMAS)), { minItems: 1, maxItems: MAX_STEPS }) }, closed);
+const steps = Type.Array(Type.Union(Object.values(STEP_SCHEMAS)), { minItems: 1, maxItems: MAX_STEPS });
+export const CreateWorkflowBody = Type.Object({ name, steps }, closed);
 export type CreateWorkflowInput = Static<typeof CreateWorkflowBody>;
+/** At least one of the two; the steps given replace the whole list (runs already started keep theirs). */
+export const UpdateWorkflowBody = Type.Object({ name: Type.Optional(name), steps: Type.Optional(steps) }, { ...closed, minProperties: 1 });
+export type UpdateWorkflowInput = Static<typeof UpdateWorkflowBody>;
 
 /** The body, or 400 `Validation failed` listing every problem (`steps[1].seconds must be >= 1`). */
 export function validateWorkflowBody(body: unknown): CreateWorkflowInput {
-  const outline = validate(Outline, body);
+  checkSteps(validate(CreateOutline, body).steps);
+  return body as CreateWorkflowInput;
+}
+
+/** An update's body: `name`, `steps` or both, each checked as on create. */
+export function validateWorkflowUpdate(body: unknown): UpdateWorkflowInput {
+  const outline = validate(UpdateOutline, body);
+  if (outline.name === undefined && outline.steps === undefined) throw validationFailed(['name or steps is required']);
+  if (outline.steps !== undefined) checkSteps(outline.steps);
+  return body as UpdateWorkflowInput;
+}
+
+/** Each step against the schema of its type, every problem of every step in one answer. */
+function checkSteps(outline: readonly { type: StepType }[]): void {
   const errors: string[] = [];
-  outline.steps.forEach((step, i) => {
+  outline.forEach((step, i) => {
     try {
       validate(STEP_SCHEMAS[step.type], step, `steps[${i}]`);
     } catch (error) {
@@ -52,5 +72,4 @@ export function validateWorkflowBody(body: unknown): CreateWorkflowInput {
     }
   });
   if (errors.length > 0) throw validationFailed(errors);
-  return body as CreateWorkflowInput;
 }

@@ -1,7 +1,7 @@
 /** Campaign use cases. */
 import { CAMPAIGN_FORBIDDEN, CAMPAIGN_NOT_FOUND, campaignDecider, campaignStreamId, type CampaignCommand, type CampaignDetails, type CampaignType } from '../../domain/campaigns/campaign';
 import { invalid } from '../../domain/shared/errors';
-import { WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
+import { usableWorkflow, WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
 import type { CampaignDocument } from '../../projections/campaigns/campaigns';
 import type { CommandHandler } from '../command-handler';
 import { ownedDocument } from '../ownership';
@@ -77,7 +77,7 @@ export class CampaignService {
   /** A campaign may name only a workflow of its organization (checked on the workflow's stream). */
   private async workflowOf(ctx: RequestContext, workflowId: string): Promise<string> {
     const { state } = await this.commands.load(workflowDecider, workflowStreamId(workflowId));
-    if (state.status === 'none' || state.organizationId !== ctx.organizationId) throw invalid('Validation failed', { errors: [WORKFLOW_ID_UNKNOWN] });
+    if (!usableWorkflow(state, ctx.organizationId)) throw invalid('Validation failed', { errors: [WORKFLOW_ID_UNKNOWN] });
     return workflowId;
   }
 

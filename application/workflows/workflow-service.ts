@@ -1,9 +1,10 @@
 /**
- * Workflow definitions: create (the step rules are the decider's; whether the agents, dispositions and
- * chat templates the steps name are the organization's is checked here, on the read models), list,
- * get, and the runs of a workflow.
+ * Workflow definitions: create, update (the step rules are the decider's; whether the agents,
+ * dispositions and chat templates the steps name are the organization's is checked here, on the read
+ * models), delete, list, get, and the runs of a workflow. Runs carry their own copy of the steps, so
+ * an update or a delete never reaches a run already going.
  */
-import { ownedWorkflow, WORKFLOW_FORBIDDEN, WORKFLOW_NOT_FOUND, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
+import { ownedWorkflow, WORKFLOW_FORBIDDEN, WORKFLOW_NOT_FOUND, workflowDecider, workflowStreamId, type WorkflowCommand, type WorkflowDefinition } from '../../domain/workflows/workflow';
 import { stepErrors, type WorkflowStep } from '../../domain/workflows/steps';
 import { invalid } from '../../domain/shared/errors';
 import type { WorkflowRunDocument } from '../../projections/workflows/workflow-runs';
@@ -35,15 +36,26 @@ export class WorkflowService {
     private readonly env: ServiceEnvironment,
   ) {}
 
-  async create(ctx: RequestContext, input: { name: string; steps: WorkflowStep[] }): Promise<WorkflowView> {
+  async create(ctx: RequestContext, input: WorkflowDefinition): Promise<WorkflowView> {
     const workflowId = this.env.newId();
-    const command = { type: 'CreateWorkflow' as const, workflowId, organizationId: ctx.organizationId, name: input.name.trim(), steps: input.steps, at: this.env.now().toISOString() };
-    // The decider keeps the step rules; asking them here lets one answer list every problem at once.
-    const errors = [...stepErrors(input.steps), ...(await this.referenceErrors(ctx.organizationId, input.steps))];
-    if (errors.length > 0) throw invalid('Validation failed', { errors });
-    const result = await this.commands.handle(workflowDecider, workflowStreamId(workflowId), command, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
-    await this.env.readYourWrites(result.position);
+    await this.checkSteps(ctx.organizationId, input.steps);
+    await this.execute(ctx, workflowId, { type: 'CreateWorkflow', workflowId, organizationId: ctx.organizationId, name: input.name.trim(), steps: input.steps, at: this.env.now().toISOString() });
     return this.get(ctx, workflowId);
+  }
+
+  /** Changes the name, the steps or both; values equal to the current ones record nothing. New runs take the new steps. */
+  async update(ctx: RequestContext, id: string, changes: Partial<WorkflowDefinition>): Promise<WorkflowView> {
+    // 404/403 before judging the steps: whose workflow it is comes first.
+    await this.owned(ctx.organizationId, id);
+    if (changes.steps !== undefined) await this.checkSteps(ctx.organizationId, changes.steps);
+    const given = { ...(changes.name !== undefined && { name: changes.name.trim() }), ...(changes.steps !== undefined && { steps: changes.steps }) };
+    await this.execute(ctx, id, { type: 'UpdateWorkflow', organizationId: ctx.organizationId, changes: given, at: this.env.now().toISOString() });
+    return this.get(ctx, id);
+  }
+
+  /** Deletes the definition (its events stay): it can no longer be read or started; runs already going finish. */
+  async delete(ctx: RequestContext, id: string): Promise<void> {
+    await this.execute(ctx, id, { type: 'DeleteWorkflow', organizationId: ctx.organizationId, at: this.env.now().toISOString() });
   }
 
   async list(ctx: RequestContext, query: { page: number; limit: number; search?: string }): Promise<{ data: WorkflowView[]; pagination: Pagination }> {
@@ -63,9 +75,20 @@ export class WorkflowService {
     return { data: docs.map(runView), pagination };
   }
 
-  /** The workflow on its stream (authoritative, not the read model): 404 unknown, 403 another organization's. */
+  /** The workflow on its stream (authoritative, not the read model): 404 unknown or deleted, 403 another organization's. */
   async owned(organizationId: string, id: string) {
     return ownedWorkflow((await this.commands.load(workflowDecider, workflowStreamId(id))).state, organizationId);
+  }
+
+  /** The decider keeps the step rules; asking them here lets one answer list every problem at once. */
+  private async checkSteps(organizationId: string, steps: readonly WorkflowStep[]): Promise<void> {
+    const errors = [...stepErrors(steps), ...(await this.referenceErrors(organizationId, steps))];
+    if (errors.length > 0) throw invalid('Validation failed', { errors });
+  }
+
+  private async execute(ctx: RequestContext, workflowId: string, command: WorkflowCommand): Promise<void> {
+    const result = await this.commands.handle(workflowDecider, workflowStreamId(workflowId), command, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    await this.env.readYourWrites(result.position);
   }
 
   private async referenceErrors(organizationId: string, steps: readonly WorkflowStep[]): Promise<string[]> {

@@ -9,7 +9,7 @@
 import { campaignDecider, campaignStreamId } from '../../domain/campaigns/campaign';
 import { keyFieldOf } from '../../domain/customers/record';
 import { invalid } from '../../domain/shared/errors';
-import { WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
+import { usableWorkflow, WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
 import { workflowRunDecider, workflowRunStreamId, type RunTarget } from '../../domain/workflows/workflow-run';
 import type { CommandHandler } from '../command-handler';
 import type { WorkflowStarter } from '../customers/customer-service';
@@ -21,14 +21,17 @@ import { sliceBoundary } from '../append-slices';
 export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEnvironment; logger: Logger }): WorkflowStarter {
   const { commands, env } = deps;
 
-  /** The workflow to run: the request's (which must be the organization's: 400 otherwise), else the campaign's, else none. */
+  /**
+   * The workflow to run: the request's (which must be a live workflow of the organization: 400
+   * otherwise), else the campaign's, else none. A deleted workflow counts as absent: named by the
+   * request it answers 400, named by the campaign it starts nothing.
+   */
   async function workflowFor(organizationId: string, campaignId: string | null, requested: string | undefined) {
     const workflowId = requested ?? (campaignId === null ? null : await campaignWorkflowId(campaignId));
     if (!workflowId) return null;
-    const { state } = await commands.load(workflowDecider, workflowStreamId(workflowId));
-    if (state.status === 'active' && state.organizationId === organizationId) return state;
-    if (requested !== undefined) throw invalid('Validation failed', { errors: [WORKFLOW_ID_UNKNOWN] });
-    return null;
+    const workflow = usableWorkflow((await commands.load(workflowDecider, workflowStreamId(workflowId))).state, organizationId);
+    if (!workflow && requested !== undefined) throw invalid('Validation failed', { errors: [WORKFLOW_ID_UNKNOWN] });
+    return workflow;
   }
 
   async function campaignWorkflowId(campaignId: string): Promise<string | null> {

@@ -34,6 +34,8 @@ export type Config = {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
+  /** Lets webhooks reach loopback, private and reserved addresses (off: such destinations are refused, SSRF). */
+  webhookAllowPrivateNetworks: boolean;
   production: boolean;
 };
 
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: numberFrom('WEBHOOK_RETRY_BASE_MS', env.WEBHOOK_RETRY_BASE_MS, 30_000, (n) => Number.isInteger(n) && n > 0),
     webhookMaxAttempts: numberFrom('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 10, (n) => Number.isInteger(n) && n >= 1 && n <= 100),
     webhookTimeoutMs: numberFrom('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, (n) => Number.isInteger(n) && n > 0),
+    webhookAllowPrivateNetworks: oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, ['true', 'false'] as const, 'false') === 'true',
     production,
   };
 }

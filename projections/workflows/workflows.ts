@@ -1,4 +1,4 @@
-/** Read model of workflow definitions, one document per workflow. */
+/** Read model of workflow definitions, one document per workflow; a deleted workflow leaves it (its events stay in the store). */
 import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
 import type { WorkflowStep } from '../../domain/workflows/steps';
@@ -24,6 +24,10 @@ export const workflowsProjection: Projection<WorkflowDocument> = {
         const { workflowId: _id, at, ...rest } = event.data;
         return { id, ...rest, createdAt: at, updatedAt: at };
       }
+      case 'WorkflowUpdated':
+        return doc && { ...doc, ...event.data.changes, updatedAt: event.data.at };
+      case 'WorkflowDeleted':
+        return null;
       default:
         return doc;
     }

@@ -3,6 +3,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestService } from '../../support/test-service';
 
+/** The receivers here listen on 127.0.0.1, which the service refuses unless private networks are allowed. */
+export const ALLOW_PRIVATE = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+
 export type Received = { headers: IncomingHttpHeaders; body: string; answered: number; at: number };
 
 /** Answers each POST with `statusFor(n)` (n counts from 1) and keeps what it received. */

@@ -4,7 +4,7 @@
  */
 import { verifyWebhook } from '../../../application/webhooks/signature';
 import { startTestService, type TestService } from '../../support/test-service';
-import { eventually, sleep, startReceiver } from './support';
+import { ALLOW_PRIVATE, eventually, sleep, startReceiver } from './support';
 
 jest.setTimeout(60_000);
 
@@ -13,7 +13,7 @@ const SECRET = 'chat-receiver-secret-0123';
 describe('webhook deliveries of chats', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService({ env: { WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_MAX_ATTEMPTS: '4' } });
+    t = await startTestService({ env: { ...ALLOW_PRIVATE, WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_MAX_ATTEMPTS: '4' } });
   });
   afterAll(() => t.stop());
 

@@ -5,7 +5,7 @@
  */
 import { verifyWebhook } from '../../../application/webhooks/signature';
 import { startTestService, type TestService } from '../../support/test-service';
-import { callReadyOrganization, eventually, placeCall, sleep, startReceiver } from './support';
+import { ALLOW_PRIVATE, callReadyOrganization, eventually, placeCall, sleep, startReceiver } from './support';
 
 jest.setTimeout(60_000);
 
@@ -14,7 +14,7 @@ const SECRET = 'receiver-secret-0123456789';
 describe('webhook deliveries', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService({ env: { WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_MAX_ATTEMPTS: '4' } });
+    t = await startTestService({ env: { ...ALLOW_PRIVATE, WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_MAX_ATTEMPTS: '4' } });
   });
   afterAll(() => t.stop());
 

@@ -7,13 +7,13 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
-import { callReadyOrganization, eventually, placeCall, startReceiver } from './support';
+import { ALLOW_PRIVATE, callReadyOrganization, eventually, placeCall, startReceiver } from './support';
 
 jest.setTimeout(90_000);
 
 describe('webhook deliveries across a restart', () => {
   const dir = tempDir('webhooks-');
-  const start = (env: Record<string, string> = {}) => startTestService({ store: 'sqlite', env: { DATA_DIR: dir.path, WEBHOOK_RETRY_BASE_MS: '400', WEBHOOK_MAX_ATTEMPTS: '6', ...env } });
+  const start = (env: Record<string, string> = {}) => startTestService({ store: 'sqlite', env: { ...ALLOW_PRIVATE, DATA_DIR: dir.path, WEBHOOK_RETRY_BASE_MS: '400', WEBHOOK_MAX_ATTEMPTS: '6', ...env } });
   let t: TestService | null = null;
   afterEach(async () => {
     await t?.stop();

@@ -3,13 +3,14 @@
  * in the answer that set it (masked elsewhere), scopes, and 404 when none is configured.
  */
 import { startTestService, type TestService } from '../../support/test-service';
+import { ALLOW_PRIVATE } from './support';
 
 jest.setTimeout(60_000);
 
 describe('webhook settings API', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService();
+    t = await startTestService({ env: ALLOW_PRIVATE });
   });
   afterAll(() => t.stop());
 

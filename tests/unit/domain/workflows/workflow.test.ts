@@ -34,3 +34,49 @@ describe('workflow definition', () => {
     spec.given([created]).when(create([call])).thenFails('invalid', 'Workflow already exists');
   });
 });
+
+describe('changing and deleting a workflow definition', () => {
+  const steps: WorkflowStep[] = [call, { type: 'wait_for_outcome', timeoutSeconds: 60 }];
+  const created: WorkflowEvent = { type: 'WorkflowCreated', data: { workflowId: 'w1', organizationId: 'o1', name: 'Follow up', steps, at } };
+  const later = '2026-03-02T10:00:00.000Z';
+  const update = (changes: { name?: string; steps?: WorkflowStep[] }, organizationId = 'o1') => ({ type: 'UpdateWorkflow' as const, organizationId, changes, at: later });
+  const remove = (organizationId = 'o1') => ({ type: 'DeleteWorkflow' as const, organizationId, at: later });
+  const deleted: WorkflowEvent = { type: 'WorkflowDeleted', data: { workflowId: 'w1', at: later } };
+
+  it('records the fields that change', () => {
+    const wait: WorkflowStep[] = [{ type: 'wait', seconds: 60 }, { type: 'end' }];
+    spec.given([created]).when(update({ name: 'Second try', steps: wait })).then([{ type: 'WorkflowUpdated', data: { workflowId: 'w1', changes: { name: 'Second try', steps: wait }, at: later } }]);
+    spec.given([created]).when(update({ name: 'Follow up', steps: wait })).then([{ type: 'WorkflowUpdated', data: { workflowId: 'w1', changes: { steps: wait }, at: later } }]);
+  });
+
+  it('records nothing when the values equal the current ones (the order of a step’s fields does not matter)', () => {
+    const sameSteps: WorkflowStep[] = [{ dispositionId: 'd1', agentId: 'a1', type: 'place_call' }, { timeoutSeconds: 60, type: 'wait_for_outcome' }];
+    spec.given([created]).when(update({ name: 'Follow up', steps: sameSteps })).then([]);
+    spec.given([created]).when(update({})).then([]);
+  });
+
+  it('compares with the definition as last changed', () => {
+    const renamed: WorkflowEvent = { type: 'WorkflowUpdated', data: { workflowId: 'w1', changes: { name: 'Renamed' }, at: later } };
+    spec.given([created, renamed]).when(update({ name: 'Renamed' })).then([]);
+    spec.given([created, renamed]).when(update({ name: 'Follow up' })).then([{ type: 'WorkflowUpdated', data: { workflowId: 'w1', changes: { name: 'Follow up' }, at: later } }]);
+  });
+
+  it('keeps the step rules on new steps', () =>
+    spec.given([created]).when(update({ steps: [{ type: 'wait_for_outcome' }] })).thenFails('invalid', 'Validation failed', { errors: ['steps[0] waits for an outcome, but no earlier step sends a chat or places a call'] }));
+
+  it('deletes once; a deleted workflow cannot be changed or deleted again (404)', () => {
+    spec.given([created]).when(remove()).then([deleted]);
+    spec.given([created, deleted]).when(remove()).thenFails('not_found', 'Workflow not found');
+    spec.given([created, deleted]).when(update({ name: 'Back' })).thenFails('not_found', 'Workflow not found');
+  });
+
+  it('answers 404 for a workflow that does not exist and 403 for another organization’s, deleted or not', () => {
+    spec.given([]).when(update({ name: 'x' })).thenFails('not_found', 'Workflow not found');
+    spec.given([]).when(remove()).thenFails('not_found', 'Workflow not found');
+    spec.given([created]).when(update({ name: 'x' }, 'o2')).thenFails('forbidden', 'Access denied - Workflow belongs to another organization');
+    spec.given([created]).when(remove('o2')).thenFails('forbidden', 'Access denied - Workflow belongs to another organization');
+    spec.given([created, deleted]).when(remove('o2')).thenFails('forbidden', 'Access denied - Workflow belongs to another organization');
+  });
+
+  it('a deleted workflow cannot be created again under its id', () => spec.given([created, deleted]).when(create([call])).thenFails('invalid', 'Workflow already exists'));
+});
