@@ -6,17 +6,24 @@
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/errors';
+import { PersistentMap } from '../shared/persistent-map';
 
 export const catalogStreamId = (organizationId: string) => `dispositionCatalog-${organizationId}`;
 
 export type Disposition = { name: string; description: string; priority: number };
 export type Group = { name: string; description: string; dispositionIds: string[] };
+/**
+ * Never changed in place. Dispositions and names are persistent maps: an event changes one entry, and
+ * `evolve` copies only a small part of each (an organization may have hundreds of dispositions, folded
+ * on every disposition command). Groups are few, and a plain map keeps them in the order they were
+ * created, the order refusals name them in.
+ */
 export type CatalogState = {
-  dispositions: Record<string, Disposition>;
-  groups: Record<string, Group>;
+  dispositions: PersistentMap<Disposition>;
+  groups: ReadonlyMap<string, Group>;
   /** Normalized name to id, for the uniqueness rules. */
-  dispositionNames: Record<string, string>;
-  groupNames: Record<string, string>;
+  dispositionNames: PersistentMap<string>;
+  groupNames: PersistentMap<string>;
 };
 
 export type CatalogCommand =
@@ -60,41 +67,52 @@ const nameKey = (name: string) => name.trim().toLowerCase();
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
 function disposition(state: CatalogState, id: string): Disposition {
-  const found = state.dispositions[id];
+  const found = state.dispositions.get(id);
   if (!found) throw notFound(DISPOSITION_NOT_FOUND);
   return found;
 }
 
 function group(state: CatalogState, id: string): Group {
-  const found = state.groups[id];
+  const found = state.groups.get(id);
   if (!found) throw notFound(GROUP_NOT_FOUND);
   return found;
 }
 
 function assertKnown(state: CatalogState, ids: readonly string[]): void {
-  const invalidIds = unique(ids).filter((id) => !state.dispositions[id]);
+  const invalidIds = unique(ids).filter((id) => !state.dispositions.has(id));
   if (invalidIds.length > 0) throw invalid('Some disposition ids are invalid', { invalidIds });
 }
 
 function assertDispositionNameFree(state: CatalogState, name: string, except?: string): void {
-  const holder = state.dispositionNames[nameKey(name)];
+  const holder = state.dispositionNames.get(nameKey(name));
   if (holder !== undefined && holder !== except) throw conflict(DUPLICATE_DISPOSITION);
 }
 
 function assertGroupNameFree(state: CatalogState, name: string, except?: string): void {
-  const holder = state.groupNames[nameKey(name)];
+  const holder = state.groupNames.get(nameKey(name));
   if (holder !== undefined && holder !== except) throw conflict(DUPLICATE_GROUP);
 }
 
-function renamed(names: Record<string, string>, id: string, from: string | undefined, to: string | undefined): Record<string, string> {
-  const next = { ...names };
-  if (from !== undefined && next[nameKey(from)] === id) delete next[nameKey(from)];
-  if (to !== undefined) next[nameKey(to)] = id;
+function renamed(names: PersistentMap<string>, id: string, from: string | undefined, to: string | undefined): PersistentMap<string> {
+  let next = names;
+  if (from !== undefined && next.get(nameKey(from)) === id) next = next.delete(nameKey(from));
+  if (to !== undefined) next = next.set(nameKey(to), id);
+  return next;
+}
+
+/** `map` with `key` set to `value`, or removed when `value` is undefined. */
+const changed = <V>(map: PersistentMap<V>, key: string, value: V | undefined): PersistentMap<V> => (value === undefined ? map.delete(key) : map.set(key, value));
+
+/** A copy of the groups with `groupId` set to `group`, or removed when `group` is undefined. */
+function changedGroups(groups: ReadonlyMap<string, Group>, groupId: string, group: Group | undefined): ReadonlyMap<string, Group> {
+  const next = new Map(groups);
+  if (group === undefined) next.delete(groupId);
+  else next.set(groupId, group);
   return next;
 }
 
 export function groupsContaining(state: CatalogState, dispositionId: string): [string, Group][] {
-  return Object.entries(state.groups).filter(([, g]) => g.dispositionIds.includes(dispositionId));
+  return [...state.groups].filter(([, g]) => g.dispositionIds.includes(dispositionId));
 }
 
 export function decide(command: CatalogCommand, state: CatalogState): CatalogEvent[] {
@@ -155,33 +173,33 @@ export function evolve(state: CatalogState, event: CatalogEvent): CatalogState {
   switch (event.type) {
     case 'DispositionCreated': {
       const { dispositionId, name, description, priority } = event.data;
-      return { ...state, dispositions: { ...state.dispositions, [dispositionId]: { name, description, priority } }, dispositionNames: renamed(state.dispositionNames, dispositionId, undefined, name) };
+      return { ...state, dispositions: changed(state.dispositions, dispositionId, { name, description, priority }), dispositionNames: renamed(state.dispositionNames, dispositionId, undefined, name) };
     }
     case 'DispositionUpdated': {
       const { dispositionId, changes } = event.data;
-      const current = state.dispositions[dispositionId];
+      const current = state.dispositions.get(dispositionId);
       if (!current) return state;
       const dispositionNames = changes.name === undefined ? state.dispositionNames : renamed(state.dispositionNames, dispositionId, current.name, changes.name);
-      return { ...state, dispositions: { ...state.dispositions, [dispositionId]: { ...current, ...changes } }, dispositionNames };
+      return { ...state, dispositions: changed(state.dispositions, dispositionId, { ...current, ...changes }), dispositionNames };
     }
     case 'DispositionDeleted': {
-      const { [event.data.dispositionId]: gone, ...dispositions } = state.dispositions;
-      return { ...state, dispositions, dispositionNames: renamed(state.dispositionNames, event.data.dispositionId, gone?.name, undefined) };
+      const gone = state.dispositions.get(event.data.dispositionId);
+      return { ...state, dispositions: changed(state.dispositions, event.data.dispositionId, undefined), dispositionNames: renamed(state.dispositionNames, event.data.dispositionId, gone?.name, undefined) };
     }
     case 'DispositionGroupCreated': {
       const { groupId, name, description, dispositionIds } = event.data;
-      return { ...state, groups: { ...state.groups, [groupId]: { name, description, dispositionIds } }, groupNames: renamed(state.groupNames, groupId, undefined, name) };
+      return { ...state, groups: changedGroups(state.groups, groupId, { name, description, dispositionIds }), groupNames: renamed(state.groupNames, groupId, undefined, name) };
     }
     case 'DispositionGroupUpdated': {
       const { groupId, changes } = event.data;
-      const current = state.groups[groupId];
+      const current = state.groups.get(groupId);
       if (!current) return state;
       const groupNames = changes.name === undefined ? state.groupNames : renamed(state.groupNames, groupId, current.name, changes.name);
       return { ...withGroup(state, groupId, (g) => ({ ...g, ...changes })), groupNames };
     }
     case 'DispositionGroupDeleted': {
-      const { [event.data.groupId]: gone, ...groups } = state.groups;
-      return { ...state, groups, groupNames: renamed(state.groupNames, event.data.groupId, gone?.name, undefined) };
+      const gone = state.groups.get(event.data.groupId);
+      return { ...state, groups: changedGroups(state.groups, event.data.groupId, undefined), groupNames: renamed(state.groupNames, event.data.groupId, gone?.name, undefined) };
     }
     case 'DispositionsAddedToGroup':
       return withGroup(state, event.data.groupId, (g) => ({ ...g, dispositionIds: [...g.dispositionIds, ...event.data.dispositionIds] }));
@@ -193,12 +211,12 @@ export function evolve(state: CatalogState, event: CatalogEvent): CatalogState {
 }
 
 function withGroup(state: CatalogState, groupId: string, change: (g: Group) => Group): CatalogState {
-  const current = state.groups[groupId];
-  return current ? { ...state, groups: { ...state.groups, [groupId]: change(current) } } : state;
+  const current = state.groups.get(groupId);
+  return current ? { ...state, groups: changedGroups(state.groups, groupId, change(current)) } : state;
 }
 
 export const catalogDecider: Decider<CatalogCommand, CatalogEvent, CatalogState> = {
-  initialState: () => ({ dispositions: {}, groups: {}, dispositionNames: {}, groupNames: {} }),
+  initialState: () => ({ dispositions: PersistentMap.empty(), groups: new Map(), dispositionNames: PersistentMap.empty(), groupNames: PersistentMap.empty() }),
   evolve,
   decide,
 };

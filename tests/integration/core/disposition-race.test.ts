@@ -60,7 +60,7 @@ describe('dispositions under concurrent requests (sqlite)', () => {
     for (const recorded of history) {
       const event = { type: recorded.type, data: recorded.data } as CatalogEvent;
       if (event.type === 'DispositionDeleted') {
-        const holders = Object.values(state.groups).filter((g) => g.dispositionIds.includes(event.data.dispositionId));
+        const holders = [...state.groups.values()].filter((g) => g.dispositionIds.includes(event.data.dispositionId));
         expect(holders).toEqual([]);
       }
       state = catalogDecider.evolve(state, event);
