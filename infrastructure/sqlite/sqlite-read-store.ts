@@ -81,6 +81,10 @@ export class SqliteReadStore implements ReadStore {
       this.db.exec(`ALTER TABLE ${rows} ADD COLUMN ${column(field)}`);
       this.db.prepare(`UPDATE ${rows} SET ${column(field)} = (SELECT json_extract(doc, ?) FROM ${docs} WHERE ${docs}.id = ${rows}.id)`).run(`$.${field}`);
     }
+    const declared = new Set((definition.indexes ?? []).map((index) => indexName(rows, index)));
+    // An index the collection no longer declares would only slow its writes.
+    for (const { name } of this.db.prepare<[string], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'ix\\_%' ESCAPE '\\'`).all(rows))
+      if (!declared.has(name)) this.db.exec(`DROP INDEX ${name}`);
     for (const index of definition.indexes ?? []) this.db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(rows, index)} ON ${rows} (live, ${index.map(column).join(', ')})`);
     const collection = new Collection(this.db, definition);
     this.collections.set(definition.name, collection);

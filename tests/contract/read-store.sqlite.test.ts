@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
 import { tempDir } from '../support/temp-dir';
@@ -42,6 +43,36 @@ describe('sqlite read store: queries while the writer thread commits', () => {
       }
       expect(lists).toBeGreaterThan(0);
       expect(await items.find({})).toEqual([]);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('sqlite read store: indexes follow the declaration', () => {
+  it('drops an index a collection no longer declares and creates the new ones, keeping the documents', async () => {
+    const dir = tempDir();
+    const file = join(dir.path, 'read.db');
+    const indexes = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE '%entries' ORDER BY name").all().map((r) => r.name.replace(/^ix_\w+?entries_/, ''));
+      } finally {
+        db.close();
+      }
+    };
+    const fields = { a: 'string', b: 'string', c: 'string' } as const;
+    let store = new SqliteReadStore(file);
+    try {
+      await store.collection({ name: 'entries', fields, indexes: [['a'], ['b']] });
+      await store.commit({ projection: 'p', checkpoint: 0, writes: [{ collection: 'entries', document: { id: 'e1', doc: { id: 'e1', a: 'x', b: 'y', c: 'z' }, position: 0, version: 1 } }] });
+      await store.close();
+      expect(indexes()).toEqual(['a', 'b']);
+      store = new SqliteReadStore(file);
+      const entries = await store.collection<{ id: string }>({ name: 'entries', fields, indexes: [['b'], ['c', 'a']] });
+      expect(indexes()).toEqual(['b', 'c_a']);
+      expect((await entries.find({ where: { c: 'z', a: 'x' } })).map((d) => d.id)).toEqual(['e1']);
     } finally {
       await store.close();
       dir.remove();

@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../../../application/ports/event-store';
 import { blacklistDecider, normalizePhoneNumber, type BlacklistEvent } from '../../../domain/blacklist/blacklist';
 import { blacklistProjection } from '../../../projections/blacklist/blacklist';
 import { specFor } from '../../support/decider-spec';
+import { recordedEvent } from '../../support/events';
 
 const at = '2026-03-01T10:00:00.000Z';
 const spec = specFor(blacklistDecider);
@@ -48,15 +48,7 @@ describe('blacklist', () => {
 });
 
 describe('blacklist read model', () => {
-  const recorded = (event: BlacklistEvent, position: number): RecordedEvent => ({
-    ...event,
-    id: `e${position}`,
-    streamId: 'blacklist-o1',
-    revision: position,
-    position,
-    recordedAt: at,
-    metadata: { organizationId: 'o1', actor: 't', requestId: 'r', correlationId: 'r', causationId: null, occurredAt: at, schemaVersion: 1 },
-  });
+  const recorded = (event: BlacklistEvent, position: number) => recordedEvent(event, position, { streamId: 'blacklist-o1', at });
 
   it('keeps one document per organization and digits; renaming keeps when it was added; removal deletes it', () => {
     const added = recorded(listed, 0);

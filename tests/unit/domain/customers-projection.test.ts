@@ -1,17 +1,9 @@
-import type { RecordedEvent } from '../../../application/ports/event-store';
 import type { CustomerEvent } from '../../../domain/customers/customer';
 import { customersProjection, languageKey } from '../../../projections/customers/customers';
+import { recordedEvent } from '../../support/events';
 
 const at = '2026-03-01T10:00:00.000Z';
-const recorded = (event: CustomerEvent, position: number): RecordedEvent => ({
-  ...event,
-  id: `e${position}`,
-  streamId: 'customer-c1-L1',
-  revision: position,
-  position,
-  recordedAt: at,
-  metadata: { organizationId: 'o1', actor: 't', requestId: 'r', correlationId: 'r', causationId: null, occurredAt: at, schemaVersion: 1 },
-});
+const recorded = (event: CustomerEvent, position: number) => recordedEvent(event, position, { streamId: 'customer-c1-L1', at: at, organizationId: 'o1', actor: 't' });
 const record = { loan_id: 'L1', first_name: 'Asha', phone_number: '+919812345678', payment_status: 'pending', language: 'Hindi', branch: 'Pune' };
 
 describe('customers read model', () => {

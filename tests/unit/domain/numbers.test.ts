@@ -4,18 +4,10 @@ import { phoneNumberDecider, type PhoneNumberEvent } from '../../../domain/numbe
 import { nationalPart } from '../../../domain/numbers/phone-number';
 import { numbersProjection } from '../../../projections/numbers/numbers';
 import { specFor } from '../../support/decider-spec';
-import type { RecordedEvent } from '../../../application/ports/event-store';
+import { recordedEvent } from '../../support/events';
 
 const at = '2026-03-01T10:00:00.000Z';
-const recorded = (event: InventoryEvent | PhoneNumberEvent, position: number): RecordedEvent => ({
-  ...event,
-  id: `e${position}`,
-  streamId: 's',
-  revision: position,
-  position,
-  recordedAt: at,
-  metadata: { organizationId: null, actor: 't', requestId: 'r', correlationId: 'r', causationId: null, occurredAt: at, schemaVersion: 1 },
-});
+const recorded = (event: InventoryEvent | PhoneNumberEvent, position: number) => recordedEvent(event, position, { streamId: 's', at: at, organizationId: null, actor: 't' });
 const a: StockedNumber = { number: '+919812345678', country_iso: 'IN', sms_enabled: false, voice_enabled: true };
 const b: StockedNumber = { number: '+12125550100', country_iso: 'US', sms_enabled: true, voice_enabled: true };
 

@@ -1,18 +1,10 @@
-import type { RecordedEvent } from '../../../../application/ports/event-store';
 import type { WebhookDeliveryEvent } from '../../../../domain/webhooks/webhook-delivery';
 import { webhookDeliveriesProjection, type WebhookDeliveryDocument } from '../../../../projections/webhooks/webhook-deliveries';
+import { recordedEvent } from '../../../support/events';
 
 const t0 = '2026-03-01T10:00:00.000Z';
 const plus = (ms: number) => new Date(Date.parse(t0) + ms).toISOString();
-const recorded = (event: WebhookDeliveryEvent, position: number): RecordedEvent => ({
-  ...event,
-  id: `e${position}`,
-  streamId: 'webhookDelivery-d1',
-  revision: position,
-  position,
-  recordedAt: t0,
-  metadata: { organizationId: 'o1', actor: 'webhooks', requestId: 'r', correlationId: 'r', causationId: null, occurredAt: t0, schemaVersion: 1 },
-});
+const recorded = (event: WebhookDeliveryEvent, position: number) => recordedEvent(event, position, { streamId: 'webhookDelivery-d1', at: t0, organizationId: 'o1', actor: 'webhooks' });
 const fold = (events: WebhookDeliveryEvent[]) => events.reduce<WebhookDeliveryDocument | null>((doc, e, i) => webhookDeliveriesProjection.evolve('d1', doc, recorded(e, i)), null);
 
 const scheduled: WebhookDeliveryEvent = {

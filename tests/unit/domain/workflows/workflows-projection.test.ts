@@ -1,19 +1,11 @@
-import type { RecordedEvent } from '../../../../application/ports/event-store';
 import { usableWorkflow, workflowDecider, type WorkflowEvent } from '../../../../domain/workflows/workflow';
 import type { WorkflowStep } from '../../../../domain/workflows/steps';
 import { workflowsProjection } from '../../../../projections/workflows/workflows';
+import { recordedEvent } from '../../../support/events';
 
 const at = '2026-03-01T10:00:00.000Z';
 const later = '2026-03-02T10:00:00.000Z';
-const recorded = (event: WorkflowEvent, position: number): RecordedEvent => ({
-  ...event,
-  id: `e${position}`,
-  streamId: 'workflow-w1',
-  revision: position,
-  position,
-  recordedAt: at,
-  metadata: { organizationId: 'o1', actor: 't', requestId: 'r', correlationId: 'r', causationId: null, occurredAt: at, schemaVersion: 1 },
-});
+const recorded = (event: WorkflowEvent, position: number) => recordedEvent(event, position, { streamId: 'workflow-w1', at: at, organizationId: 'o1', actor: 't' });
 const steps: WorkflowStep[] = [{ type: 'wait', seconds: 60 }];
 const created: WorkflowEvent = { type: 'WorkflowCreated', data: { workflowId: 'w1', organizationId: 'o1', name: 'Follow up', steps, at } };
 const updated: WorkflowEvent = { type: 'WorkflowUpdated', data: { workflowId: 'w1', changes: { name: 'Second try' }, at: later } };
