@@ -34,6 +34,7 @@ import { mediaRouter, recordingErrorsWithoutSuccess, type MediaRouterDeps } from
 import type { SpeechService } from '../application/speech/speech-service';
 import type { Feature } from './feature';
 import type { Foreground } from '../application/foreground';
+import { bySegment } from './http/by-segment';
 import { readsIncludeEarlierWrites } from './http/consistent-reads';
 
 export type AppDeps = {
@@ -112,16 +113,19 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
       res.once('close', end);
       next();
     });
-    api.use(dispositionsRouter(deps.services.dispositions));
-    api.use(campaignsRouter(deps.services.campaigns));
-    api.use(agentsRouter(deps.services.agents));
-    api.use(customersRouter(deps.services.customers));
-    api.use(numbersRouter(deps.services.numbers));
-    api.use(blacklistRouter(deps.services.blacklist));
-    api.use(callsRouter(deps.calls.initiateCalls));
-    api.use(logsRouter(deps.calls.logs));
-    api.use(mediaRouter(deps.calls.media));
-    for (const feature of deps.features) for (const router of feature.routes) api.use(router);
+    const routers = [
+      dispositionsRouter(deps.services.dispositions),
+      campaignsRouter(deps.services.campaigns),
+      agentsRouter(deps.services.agents),
+      customersRouter(deps.services.customers),
+      numbersRouter(deps.services.numbers),
+      blacklistRouter(deps.services.blacklist),
+      callsRouter(deps.calls.initiateCalls),
+      logsRouter(deps.calls.logs),
+      mediaRouter(deps.calls.media),
+      ...deps.features.flatMap((f) => f.routes),
+    ];
+    for (const router of routers) api.use(bySegment(router));
   }
   app.use('/api/v1', api);
 
