@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createService } from '../api/composition';
 import { ProjectionRunner } from '../application/projection-runner';
+import { timeOrderedId } from '../application/time-ordered-id';
 import type { EventData } from '../application/ports/event-store';
 import { loadConfig } from '../infrastructure/config/config';
 import { silentLogger } from '../infrastructure/logging/json-logger';
@@ -80,7 +81,8 @@ async function commandThroughput(): Promise<void> {
 
 async function rebuild(): Promise<void> {
   const dir = tempDir('bench-rebuild-');
-  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'x'.repeat(32), ADMIN_TOKEN: 'y', LOG_LEVEL: 'error' });
+  // Without the speech engine: its warm-up would take both cores while the projections rebuild.
+  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'x'.repeat(32), ADMIN_TOKEN: 'y', LOG_LEVEL: 'error', SERVICES: 'agent' });
   const service = await createService(config, { logger: silentLogger });
   await service.runner.stop();
   const orgs = 100;
@@ -92,9 +94,10 @@ async function rebuild(): Promise<void> {
     const org = `org-${o}`;
     const batch: EventData[] = [];
     for (let i = 0; i < 100; i++) {
-      const dispositionId = randomUUID();
-      batch.push({ id: randomUUID(), type: 'DispositionCreated', data: { dispositionId, name: `D ${written + i}`, description: '', priority: 500, at }, metadata: metadata(org) });
-      batch.push({ id: randomUUID(), type: 'DispositionUpdated', data: { dispositionId, changes: { priority: i }, at }, metadata: metadata(org) });
+      // Ids as the service makes them (time-ordered, application/time-ordered-id.ts).
+      const dispositionId = timeOrderedId();
+      batch.push({ id: timeOrderedId(), type: 'DispositionCreated', data: { dispositionId, name: `D ${written + i}`, description: '', priority: 500, at }, metadata: metadata(org) });
+      batch.push({ id: timeOrderedId(), type: 'DispositionUpdated', data: { dispositionId, changes: { priority: i }, at }, metadata: metadata(org) });
     }
     await service.events.appendToStream(`dispositionCatalog-${org}`, batch);
     written += batch.length;
