@@ -35,6 +35,7 @@ import type { SpeechService } from '../application/speech/speech-service';
 import type { Feature } from './feature';
 import type { Foreground } from '../application/foreground';
 import { bySegment } from './http/by-segment';
+import { countRequests, markBulkWrites } from './http/foreground';
 import { readsIncludeEarlierWrites } from './http/consistent-reads';
 
 export type AppDeps = {
@@ -56,9 +57,6 @@ export type AppDeps = {
   shuttingDown: () => boolean;
 };
 
-/** Requests that write thousands of events at once: the projections give way to them (application/foreground). */
-const BULK_WRITES = /^\/api\/v1\/(customers\/add\/bulk|initiate\/[^/]+\/(calls|chat))\/?$/;
-
 /** The application, and the router the speech WebSocket route joins once the server exists. */
 export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   const app = express();
@@ -70,14 +68,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
     next();
   });
   app.use(deps.metrics.middleware());
-  // Speech streams and WebSocket upgrades last long and wait for no read model: they do not hold background work back.
-  app.use((req, res, next) => {
-    if (req.headers.upgrade || req.path.endsWith('/get_speech')) return next();
-    const end = deps.foreground.begin();
-    res.once('finish', end);
-    res.once('close', end);
-    next();
-  });
+  app.use(countRequests(deps.foreground));
   if (deps.config.logLevel === 'debug') {
     app.use((req, res, next) => {
       const start = Date.now();
@@ -106,13 +97,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   if (deps.config.services.has('agent')) {
     // Speech reads no read model, so it is answered above without waiting for them.
     api.use(readsIncludeEarlierWrites(deps.readsCaughtUp));
-    api.use((req, res, next) => {
-      if (req.method !== 'POST' || !BULK_WRITES.test(req.baseUrl + req.path)) return next();
-      const end = deps.foreground.beginBulk();
-      res.once('finish', end);
-      res.once('close', end);
-      next();
-    });
+    api.use(markBulkWrites(deps.foreground));
     const routers = [
       dispositionsRouter(deps.services.dispositions),
       campaignsRouter(deps.services.campaigns),
