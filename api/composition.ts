@@ -138,7 +138,15 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const metrics = new Metrics();
   let shuttingDown = false;
   metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
-  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, foreground, authenticate, speech, readsCaughtUp: async () => env.readYourWrites(await events.headPosition()), shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
+  // Reads stay available while the event store is not: a request then reads what the read models hold.
+  const readsCaughtUp = async () => {
+    const head = await events.headPosition().catch((error: unknown) => {
+      logger.warn('event store head unknown; reading the read models as they are', { error: String(error) });
+      return -1;
+    });
+    await env.readYourWrites(head);
+  };
+  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, foreground, authenticate, speech, readsCaughtUp, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
   // Queued calls are dialed by agent processes only.
   if (config.services.has('agent')) {
     await processes.start();

@@ -45,6 +45,23 @@ describe('read your writes after bulk writes', () => {
     expect(listed.body.pagination.total).toBe(1_501);
   });
 
+  it('answers reads from the read models when the event store cannot say its head', async () => {
+    t = await startTestService();
+    const org = await t.newOrganization('collection');
+    const call = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org.token, body });
+    expect((await call('POST', '/campaigns/create', { name: 'Before the outage', campaignType: 'emi' })).status).toBe(201);
+    const events = t.service.events as { headPosition: () => Promise<number> };
+    const headPosition = events.headPosition;
+    events.headPosition = () => Promise.reject(new Error('event store unreachable'));
+    try {
+      const listed = await call('GET', '/campaigns');
+      expect(listed.status).toBe(200);
+      expect(listed.body.data.map((c: { name: string }) => c.name)).toEqual(['Before the outage']);
+    } finally {
+      events.headPosition = headPosition;
+    }
+  });
+
   it('waits for the read models for a bounded time only', async () => {
     t = await startTestService({ store: 'sqlite', env: { READ_YOUR_WRITES_TIMEOUT_MS: '300' } });
     const org = await t.newOrganization('collection');
