@@ -1,11 +1,12 @@
 /**
  * The chat part of the composition root: chat templates, the built-in chat platform, the sender that
  * other features (workflows) use, initiate-chat, the dispatcher that hands requested messages to the
- * platform, and the platform's inbound webhook. Chat log entries and the chat detail are read through
+ * platform, the platform's inbound webhook, and the timer that closes chats gone quiet. Chat log entries and the chat detail are read through
  * the logs service (the shared `logs` collection).
  */
 import { chatDispatcher, resumeOpenChats, type ChatDispatchLookups } from '../application/chats/chat-dispatcher';
 import { ChatPlatformReports } from '../application/chats/chat-platform-reports';
+import { inactivityTimer } from '../application/chats/inactivity-timer';
 import { resumeAfterRestart } from '../application/resume-after-restart';
 import { ChatSender } from '../application/chats/chat-sender';
 import type { ChatSending } from '../application/chats/chat-sending';
@@ -14,6 +15,7 @@ import { TemplateService } from '../application/chats/template-service';
 import { isLanguageCode } from '../domain/calls/simulation/languages';
 import { builtinChatPlatform } from '../infrastructure/chat/builtin-chat-platform';
 import { chatTemplatesProjection, type ChatTemplateDocument } from '../projections/chats/chat-templates';
+import { idleChatsProjection, type IdleChatDocument } from '../projections/chats/idle-chats';
 import { openChatsProjection, type OpenChatDocument } from '../projections/chats/open-chats';
 import { customerDocumentId } from '../projections/customers/customers';
 import { chatsRouter } from './chats/router';
@@ -66,6 +68,9 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
   const startedAt = env.now().toISOString();
   // The built-in platform's chats that a stop cut short play on.
   const resumer = resumeAfterRestart({ runner: deps.runner, logger: deps.logger, what: 'chats', resume: () => resumeOpenChats({ ...dispatch, openChats, startedAt, logger: deps.logger }) });
+  // Chats whose platform never reports the end are closed after CHAT_INACTIVITY_TIMEOUT_SECONDS without activity.
+  const idleChats = await deps.reads.collection<IdleChatDocument>(idleChatsProjection.collection);
+  const inactivity = inactivityTimer({ commands: deps.commands, chats: idleChats, now: env.now, timeoutSeconds: deps.config.chatInactivityTimeoutSeconds, logger: deps.logger });
 
   return {
     sending,
@@ -74,8 +79,12 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
       routes: [chatsRouter(templates, initiate)],
       inbound: [{ path: '/chat/v1', router: chatErrorReferenceRouter() }, { path: '/chat/v1', router: chatWebhookRouter(reports, deps.config.chatWebhookSecret) }],
       openapi: OPENAPI,
-      start: async () => resumer.start(),
+      start: async () => {
+        resumer.start();
+        inactivity.start();
+      },
       stop: async () => {
+        await inactivity.stop();
         await resumer.stop();
         await platform.stop();
       },

@@ -7,8 +7,11 @@
  * - statuses go Accepted, Sent, Delivered, Read and never back (a late Delivered after Read is ignored);
  * - Failed is taken only before Delivered: a message the customer's device received has not failed, so
  *   a Failed report after Delivered (or Read) is ignored; Failed is final and ends the chat at once;
- * - the chat ends exactly once: on Failed, or when the platform reports the conversation closed;
- *   nothing is recorded after the end.
+ * - the chat ends exactly once: on Failed, or when the platform reports the conversation closed (or
+ *   the inactivity timer closes it); nothing is recorded after the end;
+ * - its last activity is the latest time any of its events carries: a late report with an earlier
+ *   time does not move it back. A close that asks for quiet (`quietSince`) is ignored when something
+ *   happened after that time, so the inactivity timer never closes a chat early.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, notFound } from '../shared/errors';
@@ -44,14 +47,14 @@ export type ChatTarget = {
 
 export type ChatState =
   | { status: 'none' }
-  | ({ status: ChatStatus; messageId: string; requestedAt: string; dispatchedBy: string | null; dispatchedAt: string | null; platformMsgId: string | null; entries: ReadonlySet<string>; ended: boolean } & ChatTarget);
+  | ({ status: ChatStatus; messageId: string; requestedAt: string; dispatchedBy: string | null; dispatchedAt: string | null; platformMsgId: string | null; entries: ReadonlySet<string>; ended: boolean; lastActivityAt: string } & ChatTarget);
 
 export type ChatCommand =
   | ({ type: 'RequestChat'; messageId: string; at: string } & ChatTarget)
   | { type: 'DispatchChat'; provider: string; at: string }
   | { type: 'RecordChatStatus'; status: ChatStatus; at: string; platformMsgId?: string; errors?: DeliveryError[] }
   | { type: 'RecordChatMessage'; entryId: string; role: ConversationRole; content: string; at: string }
-  | { type: 'CloseChat'; at: string; reason: string; disposition: DispositionRef | null; summary: string };
+  | { type: 'CloseChat'; at: string; reason: string; disposition: DispositionRef | null; summary: string; /** Close only if nothing happened after this time. */ quietSince?: string };
 
 type Id = { messageId: string; at: string };
 export type ChatEvent =
@@ -76,7 +79,9 @@ export function movesForward(current: ChatStatus, next: ChatStatus): boolean {
   return RANK[next] > RANK[current];
 }
 
-function recordStatus(state: Exclude<ChatState, { status: 'none' }>, command: Extract<ChatCommand, { type: 'RecordChatStatus' }>): ChatEvent[] {
+type Chat = Exclude<ChatState, { status: 'none' }>;
+
+function recordStatus(state: Chat, command: Extract<ChatCommand, { type: 'RecordChatStatus' }>): ChatEvent[] {
   const { messageId } = state;
   const at = command.at;
   // The platform's id arrives with its first report that carries one, whatever its status.
@@ -94,6 +99,17 @@ function recordStatus(state: Exclude<ChatState, { status: 'none' }>, command: Ex
     default:
       return [...accepted, { type: STATUS_EVENT[command.status], data: { messageId, at } }];
   }
+}
+
+/**
+ * The later of a chat's last activity and an event's time, as a UTC ISO string (platforms may report
+ * times with an offset). A time that does not parse leaves the last activity as it was.
+ */
+export function latestActivity(current: string | null, at: string): string {
+  const time = Date.parse(at);
+  if (Number.isNaN(time)) return current ?? at;
+  if (current !== null && Date.parse(current) >= time) return current;
+  return new Date(time).toISOString();
 }
 
 const failureSummary = (errors: readonly DeliveryError[]) => `The message was not delivered${errors[0] ? `: ${errors[0].title}` : ''}.`;
@@ -121,6 +137,8 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
       if (state.entries.has(command.entryId)) return [];
       return [{ type: 'ChatMessageAdded', data: { messageId, at: command.at, entryId: command.entryId, role: command.role, content: command.content } }];
     case 'CloseChat':
+      // Activity after the time the closer asked to be quiet since: the chat is not inactive after all.
+      if (command.quietSince !== undefined && Date.parse(state.lastActivityAt) > Date.parse(command.quietSince)) return [];
       return [{ type: 'ChatEnded', data: { messageId, at: command.at, status: state.status, reason: command.reason, disposition: command.disposition, summary: command.summary } }];
     default:
       return assertNever(command);
@@ -130,9 +148,13 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
 export function evolve(state: ChatState, event: ChatEvent): ChatState {
   if (event.type === 'ChatRequested') {
     const { at, ...target } = event.data;
-    return { status: 'Accepted', requestedAt: at, dispatchedBy: null, dispatchedAt: null, platformMsgId: null, entries: new Set(), ended: false, ...target };
+    return { status: 'Accepted', requestedAt: at, dispatchedBy: null, dispatchedAt: null, platformMsgId: null, entries: new Set(), ended: false, lastActivityAt: latestActivity(null, at), ...target };
   }
   if (state.status === 'none') return state;
+  return { ...apply(state, event), lastActivityAt: latestActivity(state.lastActivityAt, event.data.at) };
+}
+
+function apply(state: Chat, event: Exclude<ChatEvent, { type: 'ChatRequested' }>): Chat {
   switch (event.type) {
     case 'ChatDispatched':
       return { ...state, dispatchedBy: event.data.provider, dispatchedAt: event.data.at };

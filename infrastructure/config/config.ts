@@ -36,6 +36,8 @@ export type Config = {
   webhookTimeoutMs: number;
   /** Lets webhooks reach loopback, private and reserved addresses (off: such destinations are refused, SSRF). */
   webhookAllowPrivateNetworks: boolean;
+  /** Seconds without activity after which an open chat is closed (reason `inactive`); real time, not scaled by SIMULATION_SPEED. */
+  chatInactivityTimeoutSeconds: number;
   production: boolean;
 };
 
@@ -90,6 +92,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxAttempts: numberFrom('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 10, (n) => Number.isInteger(n) && n >= 1 && n <= 100),
     webhookTimeoutMs: numberFrom('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, (n) => Number.isInteger(n) && n > 0),
     webhookAllowPrivateNetworks: oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, ['true', 'false'] as const, 'false') === 'true',
+    // 60 s to 30 days; CHAT_INACTIVITY_ALLOW_SHORT_TIMEOUT=true lets tests go down to 1 s.
+    chatInactivityTimeoutSeconds: numberFrom('CHAT_INACTIVITY_TIMEOUT_SECONDS', env.CHAT_INACTIVITY_TIMEOUT_SECONDS, 86_400, (n) => Number.isInteger(n) && n >= (env.CHAT_INACTIVITY_ALLOW_SHORT_TIMEOUT === 'true' ? 1 : 60) && n <= 2_592_000),
     production,
   };
 }

@@ -1,7 +1,8 @@
 import type { AnyProjection } from '../../application/projection';
 import { chatLogsProjection } from '../logs/chat-logs';
 import { chatTemplatesProjection } from './chat-templates';
+import { idleChatsProjection } from './idle-chats';
 import { openChatsProjection } from './open-chats';
 
-/** The read models of the chat feature: templates, chat entries of the shared `logs` collection, chats under way. */
-export const chatsProjections: readonly AnyProjection[] = [chatTemplatesProjection, chatLogsProjection, openChatsProjection];
+/** The read models of the chat feature: templates, chat entries of the shared `logs` collection, chats under way, chats open with their last activity (the inactivity timer's work list). */
+export const chatsProjections: readonly AnyProjection[] = [chatTemplatesProjection, chatLogsProjection, openChatsProjection, idleChatsProjection];

@@ -1,0 +1,28 @@
+/**
+ * Open chats (from `ChatRequested` until `ChatEnded`) with their last activity: the work list of the
+ * inactivity timer (application/chats/inactivity-timer.ts).
+ *
+ * `dueAt` is the chat's last activity (the latest time its events carry, in UTC), which is when it
+ * falls due on the timer's clock: that clock runs the configured timeout behind the real one. So the
+ * read model holds no configuration, and a changed CHAT_INACTIVITY_TIMEOUT_SECONDS applies to the
+ * chats already open without a rebuild.
+ */
+import type { Projection } from '../../application/projection';
+import type { RecordedEvent } from '../../application/ports/event-store';
+import { chatEventTypes, latestActivity, type ChatEvent } from '../../domain/chats/chat';
+
+export type IdleChatDocument = { id: string; dueAt: string };
+
+export const idleChatsProjection: Projection<IdleChatDocument> = {
+  name: 'idle_chats',
+  collection: { name: 'idle_chats', fields: { dueAt: 'string' }, indexes: [['dueAt']] },
+  eventTypes: chatEventTypes,
+  documentIds: (event) => [(event.data as { messageId: string }).messageId],
+  evolve(id, doc, recorded) {
+    const event = recorded as RecordedEvent & ChatEvent;
+    if (event.type === 'ChatEnded') return null;
+    // Only a chat's first event opens it; nothing is recorded after its end.
+    if (doc === null && event.type !== 'ChatRequested') return null;
+    return { id, dueAt: latestActivity(doc?.dueAt ?? null, event.data.at) };
+  },
+};
