@@ -1,22 +1,10 @@
 import { chatDecider, latestActivity, type ChatCommand, type ChatEvent, type ChatState, type ChatTarget } from '../../../../domain/chats/chat';
 import { durationText, inactiveClose, inactivitySummary } from '../../../../domain/chats/inactivity';
+import { chatTarget } from '../../../support/chats';
 import { specFor } from '../../../support/decider-spec';
 
 const spec = specFor(chatDecider);
-const target: ChatTarget = {
-  organizationId: 'o1',
-  campaignId: 'c1',
-  campaignName: 'March EMI',
-  customerKeyField: 'loan_id',
-  customerKey: 'L-1',
-  customerName: 'Asha Rao',
-  to: '+919812345678',
-  templateId: 'tpl-1',
-  content: 'Namaste Asha, your EMI of 5,000 is due.',
-  language: 'en',
-  agentId: null,
-  dispositionId: null,
-};
+const target: ChatTarget = chatTarget();
 const t = (minutes: number) => new Date(Date.UTC(2026, 2, 1, 10, minutes)).toISOString();
 const requested: ChatEvent = { type: 'ChatRequested', data: { messageId: 'm1', at: t(0), ...target } };
 const sent: ChatEvent = { type: 'ChatSent', data: { messageId: 'm1', at: t(1) } };

@@ -1,4 +1,5 @@
 import { chatDecider, type ChatCommand, type ChatEvent, type ChatStatus, type ChatTarget, type DeliveryError } from '../../../../domain/chats/chat';
+import { chatTarget } from '../../../support/chats';
 import { specFor } from '../../../support/decider-spec';
 
 const spec = specFor(chatDecider);
@@ -7,20 +8,7 @@ const t1 = '2026-03-01T10:00:02.000Z';
 const t2 = '2026-03-01T10:00:09.000Z';
 const t3 = '2026-03-01T10:03:00.000Z';
 const t4 = '2026-03-01T10:05:00.000Z';
-const target: ChatTarget = {
-  organizationId: 'o1',
-  campaignId: 'c1',
-  campaignName: 'March EMI',
-  customerKeyField: 'loan_id',
-  customerKey: 'L-1',
-  customerName: 'Asha Rao',
-  to: '+919812345678',
-  templateId: 'tpl-1',
-  content: 'Namaste Asha, your EMI of 5,000 is due.',
-  language: 'en',
-  agentId: 'a1',
-  dispositionId: 'd-group',
-};
+const target: ChatTarget = chatTarget({ agentId: 'a1', dispositionId: 'd-group' });
 const error: DeliveryError = { code: 4002, title: 'Not on the platform', message: 'The number has no chat account.', href: 'docs/chat-errors.md#4002', error_data: { details: 'No account for +919812345678' } };
 
 const requested: ChatEvent = { type: 'ChatRequested', data: { messageId: 'm1', at: t0, ...target } };
