@@ -30,6 +30,7 @@ import type { LogService } from '../application/logs/log-service';
 import { callsRouter } from './calls/router';
 import { carrierRouter } from './carrier/router';
 import { logsRouter } from './logs/router';
+import { auditRouter } from './audit/router';
 import { mediaRouter, recordingErrorsWithoutSuccess, type MediaRouterDeps } from './media/router';
 import type { SpeechService } from '../application/speech/speech-service';
 import type { Feature } from './feature';
@@ -108,6 +109,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
       callsRouter(deps.calls.initiateCalls),
       logsRouter(deps.calls.logs),
       mediaRouter(deps.calls.media),
+      auditRouter(deps.events),
       ...deps.features.flatMap((f) => f.routes),
     ];
     for (const router of routers) api.use(bySegment(router));

@@ -8,6 +8,7 @@ import { BlacklistAddBody, BlacklistRemoveBody } from '../blacklist/schemas';
 import { AddCustomerBody, BulkAddCustomersBody, UpdateCustomerBody } from '../customers/schemas';
 import { BuyNumbersBody, StockNumbersBody } from '../numbers/schemas';
 import { CreateDispositionBody, CreateGroupBody, GroupMembersBody, UpdateDispositionBody, UpdateGroupBody } from '../dispositions/schemas';
+import { AUDIT_ROUTES } from '../audit/router';
 
 export type Route = { method: string; path: string; summary: string; body?: TSchema; scope?: string; admin?: boolean; query?: string[] };
 
@@ -58,6 +59,7 @@ export const ROUTES: Route[] = [
   { method: 'get', path: '/api/v1/get_voices', summary: 'The five voices', scope: 'speech' },
   { method: 'post', path: '/api/v1/get_speech', summary: 'Text to speech, streamed as WAV or raw PCM (the WebSocket form is at the same path)', scope: 'speech' },
   { method: 'post', path: '/carrier/v1/{provider}/reports', summary: "A carrier's call report (webhook; bearer CARRIER_WEBHOOK_SECRET)", admin: true },
+  ...AUDIT_ROUTES,
 ];
 
 export function openApiDocument(extra: readonly Route[] = []): Record<string, unknown> {

@@ -33,7 +33,8 @@ export class OrganizationService {
         concurrencyLimit: input.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT,
         at: this.env.now().toISOString(),
       },
-      ctx,
+      // The organization's history (its audit trail) starts with its registration.
+      { ...ctx, organizationId },
     );
     await this.env.readYourWrites(result.position);
     return this.get(organizationId);

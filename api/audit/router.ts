@@ -1,0 +1,61 @@
+/**
+ * The audit API (scope `audit:read`, decisions.md section 3): the organization's own events in global
+ * order, paged by a position cursor (docs/api-decisions.md, "Audit").
+ */
+import { Router, type Request } from 'express';
+import { AUDIT_SCAN_LIMIT, AuditService, type AuditQuery } from '../../application/audit/audit-service';
+import type { EventStore } from '../../application/ports/event-store';
+import type { Route } from '../ops/openapi';
+import { contextOf, requireScope } from '../http/auth';
+import { HttpError, validationFailed } from '../http/errors';
+import { QueryReader } from '../http/query';
+
+const PARAMETERS = ['after', 'limit', 'stream', 'type'];
+const MAX_TYPES = 50;
+
+/** `scanLimit`: how many events one request reads at most (tests make it small). */
+export function auditRouter(events: EventStore, scanLimit = AUDIT_SCAN_LIMIT): Router {
+  const audit = new AuditService(events, scanLimit);
+  const router = Router();
+
+  router.get('/audit/events', requireScope('audit:read'), async (req, res) => {
+    res.json({ success: true, ...(await audit.page(contextOf(res), readQuery(req))) });
+  });
+  return router;
+}
+
+/** `type` is one parameter holding a comma-separated list (a repeated `type` is refused, as elsewhere). */
+function readQuery(req: Request): AuditQuery {
+  const errors = Object.keys(req.query)
+    .filter((name) => !PARAMETERS.includes(name))
+    .map((name) => `${name} is not a known parameter (known: ${PARAMETERS.join(', ')})`);
+  const q = new QueryReader(req);
+  const query: AuditQuery = { after: q.int('after', -1, -1, Number.MAX_SAFE_INTEGER), limit: q.int('limit', 100, 1, 1000), stream: q.string('stream', 1000) };
+  const types = q.string('type', 5000)?.split(',').map((type) => type.trim());
+  if (types?.some((type) => type === '' || type.length > 200)) errors.push('type must be a comma-separated list of event types, each 1 to 200 characters');
+  else if (types && types.length > MAX_TYPES) errors.push(`type must list at most ${MAX_TYPES} event types`);
+  else if (types) query.types = types;
+  doneWith(q, errors);
+  return query;
+}
+
+/** Throws the reader's errors and this router's own together, so one answer names every problem. */
+function doneWith(q: QueryReader, more: string[]): void {
+  try {
+    q.done();
+  } catch (error) {
+    if (error instanceof HttpError) throw validationFailed([...(error.extra.errors as string[]), ...more]);
+    throw error;
+  }
+  if (more.length > 0) throw validationFailed(more);
+}
+
+export const AUDIT_ROUTES: Route[] = [
+  {
+    method: 'get',
+    path: '/api/v1/audit/events',
+    summary: "The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types. Page on with `next_after` while `has_more`",
+    scope: 'audit:read',
+    query: PARAMETERS,
+  },
+];

@@ -1,0 +1,230 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import type { RecordedEvent } from '../../../application/ports/event-store';
+import { auditRouter } from '../../../api/audit/router';
+import { authenticator, requireOrganization } from '../../../api/http/auth';
+import { errorHandler } from '../../../api/http/errors';
+import { requestId } from '../../../api/http/request-id';
+import { tokenVerifier } from '../../../infrastructure/auth/jwt';
+import { silentLogger } from '../../../infrastructure/logging/json-logger';
+import { organizationsProjection, type OrganizationDocument } from '../../../projections/organizations/organizations';
+import { startTestService, type TestService } from '../../support/test-service';
+
+type Org = { id: string; token: string };
+type Page = { success: true; data: any[]; next_after: number; has_more: boolean };
+
+const FIELDS = ['data', 'event_id', 'metadata', 'position', 'recorded_at', 'revision', 'stream_id', 'type'];
+const METADATA_FIELDS = ['actor', 'causationId', 'correlationId', 'occurredAt', 'organizationId', 'requestId', 'schemaVersion'];
+
+describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (store) => {
+  let t: TestService;
+  let org: Org;
+  let other: Org;
+  beforeAll(async () => {
+    t = await startTestService({ store });
+  });
+  beforeEach(async () => {
+    org = await t.newOrganization();
+    other = await t.newOrganization();
+  });
+  afterAll(() => t.stop());
+
+  const get = (query: string, token = org.token) => t.request('GET', `/api/v1/audit/events${query}`, { token });
+  const createDisposition = async (who: Org, name: string, headers: Record<string, string> = {}) => {
+    const reply = await t.request('POST', '/api/v1/dispositions', { token: who.token, body: { name }, headers });
+    expect(reply.status).toBe(201);
+    return reply.body.data as { id: string };
+  };
+  /** What the endpoint should show: the store's own events of `who`, as the API spells them. */
+  const storedEventsOf = async (who: Org, upTo: number, after = -1) =>
+    (await t.service.events.readAll({ after }))
+      .filter((e) => e.metadata.organizationId === who.id && e.position <= upTo)
+      .map((e: RecordedEvent) => ({ position: e.position, event_id: e.id, stream_id: e.streamId, revision: e.revision, type: e.type, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt }));
+  /** Follows `next_after` from `start` until `has_more` is false, with `page(after)` fetching one page. */
+  const walk = async (page: (after: number) => Promise<{ status: number; body: Page }>, start = -1) => {
+    const pages: Page[] = [];
+    let after = start;
+    for (;;) {
+      const reply = await page(after);
+      expect(reply.status).toBe(200);
+      pages.push(reply.body);
+      if (!reply.body.has_more) return pages;
+      expect(reply.body.next_after).toBeGreaterThan(after);
+      after = reply.body.next_after;
+    }
+  };
+
+  it("returns the organization's own events only, in position order, with exactly the stored fields", async () => {
+    for (let i = 0; i < 3; i += 1) {
+      await createDisposition(org, `Ours ${i}`);
+      await createDisposition(other, `Theirs ${i}`);
+    }
+    const reply = await get('');
+    expect(reply.status).toBe(200);
+    const body = reply.body as Page;
+    expect(Object.keys(body).sort()).toEqual(['data', 'has_more', 'next_after', 'success']);
+    expect(body.has_more).toBe(false);
+    expect(body.next_after).toBe(await t.service.events.headPosition());
+    expect(body.data).toEqual(await storedEventsOf(org, body.next_after));
+    expect(body.data.filter((e) => e.type === 'DispositionCreated').map((e) => e.data.name)).toEqual(['Ours 0', 'Ours 1', 'Ours 2']);
+    expect(body.data.map((e) => e.type)).toContain('AccessTokenIssued');
+    for (const event of body.data) {
+      expect(Object.keys(event).sort()).toEqual(FIELDS);
+      expect(Object.keys(event.metadata).sort()).toEqual(METADATA_FIELDS);
+      expect(event.metadata.organizationId).toBe(org.id);
+    }
+    const positions = body.data.map((e) => e.position as number);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(new Set(positions).size).toBe(positions.length);
+
+    // The other organization's events exist, and are never shown to this one.
+    const theirs = await storedEventsOf(other, body.next_after);
+    expect(theirs.length).toBeGreaterThanOrEqual(3);
+    const ours = new Set(body.data.map((e) => e.event_id));
+    expect(theirs.filter((e) => ours.has(e.event_id))).toEqual([]);
+    const theirView = (await get('', other.token)).body as Page;
+    expect(theirView.data.map((e) => e.event_id)).toEqual(theirs.map((e) => e.event_id));
+  });
+
+  it('pages with next_after through a history larger than a page: every event once, in order', async () => {
+    for (let i = 0; i < 9; i += 1) {
+      await createDisposition(org, `Ours ${i}`);
+      if (i % 2 === 0) await createDisposition(other, `Theirs ${i}`);
+    }
+    const pages = await walk((after) => get(`?after=${after}&limit=4`));
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    for (const page of pages) expect(page.data.length).toBeLessThanOrEqual(4);
+    const last = pages.at(-1)!;
+    expect(pages.flatMap((p) => p.data)).toEqual(await storedEventsOf(org, last.next_after));
+    expect(last.next_after).toBe(await t.service.events.headPosition());
+  });
+
+  it('walks past a scan limit hit on other organizations: an empty page with has_more, then the rest', async () => {
+    // The same router and authentication as the service's, over the service's own event store, scanning 3 events a request.
+    const organizations = await t.service.reads.collection<OrganizationDocument>(organizationsProjection.collection);
+    const authenticate = authenticator(tokenVerifier({ secret: t.service.config.jwtSecret, ...t.service.config.jwt }), async (id) => (await organizations.get(id))?.type ?? null);
+    const app = express();
+    app.use(requestId);
+    app.use('/api/v1', requireOrganization(authenticate), auditRouter(t.service.events, 3));
+    app.use(errorHandler(silentLogger));
+    const server: Server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/audit/events`;
+    const page = async (query: string) => {
+      const response = await fetch(url + query, { headers: { authorization: `Bearer ${org.token}` } });
+      return { status: response.status, body: (await response.json()) as Page };
+    };
+    try {
+      // The organization's history starts here: registered and given a token by beforeEach.
+      const start = (await t.service.events.readAll()).find((e) => e.metadata.organizationId === org.id)!.position - 1;
+      await createDisposition(org, 'Before');
+      const before = await t.service.events.headPosition();
+      for (let i = 0; i < 5; i += 1) await createDisposition(other, `Theirs ${i}`);
+      await createDisposition(org, 'After');
+
+      const empty = await page(`?after=${before}&limit=1000`);
+      expect(empty.status).toBe(200);
+      const thirdScanned = (await t.service.events.readAll({ after: before, maxCount: 3 })).at(-1)!.position;
+      expect(empty.body).toEqual({ success: true, data: [], next_after: thirdScanned, has_more: true });
+
+      const pages = await walk((after) => page(`?after=${after}&limit=1000`), start);
+      expect(pages.filter((p) => p.data.length === 0 && p.has_more).length).toBeGreaterThan(0);
+      for (const p of pages) expect(p.data.length).toBeLessThanOrEqual(3);
+      const last = pages.at(-1)!;
+      const all = pages.flatMap((p) => p.data);
+      expect(all).toEqual(await storedEventsOf(org, last.next_after, start));
+      expect(all[0].type).toBe('OrganizationRegistered');
+      expect(all.filter((e) => e.type === 'DispositionCreated').map((e) => e.data.name)).toEqual(['Before', 'After']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('filters by exact stream id and by comma-separated event types', async () => {
+    await createDisposition(org, 'One');
+    await createDisposition(other, 'Theirs');
+    const campaign = await t.request('POST', '/api/v1/campaigns/create', { token: org.token, body: { name: 'Spring', campaignType: 'emi' } });
+    expect(campaign.status).toBe(201);
+    await t.tokenFor(org.id, { scopes: ['logs:read'] });
+    const all = ((await get('')).body as Page).data;
+
+    const organizationStream = `organization-${org.id}`;
+    const byStream = (await get(`?stream=${encodeURIComponent(organizationStream)}`)).body as Page;
+    expect(byStream.data).toEqual(all.filter((e) => e.stream_id === organizationStream));
+    // The history starts with the registration (made through the admin API), then the tokens issued.
+    expect(byStream.data.map((e) => e.type)).toEqual(['OrganizationRegistered', 'AccessTokenIssued', 'AccessTokenIssued']);
+    expect(byStream.data.map((e) => e.revision)).toEqual([0, 1, 2]);
+
+    const byType = (await get('?type=DispositionCreated,%20AccessTokenIssued')).body as Page;
+    expect(byType.data).toEqual(all.filter((e) => e.type === 'DispositionCreated' || e.type === 'AccessTokenIssued'));
+    expect(byType.data.map((e) => e.type).sort()).toEqual(['AccessTokenIssued', 'AccessTokenIssued', 'DispositionCreated']);
+
+    const both = (await get(`?stream=${encodeURIComponent(organizationStream)}&type=DispositionCreated,AccessTokenIssued`)).body as Page;
+    expect(both.data).toEqual(byStream.data.filter((e) => e.type === 'AccessTokenIssued'));
+    expect(((await get(`?stream=${encodeURIComponent(organizationStream)}&type=DispositionCreated`)).body as Page).data).toEqual([]);
+
+    // Another organization's stream is not readable by naming it.
+    const theirs = await get(`?stream=${encodeURIComponent(`organization-${other.id}`)}`);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.data).toEqual([]);
+    expect(((await get('?type=NoSuchEvent')).body as Page).data).toEqual([]);
+  });
+
+  it('refuses bad cursors, limits, filters and unknown parameters with field-named errors', async () => {
+    const cases: [string, string][] = [
+      ['?after=-2', 'after must be an integer between -1 and 9007199254740991'],
+      ['?after=abc', 'after must be an integer between -1 and 9007199254740991'],
+      ['?after=1.5', 'after must be an integer between -1 and 9007199254740991'],
+      ['?after=1&after=2', 'after must be a single value'],
+      ['?limit=0', 'limit must be an integer between 1 and 1000'],
+      ['?limit=1001', 'limit must be an integer between 1 and 1000'],
+      ['?limit=ten', 'limit must be an integer between 1 and 1000'],
+      ['?type=A,,B', 'type must be a comma-separated list of event types, each 1 to 200 characters'],
+      ['?type=A&type=B', 'type must be a single value'],
+      [`?stream=${'s'.repeat(1001)}`, 'stream must be at most 1000 characters'],
+      ['?page=2', 'page is not a known parameter (known: after, limit, stream, type)'],
+    ];
+    for (const [query, message] of cases) {
+      const reply = await get(query);
+      expect({ query, status: reply.status }).toEqual({ query, status: 400 });
+      expect(reply.body).toEqual({ success: false, message: 'Validation failed', errors: [message] });
+    }
+    const many = await get('?after=-5&limit=0&org=x');
+    expect(many.status).toBe(400);
+    expect(many.body.errors).toEqual(['after must be an integer between -1 and 9007199254740991', 'limit must be an integer between 1 and 1000', 'org is not a known parameter (known: after, limit, stream, type)']);
+    expect((await get('?after=-1&limit=1000')).status).toBe(200);
+  });
+
+  it('needs a token (401) with audit:read when the token has scopes (403 otherwise)', async () => {
+    expect((await t.request('GET', '/api/v1/audit/events', { token: null })).status).toBe(401);
+    const logsOnly = await t.tokenFor(org.id, { scopes: ['logs:read'] });
+    const refused = await get('', logsOnly);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ success: false, error: 'Forbidden', message: "You don't have the required permission to perform this action" });
+    const auditor = await t.tokenFor(org.id, { scopes: ['audit:read'] });
+    const allowed = await get('', auditor);
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.data.length).toBeGreaterThan(0);
+  });
+
+  it('records who did what: the actor and the request id of a command', async () => {
+    const token = await t.tokenFor(org.id, { subject: 'clerk@acme.example' });
+    const clerk = { id: org.id, token };
+    const created = await createDisposition(clerk, 'Promise to pay', { 'X-Request-ID': 'audit-trail-req-42' });
+    const events = ((await get('?type=DispositionCreated')).body as Page).data;
+    const event = events.find((e) => e.data.dispositionId === created.id);
+    expect(event).toBeDefined();
+    expect(event.metadata).toEqual({
+      organizationId: org.id,
+      actor: 'clerk@acme.example',
+      requestId: 'audit-trail-req-42',
+      correlationId: expect.any(String),
+      causationId: null,
+      occurredAt: expect.any(String),
+      schemaVersion: expect.any(Number),
+    });
+    expect(event.data.name).toBe('Promise to pay');
+  });
+});
