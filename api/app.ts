@@ -31,6 +31,8 @@ import { callsRouter } from './calls/router';
 import { carrierRouter } from './carrier/router';
 import { logsRouter } from './logs/router';
 import { auditRouter } from './audit/router';
+import { analyticsRouter } from './analytics/router';
+import type { AnalyticsService } from '../application/analytics/analytics-service';
 import { mediaRouter, recordingErrorsWithoutSuccess, type MediaRouterDeps } from './media/router';
 import type { SpeechService } from '../application/speech/speech-service';
 import type { Feature } from './feature';
@@ -50,6 +52,7 @@ export type AppDeps = {
   speech: SpeechService | null;
   speechReady: () => boolean;
   calls: { logs: LogService; initiateCalls: InitiateCalls; reports: CarrierReports; media: MediaRouterDeps };
+  analytics: AnalyticsService;
   features: readonly Feature[];
   /** Requests in progress, which background work gives way to. */
   foreground: Foreground;
@@ -110,6 +113,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
       logsRouter(deps.calls.logs),
       mediaRouter(deps.calls.media),
       auditRouter(deps.events),
+      analyticsRouter(deps.analytics),
       ...deps.features.flatMap((f) => f.routes),
     ];
     for (const router of routers) api.use(bySegment(router));

@@ -18,6 +18,8 @@ import { BlacklistService } from '../application/blacklist/blacklist-service';
 import { NumberService } from '../application/numbers/number-service';
 import { CommandHandler } from '../application/command-handler';
 import { DispositionService } from '../application/dispositions/disposition-service';
+import { AnalyticsService } from '../application/analytics/analytics-service';
+import { callLogsProjection } from '../projections/logs/call-logs';
 import { OrganizationService } from '../application/organizations/organization-service';
 import type { Logger } from '../application/ports/logger';
 import type { EventStore } from '../application/ports/event-store';
@@ -146,7 +148,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     });
     await env.readYourWrites(head);
   };
-  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, features, foreground, authenticate, speech, readsCaughtUp, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
+  const analytics = new AnalyticsService(await reads.collection(callLogsProjection.collection), collections.dispositions);
+  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, analytics, features, foreground, authenticate, speech, readsCaughtUp, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
   // Queued calls are dialed by agent processes only.
   if (config.services.has('agent')) {
     await processes.start();

@@ -9,6 +9,7 @@ import { AddCustomerBody, BulkAddCustomersBody, UpdateCustomerBody } from '../cu
 import { BuyNumbersBody, StockNumbersBody } from '../numbers/schemas';
 import { CreateDispositionBody, CreateGroupBody, GroupMembersBody, UpdateDispositionBody, UpdateGroupBody } from '../dispositions/schemas';
 import { AUDIT_ROUTES } from '../audit/router';
+import { ANALYTICS_ROUTES } from '../analytics/router';
 
 export type Route = { method: string; path: string; summary: string; body?: TSchema; scope?: string; admin?: boolean; query?: string[] };
 
@@ -60,6 +61,7 @@ export const ROUTES: Route[] = [
   { method: 'post', path: '/api/v1/get_speech', summary: 'Text to speech, streamed as WAV or raw PCM (the WebSocket form is at the same path)', scope: 'speech' },
   { method: 'post', path: '/carrier/v1/{provider}/reports', summary: "A carrier's call report (webhook; bearer CARRIER_WEBHOOK_SECRET)", admin: true },
   ...AUDIT_ROUTES,
+  ...ANALYTICS_ROUTES,
 ];
 
 export function openApiDocument(extra: readonly Route[] = []): Record<string, unknown> {

@@ -12,6 +12,8 @@ export const callStreamId = (callId: string) => `call-${callId}`;
 export type CallStatus = 'Queued' | 'Ringing' | 'In Progress' | 'Completed' | 'No Contact' | 'Failed';
 export const FINAL_CALL_STATUSES: readonly CallStatus[] = ['Completed', 'No Contact', 'Failed'];
 const RANK: Record<CallStatus, number> = { Queued: 0, Ringing: 1, 'In Progress': 2, Completed: 3, 'No Contact': 3, Failed: 3 };
+/** Every status a call can have, in the order a call goes through them (RANK's keys: complete by its type). */
+export const CALL_STATUSES = Object.keys(RANK) as readonly CallStatus[];
 
 export type CallTarget = {
   organizationId: string;

@@ -1,0 +1,46 @@
+/** The analytics API (scope `analytics:read`, decisions.md section 3): docs/api-decisions.md, "Analytics". */
+import { Router, type Request } from 'express';
+import type { AnalyticsFilters, AnalyticsService } from '../../application/analytics/analytics-service';
+import type { Route } from '../ops/openapi';
+import { contextOf, requireScope } from '../http/auth';
+import { HttpError, validationFailed } from '../http/errors';
+import { QueryReader } from '../http/query';
+
+const PARAMETERS = ['campaign_id', 'start_time', 'end_time'];
+
+export function analyticsRouter(analytics: AnalyticsService): Router {
+  const router = Router();
+  router.get('/analytics/summary', requireScope('analytics:read'), async (req, res) => {
+    res.json({ success: true, data: await analytics.summary(contextOf(res), readFilters(req)) });
+  });
+  return router;
+}
+
+/** The same lengths as the logs endpoint's; any other parameter is refused by name. */
+function readFilters(req: Request): AnalyticsFilters {
+  const unknown = Object.keys(req.query)
+    .filter((name) => !PARAMETERS.includes(name))
+    .map((name) => `${name} is not a known parameter (known: ${PARAMETERS.join(', ')})`);
+  const q = new QueryReader(req);
+  const filters = { campaign_id: q.string('campaign_id', 200), start_time: q.string('start_time', 40), end_time: q.string('end_time', 40) };
+  // The reader's errors and the unknown parameters in one answer (the time bounds are checked next, by the service).
+  try {
+    q.done();
+  } catch (error) {
+    if (error instanceof HttpError) throw validationFailed([...(error.extra.errors as string[]), ...unknown]);
+    throw error;
+  }
+  if (unknown.length > 0) throw validationFailed(unknown);
+  return filters;
+}
+
+export const ANALYTICS_ROUTES: Route[] = [
+  {
+    method: 'get',
+    path: '/api/v1/analytics/summary',
+    summary:
+      "Totals of the organization's calls and chats: `total`, `by_type`, `by_status` (every status of each channel, zeros included) and `by_disposition` (catalog names that occur, most frequent first). Optional `campaign_id`, `start_time`, `end_time` filter as in /logs",
+    scope: 'analytics:read',
+    query: PARAMETERS,
+  },
+];
