@@ -7,7 +7,6 @@ import { AUDIT_SCAN_LIMIT, AuditService, type AuditQuery } from '../../applicati
 import type { EventStore } from '../../application/ports/event-store';
 import type { Route } from '../ops/openapi';
 import { contextOf, requireScope } from '../http/auth';
-import { HttpError, validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
 
 const PARAMETERS = ['after', 'limit', 'stream', 'type'];
@@ -26,28 +25,15 @@ export function auditRouter(events: EventStore, scanLimit = AUDIT_SCAN_LIMIT): R
 
 /** `type` is one parameter holding a comma-separated list (a repeated `type` is refused, as elsewhere). */
 function readQuery(req: Request): AuditQuery {
-  const errors = Object.keys(req.query)
-    .filter((name) => !PARAMETERS.includes(name))
-    .map((name) => `${name} is not a known parameter (known: ${PARAMETERS.join(', ')})`);
   const q = new QueryReader(req);
   const query: AuditQuery = { after: q.int('after', -1, -1, Number.MAX_SAFE_INTEGER), limit: q.int('limit', 100, 1, 1000), stream: q.string('stream', 1000) };
   const types = q.string('type', 5000)?.split(',').map((type) => type.trim());
-  if (types?.some((type) => type === '' || type.length > 200)) errors.push('type must be a comma-separated list of event types, each 1 to 200 characters');
-  else if (types && types.length > MAX_TYPES) errors.push(`type must list at most ${MAX_TYPES} event types`);
+  q.onlyKnown(PARAMETERS);
+  if (types?.some((type) => type === '' || type.length > 200)) q.problem('type must be a comma-separated list of event types, each 1 to 200 characters');
+  else if (types && types.length > MAX_TYPES) q.problem(`type must list at most ${MAX_TYPES} event types`);
   else if (types) query.types = types;
-  doneWith(q, errors);
+  q.done();
   return query;
-}
-
-/** Throws the reader's errors and this router's own together, so one answer names every problem. */
-function doneWith(q: QueryReader, more: string[]): void {
-  try {
-    q.done();
-  } catch (error) {
-    if (error instanceof HttpError) throw validationFailed([...(error.extra.errors as string[]), ...more]);
-    throw error;
-  }
-  if (more.length > 0) throw validationFailed(more);
 }
 
 export const AUDIT_ROUTES: Route[] = [

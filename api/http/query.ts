@@ -51,6 +51,17 @@ export class QueryReader {
     return value === undefined ? fallback : value === 'true';
   }
 
+  /** Refuses every parameter not in `known`, naming it (for endpoints whose callers gain nothing from a silently ignored typo). */
+  onlyKnown(known: readonly string[]): this {
+    for (const name of Object.keys(this.req.query)) if (!known.includes(name)) this.errors.push(`${name} is not a known parameter (known: ${known.join(', ')})`);
+    return this;
+  }
+
+  /** A problem the caller found itself, answered with the others. */
+  problem(message: string): void {
+    this.errors.push(message);
+  }
+
   /** Throws the collected validation errors, if any. */
   done(): void {
     if (this.errors.length > 0) throw validationFailed(this.errors);
