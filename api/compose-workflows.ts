@@ -57,7 +57,6 @@ export async function composeWorkflows(deps: CallsDeps & { calls: Calls; chats: 
     customers: deps.collections.customers,
     contacts: collections.contacts,
     now: env.now,
-    readModelsReach: (position) => deps.runner.waitFor(position, 30_000),
     waitScheduled: () => timer.poke(),
   };
   return {

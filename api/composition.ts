@@ -104,9 +104,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const workflows = await composeWorkflows({ ...base, calls, chats });
   const webhooks = await composeWebhooks(base);
   const features: Feature[] = [chats.feature, workflows.feature, webhooks.feature];
-  const readModelsAt = async (position: number, signal: AbortSignal) => {
-    while (!signal.aborted && !(await runner.waitFor(position, 1000)));
-  };
+  const readModelsAt = async (position: number, signal: AbortSignal) => void (await runner.reached(position, signal));
   const processes = new ProcessManagerRunner(events, reads, [...calls.managers, ...features.flatMap((f) => f.managers)], { logger, foreground, readModelsAt });
   const services = {
     organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),

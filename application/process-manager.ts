@@ -52,9 +52,10 @@ export class ProcessManagerRunner {
       foreground?: Foreground;
       /**
        * Resolves once the read models include every event up to `position` (or `signal` aborts).
-       * Handlers look things up in read models (a call's customer and agent); they see at least the
-       * state the events they handle were written against, even when the command that wrote them
-       * answered without waiting for the projections (bulk writes).
+       * Handlers look things up in read models (a call's customer and agent, a log entry to deliver,
+       * a workflow's contact); they see at least the state the events they handle were written
+       * against, even when the command that wrote them answered without waiting for the projections
+       * (bulk writes), and need no wait of their own.
        */
       readModelsAt?: (position: number, signal: AbortSignal) => Promise<void>;
     } = {},

@@ -125,8 +125,12 @@ export class ProjectionRunner {
    * takes (a rebuild after an upgrade may take minutes); false if `signal` aborts first.
    */
   async caughtUpWithStore(signal?: AbortSignal): Promise<boolean> {
-    const head = await this.events.headPosition();
-    while (!signal?.aborted) if (await this.waitFor(head, 1000)) return true;
+    return this.reached(await this.events.headPosition(), signal);
+  }
+
+  /** Resolves true once every projection has applied all events up to `position`, however long that takes; false if `signal` aborts first. */
+  async reached(position: number, signal?: AbortSignal): Promise<boolean> {
+    while (!signal?.aborted) if (await this.waitFor(position, 1000)) return true;
     return false;
   }
 

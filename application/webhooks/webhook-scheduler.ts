@@ -12,7 +12,7 @@ import type { CommandHandler } from '../command-handler';
 import { entryView } from '../logs/log-service';
 import type { RecordedEvent } from '../ports/event-store';
 import type { ReadCollection } from '../ports/read-store';
-import { RetryLater, type ProcessManager } from '../process-manager';
+import type { ProcessManager } from '../process-manager';
 
 export type LogEntry = Parameters<typeof entryView>[0];
 
@@ -52,7 +52,7 @@ export function webhookScheduler(deps: SchedulerDeps): ProcessManager {
       const stream = webhookDeliveryStreamId(deliveryId);
       if ((await deps.commands.load(webhookDeliveryDecider, stream)).state.status !== 'none') return;
 
-      if (!(await deps.waitFor(event.position, READ_MODEL_WAIT_MS))) throw new RetryLater(`read models did not reach position ${event.position}`);
+      // The runner hands this event over once the read models include it, so the log entry is there.
       const entry = await deps.logs.get(subject.id);
       if (!entry) throw new Error(`no log entry for ${subject.type} ${subject.id}`);
       const name = WEBHOOK_EVENTS[subject.type];

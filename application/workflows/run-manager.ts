@@ -20,7 +20,7 @@ import { CHAT_ENDED } from '../chats/chat-sending';
 import type { CommandContext, CommandHandler } from '../command-handler';
 import type { RecordedEvent } from '../ports/event-store';
 import type { ReadCollection } from '../ports/read-store';
-import { RetryLater, type ProcessManager } from '../process-manager';
+import type { ProcessManager } from '../process-manager';
 import { contactOutcomeOf, endedOutcome, performContact, type ContactDeps } from './contact-steps';
 import { contactIdOf } from './derived-id';
 
@@ -28,8 +28,6 @@ export type RunManagerDeps = ContactDeps & {
   commands: CommandHandler;
   now: () => Date;
   contacts: ReadCollection<WorkflowContactDocument>;
-  /** Resolves true once the read models include the event at `position`. */
-  readModelsReach: (position: number) => Promise<boolean>;
   /** Called when a run starts a timed wait, so the timer looks at once. */
   waitScheduled: () => void;
 };
@@ -98,8 +96,8 @@ export function workflowOutcomeManager(deps: RunManagerDeps): ProcessManager {
       const data = event.data as { callId?: string; messageId?: string };
       const contactId = event.type === 'CallEnded' ? data.callId : data.messageId;
       if (!contactId) return;
-      // The run's claim of the contact step came before the contact existed, so the read model has it once it reaches this event.
-      if (!(await deps.readModelsReach(event.position))) throw new RetryLater('read models are behind; the outcome is tried again');
+      // The run's claim of the contact step came before the contact existed, and the runner hands this
+      // event over once the read models include it: the contact is in the read model if it is a run's.
       const contact = await deps.contacts.get(contactId);
       if (!contact) return;
       const command: RunCommand = { type: 'RecordContactEnded', contactId, ...contactOutcomeOf(event.data), at: deps.now().toISOString() };
