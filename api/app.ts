@@ -1,5 +1,5 @@
 /** The Express application: middleware, the feature routers, and the error envelope. */
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import type { AgentService } from '../application/agents/agent-service';
 import type { CampaignService } from '../application/campaigns/campaign-service';
 import type { CustomerService } from '../application/customers/customer-service';
@@ -40,6 +40,17 @@ import type { Foreground } from '../application/foreground';
 import { bySegment } from './http/by-segment';
 import { countRequests, markBulkWrites } from './http/foreground';
 import { readsIncludeEarlierWrites } from './http/consistent-reads';
+import { DEFAULT_BODY_BYTES, jsonBody } from './http/json-body';
+
+/** Routes whose bodies carry up to 10,000 items (customer records, numbers) may be `maxBodyBytes` long. */
+const BULK_ROUTES = [/^\/api\/v1\/customers\/add\/bulk\/?$/i, /^\/api\/v1\/blacklist\/bulk\/(add|remove)\/?$/i, /^\/api\/v1\/campaigns\/(create|update\/[^/]+)\/?$/i, /^\/admin\/v1\/numbers\/inventory\/?$/i];
+
+/** The body reader of a request: the bulk limit on bulk routes, 1 MiB (or less, if configured so) elsewhere. */
+function bodyReader(maxBodyBytes: number): RequestHandler {
+  const bulk = jsonBody(maxBodyBytes);
+  const ordinary = jsonBody(Math.min(DEFAULT_BODY_BYTES, maxBodyBytes));
+  return (req, res, next) => (BULK_ROUTES.some((route) => route.test(req.originalUrl.split('?', 1)[0]!)) ? bulk : ordinary)(req, res, next);
+}
 
 export type AppDeps = {
   config: Config;
@@ -80,23 +91,25 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
       next();
     });
   }
-  app.use(express.json({ limit: deps.config.maxBodyBytes, strict: false }));
+  // Bodies are read after each part's authentication (jsonBody below), never for an anonymous caller.
+  const body = bodyReader(deps.config.maxBodyBytes);
 
   app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown, speechReady: deps.speechReady, openapi: deps.features.flatMap((f) => f.openapi) }));
-  app.use('/admin/v1', requireSecret(deps.config.adminToken), adminRouter(deps.services.organizations, deps.services.numbers));
+  app.use('/admin/v1', requireSecret(deps.config.adminToken), body, adminRouter(deps.services.organizations, deps.services.numbers));
 
   // Authenticated during the handshake (speech/socket-auth.ts), before the token check below.
   const sockets = Router();
   app.use('/api/v1', sockets);
 
   // Carriers' webhooks: authenticated with the carrier's shared secret, not an organization token.
-  app.use('/carrier/v1', carrierRouter(deps.calls.reports, deps.config.carrierWebhookSecret));
-  for (const feature of deps.features) for (const inbound of feature.inbound) app.use(inbound.path, inbound.router);
+  app.use('/carrier/v1', carrierRouter(deps.calls.reports, deps.config.carrierWebhookSecret, body));
+  for (const feature of deps.features) for (const inbound of feature.inbound) app.use(inbound.path, inbound.router(body));
 
   const api = Router();
   // The recording endpoint's errors carry no `success` field (spec 7.1), its 401 included.
   api.use(recordingErrorsWithoutSuccess);
   api.use(requireOrganization(deps.authenticate));
+  api.use(body);
   if (deps.speech) api.use(speechRestRouter(deps.speech, deps.logger));
   if (deps.config.services.has('agent')) {
     // Speech reads no read model, so it is answered above without waiting for them.

@@ -19,7 +19,7 @@ import { idleChatsProjection, type IdleChatDocument } from '../projections/chats
 import { openChatsProjection, type OpenChatDocument } from '../projections/chats/open-chats';
 import { customerDocumentId } from '../projections/customers/customers';
 import { chatsRouter } from './chats/router';
-import { CreateTemplateBody, InitiateChatBody } from './chats/schemas';
+import { ChatReportBody, CreateTemplateBody, InitiateChatBody } from './chats/schemas';
 import { chatErrorReferenceRouter } from './chats/error-reference';
 import { chatWebhookRouter } from './chats/webhook-router';
 import type { Calls, CallsDeps } from './compose-calls';
@@ -34,8 +34,8 @@ const OPENAPI: Route[] = [
   { method: 'get', path: '/api/v1/chat/templates/{id}', summary: 'Get a chat template (scope chat:write or campaigns:read)', scope: 'campaigns:read' },
   { method: 'post', path: '/api/v1/initiate/{campaignId}/chat', summary: 'Send a chat template to the customers of a campaign that match the filters (spec 4.11)', body: InitiateChatBody, scope: 'chat:write' },
   { method: 'get', path: '/api/v1/communication/chat/{message_id}', summary: 'One chat message with its conversation and delivery errors (spec 4.5)', scope: 'logs:read' },
-  { method: 'post', path: '/chat/v1/{provider}/reports', summary: "A chat platform's message report (webhook; bearer CHAT_WEBHOOK_SECRET)", admin: true },
-  { method: 'get', path: '/chat/v1/errors', summary: 'The chat delivery error reference (HTML; what `href` of a delivery error links to; no token needed)' },
+  { method: 'post', path: '/chat/v1/{provider}/reports', summary: "A chat platform's message report (webhook; bearer CHAT_WEBHOOK_SECRET)", body: ChatReportBody, admin: true },
+  { method: 'get', path: '/chat/v1/errors', summary: 'The chat delivery error reference (HTML; what `href` of a delivery error links to; no token needed)', public: true },
 ];
 
 export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<Chats> {
@@ -77,7 +77,7 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
     feature: {
       managers: [chatDispatcher(dispatch)],
       routes: [chatsRouter(templates, initiate)],
-      inbound: [{ path: '/chat/v1', router: chatErrorReferenceRouter() }, { path: '/chat/v1', router: chatWebhookRouter(reports, deps.config.chatWebhookSecret) }],
+      inbound: [{ path: '/chat/v1', router: () => chatErrorReferenceRouter() }, { path: '/chat/v1', router: (body) => chatWebhookRouter(reports, deps.config.chatWebhookSecret, body) }],
       openapi: OPENAPI,
       start: async () => {
         resumer.start();

@@ -5,11 +5,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Express, Router } from 'express';
 import expressWs from 'express-ws';
-import type { WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { SpeechEngine } from '../application/ports/speech-engine';
 import { SpeechService } from '../application/speech/speech-service';
 import { createEspeakSpeechEngine } from '../infrastructure/speech';
 import { serveSpeechSocket } from './speech/websocket';
+import { closeOnRefusedFrames } from './speech/refused-frames';
 import { socketContext, verifySpeechClient } from './speech/socket-auth';
 import { AgentService } from '../application/agents/agent-service';
 import { CampaignService } from '../application/campaigns/campaign-service';
@@ -17,6 +18,7 @@ import { CustomerService } from '../application/customers/customer-service';
 import { BlacklistService } from '../application/blacklist/blacklist-service';
 import { NumberService } from '../application/numbers/number-service';
 import { CommandHandler } from '../application/command-handler';
+import { References } from '../application/references';
 import { DispositionService } from '../application/dispositions/disposition-service';
 import { AnalyticsService } from '../application/analytics/analytics-service';
 import { callLogsProjection } from '../projections/logs/call-logs';
@@ -50,6 +52,7 @@ import { ProcessManagerRunner } from '../application/process-manager';
 import { Foreground } from '../application/foreground';
 import { timeOrderedId } from '../application/time-ordered-id';
 import { authenticator, type Authenticator } from './http/auth';
+import { answerClientErrors } from './http/client-errors';
 import { Metrics } from './http/metrics';
 
 /** How long the projections hold back, at most, for each batch while a bulk request is writing. */
@@ -62,7 +65,22 @@ function attachSpeechSocket(app: Express, server: Server, sockets: Router, speec
   const instance = expressWs(app, server, { wsOptions: { verifyClient: verifySpeechClient(authenticate), maxPayload: 1 << 20 } });
   instance.applyTo(sockets);
   (sockets as Router & { ws: (path: string, handler: (ws: WebSocket, req: IncomingMessage) => void) => void }).ws('/get_speech', (ws, req) => serveSpeechSocket(ws, socketContext(req), speech, logger));
-  return instance.getWss();
+  const wss = instance.getWss();
+  // Ahead of express-ws's routing: a socket no route takes, or taken after a wait, is covered too.
+  wss.prependListener('connection', (ws) => closeOnRefusedFrames(ws, logger));
+  return wss;
+}
+
+/**
+ * Once the server listens, an error of its own (no file descriptor left to accept a connection, say)
+ * is logged and the server goes on serving; ws passes the server's errors on to the WebSocket server
+ * too, where they are the same error again. Failing to listen still ends the process, as it did.
+ */
+function logServerErrorsOnceListening(server: Server, wss: WebSocketServer | null, logger: Logger): void {
+  server.once('listening', () => {
+    server.on('error', (error) => logger.error('http server error', { error: String(error) }));
+    wss?.on('error', () => undefined);
+  });
 }
 
 export type Service = Awaited<ReturnType<typeof createService>>;
@@ -106,12 +124,14 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const features: Feature[] = [chats.feature, workflows.feature, webhooks.feature];
   const readModelsAt = async (position: number, signal: AbortSignal) => void (await runner.reached(position, signal));
   const processes = new ProcessManagerRunner(events, reads, [...calls.managers, ...features.flatMap((f) => f.managers)], { logger, foreground, readModelsAt });
+  const references = new References(collections);
+  const customers = new CustomerService(commands, collections.customers, calls.placer, env, workflows.starter);
   const services = {
     organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
     dispositions: new DispositionService(commands, collections.dispositions, collections.groups, env),
-    campaigns: new CampaignService(commands, collections.campaigns, env),
+    campaigns: new CampaignService(commands, collections.campaigns, references, customers, env),
     agents: new AgentService(commands, collections.agents, env),
-    customers: new CustomerService(commands, collections.customers, calls.placer, env, workflows.starter),
+    customers,
     numbers,
     blacklist,
   };
@@ -156,7 +176,9 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   }
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
   const socketServer = speech ? attachSpeechSocket(app, server, sockets, speech, authenticate, logger) : null;
+  logServerErrorsOnceListening(server, socketServer, logger);
 
   return {
     app,

@@ -2,7 +2,7 @@
  * A feature of the agent interface as the composition root wires it: its process managers, its
  * routers, the inbound webhook routes of its providers, and what it runs in the background.
  */
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import type { ProcessManager } from '../application/process-manager';
 import type { Route } from './ops/openapi';
 
@@ -11,8 +11,8 @@ export type Feature = {
   managers: readonly ProcessManager[];
   /** Routers under `/api/v1`, behind the organization token. */
   routes: readonly Router[];
-  /** Providers' inbound webhooks, mounted at `path` from the root with their own authentication. */
-  inbound: readonly { path: string; router: Router }[];
+  /** Providers' inbound webhooks, mounted at `path` from the root with their own authentication, which runs before `body` reads the request body. */
+  inbound: readonly { path: string; router: (body: RequestHandler) => Router }[];
   /** The feature's operations in /openapi.json. */
   openapi: readonly Route[];
   /** Background work of agent processes (timers, deliveries), started after the process managers. */

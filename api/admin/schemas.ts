@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { validationFailed } from '../http/errors';
 import { StringEnum } from '../http/schema';
 
 export const SCOPES = [
@@ -19,6 +20,9 @@ export const SCOPES = [
   'analytics:read',
 ] as const;
 
+/** The longest a token may live: ten years. */
+export const MAX_TOKEN_SECONDS = 315_360_000;
+
 export const RegisterOrganizationBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
   type: StringEnum(['collection', 'lead_generation']),
@@ -28,7 +32,7 @@ export const RegisterOrganizationBody = Type.Object({
 
 export const IssueTokenBody = Type.Object({
   scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { maxItems: SCOPES.length })),
-  expiresIn: Type.Optional(Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,8}[smhd]?$' }), Type.Integer({ minimum: 1, maximum: 31_536_000 * 10 })])),
+  expiresIn: Type.Optional(Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,8}[smhd]?$' }), Type.Integer({ minimum: 1, maximum: MAX_TOKEN_SECONDS })])),
   subject: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 });
 
@@ -36,10 +40,11 @@ export const AdjustCreditsBody = Type.Object({ amount: Type.Integer({ minimum: -
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
-/** "90", "90s", "15m", "1h", "7d" or a number of seconds; the default is one day. */
+/** "90", "90s", "15m", "1h", "7d" or a number of seconds; the default is one day; at most ten years. */
 export function expiresInSeconds(value: string | number | undefined): number {
   if (value === undefined) return 86400;
-  if (typeof value === 'number') return value;
-  const unit = /[smhd]$/.test(value) ? value.slice(-1) : 's';
-  return Number.parseInt(value, 10) * UNIT_SECONDS[unit]!;
+  const unit = typeof value === 'string' && /[smhd]$/.test(value) ? value.slice(-1) : 's';
+  const seconds = typeof value === 'number' ? value : Number.parseInt(value, 10) * UNIT_SECONDS[unit]!;
+  if (seconds > MAX_TOKEN_SECONDS) throw validationFailed(['expiresIn must be at most 10 years (315360000 seconds)']);
+  return seconds;
 }

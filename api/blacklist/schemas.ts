@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_NAME_LENGTH } from '../../domain/blacklist/blacklist';
 import { HttpError, validationFailed } from '../http/errors';
+import { validate } from '../http/validation';
 
 export const MAX_BLACKLIST_ITEMS = 10_000;
 export const NOT_A_NON_EMPTY_ARRAY = 'Request body must be a non-empty array.';
@@ -31,5 +32,7 @@ export function blacklistItems(body: unknown, options: { names: boolean } = { na
     return { number: String(value), ...(typeof name === 'string' && { name }) };
   });
   if (errors.length > 0) throw validationFailed(errors);
+  // Then the schema, for what the anchor's texts do not cover (a property the item must not carry).
+  validate(options.names ? BlacklistAddBody : BlacklistRemoveBody, body);
   return items;
 }

@@ -15,8 +15,8 @@ export function campaignsRouter(service: CampaignService): Router {
   router.post('/campaigns/create', write, async (req, res) => {
     const body = validate(CreateCampaignBody, req.body);
     checkDates(body.startDate, body.endDate);
-    const data = await service.create(contextOf(res), body);
-    res.status(201).json({ success: true, message: 'Campaign created successfully', data });
+    const { customers, ...data } = await service.create(contextOf(res), body);
+    res.status(201).json({ success: true, message: 'Campaign created successfully', data, ...(customers && { customers }) });
   });
   router.get('/campaigns', read, async (req, res) => {
     const q = new QueryReader(req);
@@ -30,8 +30,8 @@ export function campaignsRouter(service: CampaignService): Router {
   router.put('/campaigns/update/:id', write, async (req, res) => {
     const body = validate(UpdateCampaignBody, req.body);
     checkDates(body.startDate, body.endDate);
-    const data = await service.update(contextOf(res), paramOf(req, 'id'), body);
-    res.json({ success: true, message: 'Campaign updated successfully', data });
+    const { campaign, updatedFields, customers } = await service.update(contextOf(res), paramOf(req, 'id'), body);
+    res.json({ success: true, message: 'Campaign updated successfully', updatedFields, data: campaign, ...(customers && { customers }) });
   });
   router.patch('/campaigns/pause/:id', write, async (req, res) => {
     const data = await service.pause(contextOf(res), paramOf(req, 'id'));

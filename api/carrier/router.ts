@@ -5,13 +5,13 @@
  * constant time; without a configured secret the endpoint refuses everything.
  */
 import { Type } from '@sinclair/typebox';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { CarrierReports } from '../../application/calls/carrier-reports';
 import { paramOf, requireSecret } from '../http/auth';
 import { StringEnum } from '../http/schema';
 import { validate } from '../http/validation';
 
-const Report = Type.Object({
+export const CarrierReportBody = Type.Object({
   callId: Type.String({ minLength: 1, maxLength: 200 }),
   kind: StringEnum(['ringing', 'answered', 'ended']),
   at: Type.String({ format: 'date-time' }),
@@ -26,10 +26,10 @@ const Report = Type.Object({
   recordingId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
-export function carrierRouter(reports: CarrierReports, secret: string | null): Router {
+export function carrierRouter(reports: CarrierReports, secret: string | null, body: RequestHandler): Router {
   const router = Router();
-  router.post('/:provider/reports', requireSecret(secret), async (req, res) => {
-    const r = validate(Report, req.body);
+  router.post('/:provider/reports', requireSecret(secret), body, async (req, res) => {
+    const r = validate(CarrierReportBody, req.body);
     const source = { provider: paramOf(req, 'provider'), requestId: res.locals.requestId as string };
     if (r.kind !== 'ended') await reports.receive({ callId: r.callId, kind: r.kind, at: r.at }, source);
     else

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { languageCodes } from '../../domain/calls/simulation/languages';
 import { CHAT_STATUSES } from '../../domain/chats/chat';
 import { CustomerFiltersSchema } from '../calls/schemas';
-import { StringEnum } from '../http/schema';
+import { StringEnum, Tagged } from '../http/schema';
 
 const id = Type.String({ minLength: 1, maxLength: 200 });
 
@@ -30,7 +30,7 @@ const DeliveryErrorSchema = Type.Object({
 });
 
 /** A chat platform's report (webhook body): a status, a conversation message, or the close. */
-export const ChatReportBody = Type.Union([
+export const ChatReportBody = Tagged('kind', [
   Type.Object({
     messageId: id,
     kind: Type.Literal('status'),

@@ -7,7 +7,8 @@ import { Type } from '@sinclair/typebox';
 
 export const MAX_BULK_RECORDS = 10_000;
 
-const record = Type.Object({}, { additionalProperties: true, description: 'Customer record (spec 2.7); its structure follows the organization type' });
+/** Open: a record keeps the fields it carries beyond spec 2.7's (decisions.md section 6). */
+export const CustomerRecordSchema = Type.Object({}, { additionalProperties: true, description: 'Customer record (spec 2.7); its structure follows the organization type' });
 const campaignId = Type.String({ minLength: 1, maxLength: 200 });
 const followUp = {
   initiateCall: Type.Optional(Type.Boolean()),
@@ -17,7 +18,7 @@ const followUp = {
   workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 };
 
-export const AddCustomerBody = Type.Object({ campaignId, data: record, ...followUp });
+export const AddCustomerBody = Type.Object({ campaignId, data: CustomerRecordSchema, ...followUp });
 export const BulkAddCustomersBody = Type.Object({ campaignId, records: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_BULK_RECORDS }), ...followUp });
 export const UpdateCustomerBody = Type.Object({
   campaignId,

@@ -21,6 +21,7 @@ const ERROR_NAMES: Record<number, string> = {
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
+  431: 'RequestHeaderFieldsTooLarge',
   500: 'InternalServerError',
   503: 'ServiceUnavailable',
 };
@@ -44,6 +45,17 @@ export function sendError(res: Response, status: number, message: string, extra:
   res.status(status).json(body);
 }
 
+/** The answer to a request refused for what it sent (its body, its headers), or null for any other failure. */
+function bodyFailure(error: unknown): { status: number; message: string; extra?: Record<string, unknown> } | null {
+  if (error instanceof HttpError) return { status: error.status, message: error.message, extra: error.extra };
+  const parser = error as { type?: string; status?: number };
+  if (parser.type === 'entity.parse.failed') return { status: 400, message: 'Invalid JSON body' };
+  if (parser.type === 'entity.too.large') return { status: 413, message: 'Request body too large' };
+  if (parser.type === 'encoding.unsupported' || parser.type === 'charset.unsupported') return { status: 415, message: 'Unsupported body encoding' };
+  if (typeof parser.status === 'number' && parser.status >= 400 && parser.status < 500) return { status: parser.status, message: 'Bad request' };
+  return null;
+}
+
 const DOMAIN_STATUS = { invalid: 400, not_found: 404, forbidden: 403, conflict: 409 } as const;
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -52,15 +64,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    if (error instanceof HttpError) return sendError(res, error.status, error.message, error.extra);
+    const body = bodyFailure(error);
+    // The speech interface answers with the codes of spec 7.3 (decisions.md section 5), even for a body it could not read.
+    if (body && req.path === SPEECH_PATH) return void res.status(body.status).json({ success: false, error: 'invalid_request', message: body.message, ...body.extra });
+    if (body) return sendError(res, body.status, body.message, body.extra);
     if (error instanceof DomainError) return sendError(res, DOMAIN_STATUS[error.kind], error.message, error.details);
-    const bodyError = error as { type?: string; status?: number };
-    // The speech interface answers with the codes of spec 7.3 (decisions.md section 5), even for a body that is not JSON.
-    if (bodyError.type === 'entity.parse.failed' && req.path === SPEECH_PATH) return void res.status(400).json({ success: false, error: 'invalid_request', message: 'Invalid JSON body' });
-    if (bodyError.type === 'entity.parse.failed') return sendError(res, 400, 'Invalid JSON body');
-    if (bodyError.type === 'entity.too.large') return sendError(res, 413, 'Request body too large');
-    if (bodyError.type === 'encoding.unsupported' || bodyError.type === 'charset.unsupported') return sendError(res, 415, 'Unsupported body encoding');
-    if (typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500) return sendError(res, bodyError.status, 'Bad request');
     logger.error('unhandled error', { requestId: res.locals.requestId, method: req.method, path: req.path, error: String(error), stack: (error as Error)?.stack });
     sendError(res, 500, UNEXPECTED_MESSAGE);
   };

@@ -1,5 +1,6 @@
 /** Reading query parameters strictly: a bad value is a validation error naming the parameter. */
 import type { Request } from 'express';
+import { clip } from '../../application/clip';
 import { validationFailed } from './errors';
 
 export class QueryReader {
@@ -53,7 +54,7 @@ export class QueryReader {
 
   /** Refuses every parameter not in `known`, naming it (for endpoints whose callers gain nothing from a silently ignored typo). */
   onlyKnown(known: readonly string[]): this {
-    for (const name of Object.keys(this.req.query)) if (!known.includes(name)) this.errors.push(`${name} is not a known parameter (known: ${known.join(', ')})`);
+    for (const name of Object.keys(this.req.query)) if (!known.includes(name)) this.errors.push(`${clip(name)} is not a known parameter (known: ${known.join(', ')})`);
     return this;
   }
 

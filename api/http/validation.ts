@@ -2,21 +2,38 @@
  * JSON Schema validation with ajv. Each request body has one TypeBox schema: it validates, types the
  * handler's input, and feeds the OpenAPI document. Error strings name the field, e.g.
  * `data.loan_id is required`.
+ *
+ * One rule for every schema: an object accepts only the properties it declares (`closed`), unless its
+ * schema says otherwise (`additionalProperties: true`, as the customer record does for custom fields).
+ * A property a client was not meant to set (`organizationId`, `id`, `createdAt`, `status`) is refused
+ * with 400 naming it, instead of travelling into a command.
  */
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
+import { clip } from '../../application/clip';
 import { validationFailed } from './errors';
 
-const ajv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, strict: false });
+const ajv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, strict: false, discriminator: true });
 addFormats(ajv);
 
 const compiled = new WeakMap<TSchema, ReturnType<typeof ajv.compile>>();
 
+/** `schema` with `additionalProperties: false` on every object schema that does not decide it itself. */
+export function closed<S>(schema: S): S {
+  if (Array.isArray(schema)) return schema.map(closed) as S;
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) copy[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : closed(value);
+  const declaresProperties = copy.type === 'object' && copy.properties !== undefined && copy.patternProperties === undefined;
+  if (declaresProperties && copy.additionalProperties === undefined) copy.additionalProperties = false;
+  return copy as S;
+}
+
 export function validate<S extends TSchema>(schema: S, value: unknown, root = ''): Static<S> {
   let check = compiled.get(schema);
   if (!check) {
-    check = ajv.compile(schema);
+    check = ajv.compile(closed(schema));
     compiled.set(schema, check);
   }
   if (check(value)) return value as Static<S>;
@@ -34,7 +51,7 @@ function fieldPath(instancePath: string, root: string): string {
   const parts = instancePath
     .split('/')
     .slice(1)
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((p) => clip(p.replace(/~1/g, '/').replace(/~0/g, '~')));
   const path = parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), root);
   return path;
 }
@@ -70,7 +87,9 @@ function formatError(error: ErrorObject, root: string): string {
     case 'format':
       return `${subject} must be a valid ${String(p.format)}`;
     case 'additionalProperties':
-      return `${subject} must not contain ${String(p.additionalProperty)}`;
+      return `${subject} must not contain ${clip(String(p.additionalProperty))}`;
+    case 'discriminator':
+      return p.error === 'mapping' ? `${path ? `${path}.` : ''}${String(p.tag)} is not valid` : `${path ? `${path}.` : ''}${String(p.tag)} is required`;
     case 'anyOf':
     case 'oneOf':
       return `${subject} is not valid`;

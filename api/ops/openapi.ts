@@ -9,9 +9,13 @@ import { AddCustomerBody, BulkAddCustomersBody, UpdateCustomerBody } from '../cu
 import { BuyNumbersBody, StockNumbersBody } from '../numbers/schemas';
 import { CreateDispositionBody, CreateGroupBody, GroupMembersBody, UpdateDispositionBody, UpdateGroupBody } from '../dispositions/schemas';
 import { AUDIT_ROUTES } from '../audit/router';
+import { CarrierReportBody } from '../carrier/router';
+import { SpeechRequestSchema } from '../speech/request';
+import { closed } from '../http/validation';
 import { ANALYTICS_ROUTES } from '../analytics/router';
 
-export type Route = { method: string; path: string; summary: string; body?: TSchema; scope?: string; admin?: boolean; query?: string[] };
+/** `public`: answered without any token (`security: []`); `admin`: the admin token (or a provider's shared secret). */
+export type Route = { method: string; path: string; summary: string; body?: TSchema; scope?: string; admin?: boolean; public?: boolean; query?: string[] };
 
 export const ROUTES: Route[] = [
   { method: 'post', path: '/api/v1/dispositions', summary: 'Create a disposition', body: CreateDispositionBody, scope: 'dispositions:write' },
@@ -58,8 +62,8 @@ export const ROUTES: Route[] = [
   { method: 'get', path: '/api/v1/recording/{recording_id}', summary: 'A call recording (audio/wav; byte ranges supported)', scope: 'logs:read' },
   { method: 'get', path: '/api/v1/recordings/{recording_id}', summary: 'Alias of /recording/{recording_id}', scope: 'logs:read' },
   { method: 'get', path: '/api/v1/get_voices', summary: 'The five voices', scope: 'speech' },
-  { method: 'post', path: '/api/v1/get_speech', summary: 'Text to speech, streamed as WAV or raw PCM (the WebSocket form is at the same path)', scope: 'speech' },
-  { method: 'post', path: '/carrier/v1/{provider}/reports', summary: "A carrier's call report (webhook; bearer CARRIER_WEBHOOK_SECRET)", admin: true },
+  { method: 'post', path: '/api/v1/get_speech', summary: 'Text to speech, streamed as WAV or raw PCM (the WebSocket form is at the same path)', body: SpeechRequestSchema, scope: 'speech' },
+  { method: 'post', path: '/carrier/v1/{provider}/reports', summary: "A carrier's call report (webhook; bearer CARRIER_WEBHOOK_SECRET)", body: CarrierReportBody, admin: true },
   ...AUDIT_ROUTES,
   ...ANALYTICS_ROUTES,
 ];
@@ -71,10 +75,10 @@ export function openApiDocument(extra: readonly Route[] = []): Record<string, un
     const query = (route.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } }));
     (paths[route.path] ??= {})[route.method] = {
       summary: route.summary,
-      security: [{ [route.admin ? 'adminToken' : 'bearerAuth']: [] }],
+      security: route.public ? [] : [{ [route.admin ? 'adminToken' : 'bearerAuth']: [] }],
       ...(route.scope && { 'x-required-scope': route.scope }),
       parameters: [...params, ...query],
-      ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }),
+      ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: closed(route.body) } } } }),
       responses: { default: { description: 'JSON: `success`, `data` or `message`; errors use the envelope of spec 7.1' } },
     };
   }

@@ -3,6 +3,8 @@
  * types; the engine then refuses what it cannot speak (unknown voice or language, rate, speed, text
  * with nothing to speak) with the codes of spec 7.3. Both `add_wav_header` and `addWavHeader` are read.
  */
+import { Type } from '@sinclair/typebox';
+import { clip } from '../../application/clip';
 import type { LanguageCode, SampleRate, SynthesisRequest } from '../../application/ports/speech-engine';
 import { SpeechError } from '../../application/speech/speech-service';
 
@@ -10,9 +12,28 @@ export type SpeechRequestBody = SynthesisRequest & { addWavHeader: boolean };
 
 const MAX_REQUEST_ID = 128;
 
+
+/** The fields of spec 2.2 (both spellings of the header flag; the WebSocket's `type` and `request_id`): any other is refused. */
+const FIELDS = new Set(['text', 'voice_id', 'language', 'sample_rate', 'speed', 'add_wav_header', 'addWavHeader', 'type', 'request_id']);
+
+/** Spec 2.2 as a schema, for the API description; `readSpeechRequest` applies it with the codes of spec 7.3. */
+export const SpeechRequestSchema = Type.Object({
+  text: Type.String({ minLength: 1 }),
+  voice_id: Type.String(),
+  language: Type.Optional(Type.String({ default: 'en' })),
+  sample_rate: Type.Optional(Type.Number({ enum: [8000, 16000, 24000], default: 24000 })),
+  speed: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2, default: 1 })),
+  add_wav_header: Type.Optional(Type.Boolean({ default: true })),
+  addWavHeader: Type.Optional(Type.Boolean({ description: 'Alias of add_wav_header' })),
+  type: Type.Optional(Type.Literal('speech', { description: 'WebSocket messages only' })),
+  request_id: Type.Optional(Type.String({ maxLength: MAX_REQUEST_ID, description: 'WebSocket messages only' })),
+});
+
 export function readSpeechRequest(body: unknown): SpeechRequestBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('request must be a JSON object');
   const b = body as Record<string, unknown>;
+  const unknown = Object.keys(b).find((key) => !FIELDS.has(key));
+  if (unknown !== undefined) throw invalid(`request must not contain ${clip(unknown)}`);
   if (b.text === undefined || b.text === null) throw invalid('text is required');
   if (typeof b.text !== 'string') throw invalid('text must be a string');
   if (b.text.trim() === '') throw invalid('text must not be empty');

@@ -1,9 +1,12 @@
 /**
  * The organization's own event history, in global order, for its auditors (`GET /audit/events`): every
- * decision the service made for it, with who asked and in which request (the events' metadata).
+ * decision the service made for it, with who asked and in which request (the events' metadata). Events
+ * are shown through `eventView`, which masks their secrets; the filters select on the stream id and
+ * type only, never on data, so no filter tells anything about a secret.
  */
-import type { EventMetadata, EventStore, RecordedEvent } from '../ports/event-store';
+import type { EventStore, RecordedEvent } from '../ports/event-store';
 import type { RequestContext } from '../request-context';
+import { eventView, type AuditEvent } from './event-view';
 
 /**
  * Most events one request reads from the store. The store has no index by organization, so a page is
@@ -14,17 +17,6 @@ import type { RequestContext } from '../request-context';
 export const AUDIT_SCAN_LIMIT = 10_000;
 /** Events read from the store at a time (bounded memory per request). */
 const CHUNK = 1_000;
-
-export type AuditEvent = {
-  position: number;
-  event_id: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  data: unknown;
-  metadata: EventMetadata;
-  recorded_at: string;
-};
 
 export type AuditQuery = {
   /** Exclusive cursor: events strictly after this position; -1 from the start. */
@@ -60,7 +52,7 @@ export class AuditService {
       for (const [index, event] of chunk.entries()) {
         scanned += 1;
         cursor = event.position;
-        if (keep(event)) data.push(view(event));
+        if (keep(event)) data.push(eventView(event));
         // The rest of the chunk is left for the next page: the cursor stops at the last event looked at.
         if (data.length === query.limit && index < chunk.length - 1) return { data, next_after: cursor, has_more: true };
       }
@@ -69,14 +61,3 @@ export class AuditService {
     return { data, next_after: cursor, has_more: true };
   }
 }
-
-const view = (event: RecordedEvent): AuditEvent => ({
-  position: event.position,
-  event_id: event.id,
-  stream_id: event.streamId,
-  revision: event.revision,
-  type: event.type,
-  data: event.data,
-  metadata: event.metadata,
-  recorded_at: event.recordedAt,
-});

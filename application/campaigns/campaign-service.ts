@@ -1,27 +1,41 @@
 /** Campaign use cases. */
-import { CAMPAIGN_FORBIDDEN, CAMPAIGN_NOT_FOUND, campaignDecider, campaignStreamId, type CampaignCommand, type CampaignDetails, type CampaignType } from '../../domain/campaigns/campaign';
+import { CAMPAIGN_FORBIDDEN, CAMPAIGN_NOT_FOUND, campaignChanges, campaignDecider, campaignStreamId, ownedCampaign, type CampaignCommand, type CampaignDetails, type CampaignType } from '../../domain/campaigns/campaign';
+import { keyFieldOf, MAX_ID_LENGTH, recordErrors, type CustomerRecord } from '../../domain/customers/record';
+import { clip } from '../clip';
 import { invalid } from '../../domain/shared/errors';
 import { usableWorkflow, WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
 import type { CampaignDocument } from '../../projections/campaigns/campaigns';
 import type { CommandHandler } from '../command-handler';
+import type { BulkAnswer } from '../customers/customer-service';
+import type { References } from '../references';
 import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
 export type CampaignView = Omit<CampaignDocument, 'organizationId'>;
-export type CampaignInput = Partial<CampaignDetails> & { name: string; campaignType: CampaignType };
+export type CampaignInput = Partial<CampaignDetails> & { name: string; campaignType: CampaignType; jsonData?: CustomerRecord[] };
+export type CampaignChanges = Partial<CampaignDetails> & { jsonData?: CustomerRecord[] };
+/** What adding `jsonData`'s records answered (the results of a bulk add). */
+export type ImportedCustomers = Pick<BulkAnswer['body'], 'results' | 'errors'>;
 
 type Distribute<T> = T extends unknown ? Omit<T, 'at' | 'organizationId'> : never;
+
+/** How a campaign's records (`jsonData`) are added: as a bulk add to the campaign. */
+export type CustomerImport = { addBulk(ctx: RequestContext, input: { campaignId: string; records: unknown[] }): Promise<BulkAnswer> };
 
 export class CampaignService {
   constructor(
     private readonly commands: CommandHandler,
     private readonly campaigns: ReadCollection<CampaignDocument>,
+    private readonly references: References,
+    private readonly customers: CustomerImport,
     private readonly env: ServiceEnvironment,
   ) {}
 
-  async create(ctx: RequestContext, input: CampaignInput): Promise<CampaignView> {
+  async create(ctx: RequestContext, input: CampaignInput): Promise<CampaignView & { customers?: ImportedCustomers }> {
+    await this.checkReferences(ctx, input);
+    checkRecords(ctx, input.jsonData);
     const campaignId = this.env.newId();
     await this.execute(ctx, campaignId, {
       type: 'CreateCampaign',
@@ -35,10 +49,16 @@ export class CampaignService {
       dispositionGroupId: input.dispositionGroupId ?? null,
       startDate: input.startDate ?? null,
       endDate: input.endDate ?? null,
+      startTime: input.startTime ?? null,
+      endTime: input.endTime ?? null,
+      languages: input.languages ?? [],
+      region: input.region ?? null,
+      tags: input.tags ?? [],
       // Present only when given, so campaigns without a workflow read as they always did.
-      ...(input.workflowId && { workflowId: await this.workflowOf(ctx, input.workflowId) }),
+      ...(input.workflowId && { workflowId: input.workflowId }),
     });
-    return this.get(ctx, campaignId);
+    const customers = await this.importRecords(ctx, campaignId, input.jsonData);
+    return { ...(await this.get(ctx, campaignId)), ...(customers && { customers }) };
   }
 
   async list(ctx: RequestContext, query: { page: number; limit: number; status?: string; search?: string }): Promise<{ data: CampaignView[]; pagination: Pagination }> {
@@ -54,10 +74,16 @@ export class CampaignService {
     return view(await ownedDocument(this.campaigns, id, ctx.organizationId, { notFound: CAMPAIGN_NOT_FOUND, forbidden: CAMPAIGN_FORBIDDEN }));
   }
 
-  async update(ctx: RequestContext, id: string, changes: Partial<CampaignDetails>): Promise<CampaignView> {
-    if (changes.workflowId) await this.workflowOf(ctx, changes.workflowId);
-    await this.execute(ctx, id, { type: 'UpdateCampaign', changes: { ...changes, ...(changes.name !== undefined && { name: changes.name.trim() }) } });
-    return this.get(ctx, id);
+  /** The campaign after the change, the fields the request changed (anchor: `updatedFields`), and what adding `jsonData` answered. */
+  async update(ctx: RequestContext, id: string, input: CampaignChanges): Promise<{ campaign: CampaignView; updatedFields: string[]; customers?: ImportedCustomers }> {
+    await this.checkReferences(ctx, input);
+    checkRecords(ctx, input.jsonData);
+    const changes = campaignChanges({ ...input, ...(input.name !== undefined && { name: input.name.trim() }) });
+    const updatedFields = Object.keys(changes);
+    if (updatedFields.length > 0) await this.execute(ctx, id, { type: 'UpdateCampaign', changes });
+    else ownedCampaign((await this.commands.load(campaignDecider, campaignStreamId(id))).state, ctx.organizationId);
+    const customers = await this.importRecords(ctx, id, input.jsonData);
+    return { campaign: await this.get(ctx, id), updatedFields, ...(customers && { customers }) };
   }
 
   async pause(ctx: RequestContext, id: string): Promise<CampaignView> {
@@ -74,11 +100,23 @@ export class CampaignService {
     await this.execute(ctx, id, { type: 'DeleteCampaign' });
   }
 
-  /** A campaign may name only a workflow of its organization (checked on the workflow's stream). */
-  private async workflowOf(ctx: RequestContext, workflowId: string): Promise<string> {
-    const { state } = await this.commands.load(workflowDecider, workflowStreamId(workflowId));
-    if (!usableWorkflow(state, ctx.organizationId)) throw invalid('Validation failed', { errors: [WORKFLOW_ID_UNKNOWN] });
-    return workflowId;
+  /** Every id a campaign names must be the organization's: its agent and disposition group by their read models, its workflow on the workflow's stream. */
+  private async checkReferences(ctx: RequestContext, input: Partial<CampaignDetails>): Promise<void> {
+    const problems = await this.references.problems(ctx.organizationId, [
+      { field: 'agentId', kind: 'agent', id: input.agentId },
+      { field: 'dispositionGroupId', kind: 'dispositionGroup', id: input.dispositionGroupId },
+    ]);
+    if (input.workflowId) {
+      const { state } = await this.commands.load(workflowDecider, workflowStreamId(input.workflowId));
+      if (!usableWorkflow(state, ctx.organizationId)) problems.push(WORKFLOW_ID_UNKNOWN);
+    }
+    if (problems.length > 0) throw invalid('Validation failed', { errors: problems });
+  }
+
+  private async importRecords(ctx: RequestContext, campaignId: string, records: CustomerRecord[] | undefined): Promise<ImportedCustomers | undefined> {
+    if (!records || records.length === 0) return undefined;
+    const { body } = await this.customers.addBulk(ctx, { campaignId, records });
+    return { results: body.results, errors: body.errors };
   }
 
   private async execute(ctx: RequestContext, campaignId: string, command: Distribute<CampaignCommand>): Promise<void> {
@@ -88,4 +126,14 @@ export class CampaignService {
   }
 }
 
-const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView => rest;
+const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView => ({ startTime: null, endTime: null, languages: [], region: null, tags: [], ...rest });
+
+/** `jsonData`'s records are checked before anything changes: one invalid record refuses the request (400, as the anchor does). */
+function checkRecords(ctx: RequestContext, records: CustomerRecord[] | undefined): void {
+  const invalidRecords = (records ?? []).flatMap((record, index) => {
+    const errors = recordErrors(ctx.organizationType, record, `jsonData[${index}].`);
+    const key = record[keyFieldOf(ctx.organizationType)];
+    return errors.length > 0 ? [{ index, id: typeof key === 'string' ? clip(key, MAX_ID_LENGTH) : null, errors }] : [];
+  });
+  if (invalidRecords.length > 0) throw invalid('Validation failed', { errors: invalidRecords.flatMap((r) => r.errors), invalidRecords });
+}

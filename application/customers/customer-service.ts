@@ -8,13 +8,14 @@
  */
 import { campaignDecider, campaignStreamId, ownedCampaign } from '../../domain/campaigns/campaign';
 import { CUSTOMER_NOT_FOUND, customerDecider, customerStreamId, type CustomerCommand } from '../../domain/customers/customer';
-import { isRecord, keyFieldOf, recordErrors, type CustomerRecord } from '../../domain/customers/record';
+import { isRecord, keyFieldOf, MAX_ID_LENGTH, recordErrors, type CustomerRecord } from '../../domain/customers/record';
 import { DomainError, invalid, notFound } from '../../domain/shared/errors';
 import { customerDocumentId, type CustomerDocument } from '../../projections/customers/customers';
 import type { CommandContext, CommandHandler, CommandResult } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';
 import { sliceBoundary } from '../append-slices';
+import { clip } from '../clip';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { callCandidate, errorsByBatch, type BatchError, type CallConfig, type CallPlacer } from '../calls/call-placer';
 
@@ -95,7 +96,7 @@ export class CustomerService {
       const problems = recordErrors(ctx.organizationType, raw);
       if (problems.length > 0) {
         const key = isRecord(raw) ? raw[keyField] : undefined;
-        invalidRecords.push({ index, id: typeof key === 'string' ? key : null, errors: problems });
+        invalidRecords.push({ index, id: typeof key === 'string' ? clip(key, MAX_ID_LENGTH) : null, errors: problems });
         return;
       }
       const record = this.withKey(ctx, raw as CustomerRecord);

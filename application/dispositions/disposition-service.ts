@@ -43,7 +43,8 @@ export class DispositionService {
 
   async update(ctx: RequestContext, id: string, changes: { name?: string; description?: string; priority?: number }): Promise<DispositionView> {
     await assertNotForeign(this.dispositions, id, ctx.organizationId, DISPOSITION_FORBIDDEN);
-    await this.execute(ctx, { type: 'UpdateDisposition', dispositionId: id, changes: { ...changes, ...(changes.name !== undefined && { name: changes.name.trim() }) } });
+    const { name, description, priority } = changes;
+    await this.execute(ctx, { type: 'UpdateDisposition', dispositionId: id, changes: { ...(name !== undefined && { name: name.trim() }), ...(description !== undefined && { description }), ...(priority !== undefined && { priority }) } });
     return this.get(ctx, id);
   }
 
@@ -69,11 +70,11 @@ export class DispositionService {
 
   async updateGroup(ctx: RequestContext, id: string, changes: { name?: string; description?: string; dispositions?: string[] }): Promise<GroupView> {
     await assertNotForeign(this.groups, id, ctx.organizationId, GROUP_FORBIDDEN);
-    const { dispositions, ...rest } = changes;
+    const { name, description, dispositions } = changes;
     await this.execute(ctx, {
       type: 'UpdateDispositionGroup',
       groupId: id,
-      changes: { ...rest, ...(rest.name !== undefined && { name: rest.name.trim() }), ...(dispositions !== undefined && { dispositionIds: dispositions }) },
+      changes: { ...(name !== undefined && { name: name.trim() }), ...(description !== undefined && { description }), ...(dispositions !== undefined && { dispositionIds: dispositions }) },
     });
     return this.getGroup(ctx, id, false);
   }

@@ -3,7 +3,8 @@
  * claimed on the delivery (`StartWebhookAttempt`, with a lease): an attempt already claimed by someone
  * else whose lease holds, or one that is no longer the current one, is left alone, so two replicas or
  * a repeated poll never send the same attempt twice. The secret is read from the webhook settings at
- * attempt time; it never enters a delivery's events.
+ * attempt time; it never enters a delivery's events, and it is never sent: only the HMAC signature
+ * made with it is, so whoever sees a request on its way (a proxy, a log of headers) cannot sign one of its own.
  *
  * Exactly 200 is success. Any other status, a network error or a timeout fails the attempt; the
  * delivery then falls due again after an exponential backoff, and is abandoned after the last attempt.
@@ -82,7 +83,6 @@ export class WebhookSender {
     const timestamp = Math.floor(now().getTime() / 1000);
     const headers = {
       'content-type': 'application/json',
-      authorization: `Bearer ${settings.secret}`,
       'user-agent': 'voice-agent-webhooks/1',
       'x-webhook-id': delivery.deliveryId,
       'x-webhook-event': delivery.event,

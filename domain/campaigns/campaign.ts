@@ -11,6 +11,12 @@ export const campaignStreamId = (campaignId: string) => `campaign-${campaignId}`
 export type CampaignType = 'emi' | 'edi' | 'lead';
 export const CAMPAIGN_TYPES: Record<OrganizationType, readonly CampaignType[]> = { collection: ['emi', 'edi'], lead_generation: ['lead'] };
 
+/** The anchor's campaign languages, as words. */
+export const CAMPAIGN_LANGUAGES = ['hindi', 'english', 'bengali', 'telugu', 'marathi', 'tamil', 'gujarati', 'kannada', 'malayalam', 'punjabi', 'odia', 'assamese'] as const;
+export const CAMPAIGN_REGIONS = ['north', 'south', 'east', 'west', 'central'] as const;
+export type CampaignLanguage = (typeof CAMPAIGN_LANGUAGES)[number];
+export type CampaignRegion = (typeof CAMPAIGN_REGIONS)[number];
+
 export type CampaignDetails = {
   name: string;
   description: string;
@@ -21,7 +27,28 @@ export type CampaignDetails = {
   endDate: string | null;
   /** The workflow `useWorkflow` runs for the campaign's customers when the request names none; absent when never set. */
   workflowId?: string | null;
+  /**
+   * The anchor's calling window (`HH:MM`, 24-hour), languages, region and tags: kept and served back,
+   * informational (nothing is scheduled by them). Absent from campaigns created before they were taken.
+   */
+  startTime?: string | null;
+  endTime?: string | null;
+  languages?: CampaignLanguage[];
+  region?: CampaignRegion | null;
+  tags?: string[];
 };
+
+const DETAIL_FIELDS = ['name', 'description', 'language', 'agentId', 'dispositionGroupId', 'startDate', 'endDate', 'workflowId', 'startTime', 'endTime', 'languages', 'region', 'tags'] as const satisfies readonly (keyof CampaignDetails)[];
+
+/**
+ * The campaign fields of `changes`, and only those: whatever else a command or a stored event holds
+ * (an event recorded before requests were checked strictly may hold more) never reaches the state.
+ */
+export function campaignChanges(changes: Partial<CampaignDetails>): Partial<CampaignDetails> {
+  const picked: Record<string, unknown> = {};
+  for (const field of DETAIL_FIELDS) if (changes[field] !== undefined) picked[field] = changes[field];
+  return picked as Partial<CampaignDetails>;
+}
 
 export type CampaignState =
   | { status: 'none' }
@@ -65,12 +92,12 @@ export function decide(command: CampaignCommand, state: CampaignState): Campaign
       if (!allowed.includes(command.campaignType)) {
         throw invalid('Validation failed', { errors: [`campaignType must be one of ${allowed.join(', ')} for a ${command.organizationType} organization`] });
       }
-      const { type: _type, organizationType: _orgType, ...data } = command;
-      return [{ type: 'CampaignCreated', data }];
+      const { campaignId, organizationId, campaignType, at } = command;
+      return [{ type: 'CampaignCreated', data: { ...createdDetails(command), campaignId, organizationId, campaignType, at } }];
     }
     case 'UpdateCampaign': {
       const campaignId = ownedId(state, command.organizationId);
-      return [{ type: 'CampaignUpdated', data: { campaignId, changes: command.changes, at: command.at } }];
+      return [{ type: 'CampaignUpdated', data: { campaignId, changes: campaignChanges(command.changes), at: command.at } }];
     }
     case 'PauseCampaign': {
       const campaignId = ownedId(state, command.organizationId);
@@ -90,16 +117,21 @@ export function decide(command: CampaignCommand, state: CampaignState): Campaign
   }
 }
 
+/** The details a creation recorded, each named (the required ones present even in the oldest events). */
+export function createdDetails(data: CampaignDetails): CampaignDetails {
+  return { ...campaignChanges(data), name: data.name, description: data.description, language: data.language, agentId: data.agentId, dispositionGroupId: data.dispositionGroupId, startDate: data.startDate, endDate: data.endDate };
+}
+
 const ownedId = (state: CampaignState, organizationId: string): string => ownedCampaign(state, organizationId).campaignId;
 
 export function evolve(state: CampaignState, event: CampaignEvent): CampaignState {
   switch (event.type) {
     case 'CampaignCreated': {
-      const { at: _at, ...campaign } = event.data;
-      return { status: 'active', ...campaign };
+      const { campaignId, organizationId, campaignType } = event.data;
+      return { status: 'active', ...createdDetails(event.data), campaignId, organizationId, campaignType };
     }
     case 'CampaignUpdated':
-      return state.status === 'active' || state.status === 'paused' ? { ...state, ...event.data.changes } : state;
+      return state.status === 'active' || state.status === 'paused' ? { ...state, ...campaignChanges(event.data.changes) } : state;
     case 'CampaignPaused':
       return state.status === 'active' ? { ...state, status: 'paused' } : state;
     case 'CampaignResumed':

@@ -66,6 +66,18 @@ export const DUPLICATE_GROUP = 'A group with this name already exists';
 const nameKey = (name: string) => name.trim().toLowerCase();
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
+/**
+ * The fields a change may carry, and only those: whatever else a command or a stored event holds never
+ * reaches the state (an event recorded before requests were checked strictly may hold more).
+ */
+export function dispositionChanges({ name, description, priority }: Partial<Disposition>): Partial<Disposition> {
+  return { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(priority !== undefined && { priority }) };
+}
+
+export function groupChanges({ name, description, dispositionIds }: Partial<Group>): Partial<Group> {
+  return { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(dispositionIds !== undefined && { dispositionIds }) };
+}
+
 function disposition(state: CatalogState, id: string): Disposition {
   const found = state.dispositions.get(id);
   if (!found) throw notFound(DISPOSITION_NOT_FOUND);
@@ -126,7 +138,7 @@ export function decide(command: CatalogCommand, state: CatalogState): CatalogEve
     case 'UpdateDisposition': {
       disposition(state, command.dispositionId);
       if (command.changes.name !== undefined) assertDispositionNameFree(state, command.changes.name, command.dispositionId);
-      return [{ type: 'DispositionUpdated', data: { dispositionId: command.dispositionId, changes: command.changes, at } }];
+      return [{ type: 'DispositionUpdated', data: { dispositionId: command.dispositionId, changes: dispositionChanges(command.changes), at } }];
     }
     case 'DeleteDisposition': {
       disposition(state, command.dispositionId);
@@ -145,8 +157,7 @@ export function decide(command: CatalogCommand, state: CatalogState): CatalogEve
       const { name, description, dispositionIds } = command.changes;
       if (name !== undefined) assertGroupNameFree(state, name, command.groupId);
       if (dispositionIds !== undefined) assertKnown(state, dispositionIds);
-      const changes = { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(dispositionIds !== undefined && { dispositionIds: unique(dispositionIds) }) };
-      return [{ type: 'DispositionGroupUpdated', data: { groupId: command.groupId, changes, at } }];
+      return [{ type: 'DispositionGroupUpdated', data: { groupId: command.groupId, changes: groupChanges({ name, description, dispositionIds: dispositionIds && unique(dispositionIds) }), at } }];
     }
     case 'DeleteDispositionGroup': {
       group(state, command.groupId);
@@ -180,7 +191,7 @@ export function evolve(state: CatalogState, event: CatalogEvent): CatalogState {
       const current = state.dispositions.get(dispositionId);
       if (!current) return state;
       const dispositionNames = changes.name === undefined ? state.dispositionNames : renamed(state.dispositionNames, dispositionId, current.name, changes.name);
-      return { ...state, dispositions: changed(state.dispositions, dispositionId, { ...current, ...changes }), dispositionNames };
+      return { ...state, dispositions: changed(state.dispositions, dispositionId, { ...current, ...dispositionChanges(changes) }), dispositionNames };
     }
     case 'DispositionDeleted': {
       const gone = state.dispositions.get(event.data.dispositionId);
@@ -195,7 +206,7 @@ export function evolve(state: CatalogState, event: CatalogEvent): CatalogState {
       const current = state.groups.get(groupId);
       if (!current) return state;
       const groupNames = changes.name === undefined ? state.groupNames : renamed(state.groupNames, groupId, current.name, changes.name);
-      return { ...withGroup(state, groupId, (g) => ({ ...g, ...changes })), groupNames };
+      return { ...withGroup(state, groupId, (g) => ({ ...g, ...groupChanges(changes) })), groupNames };
     }
     case 'DispositionGroupDeleted': {
       const gone = state.groups.get(event.data.groupId);

@@ -3,10 +3,11 @@
  * secret they are signed with, and whether deliveries are on. One stream per organization.
  *
  * The secret lives here and nowhere else: deliveries do not copy it, the read model keeps only its
- * last characters, and each attempt reads the current secret from this stream (a rotated secret
- * signs the next attempt). Setting what is already set records nothing.
+ * last characters, views of the events mask it (`webhookSettingsSecretFields`), and each attempt reads
+ * the current secret from this stream to sign with (a rotated secret signs the next attempt); it is
+ * never sent. Setting what is already set records nothing.
  */
-import { assertNever, type Decider } from '../shared/decider';
+import { assertNever, type Decider, type DomainEvent } from '../shared/decider';
 import { invalid, notFound } from '../shared/errors';
 
 export const webhookSettingsStreamId = (organizationId: string) => `webhookSettings-${organizationId}`;
@@ -42,6 +43,16 @@ export type WebhookSettingsEvent =
   | { type: 'WebhookRemoved'; data: { organizationId: string; at: string } };
 
 export const webhookSettingsEventTypes = ['WebhookConfigured', 'WebhookRemoved'] as const satisfies readonly WebhookSettingsEvent['type'][];
+
+/**
+ * The data fields of each event type that hold a secret: no view of the history shows them (they are
+ * masked as `maskSecret` does). Field names are checked against the event's data. A feature whose
+ * events carry a credential declares its own beside its events.
+ */
+export type SecretFields<E extends DomainEvent> = { readonly [T in E['type']]?: readonly (keyof Extract<E, { type: T }>['data'] & string)[] };
+
+/** The signing secret: a receiver trusts whoever knows it, so it is shown once, to whoever set it. */
+export const webhookSettingsSecretFields: SecretFields<WebhookSettingsEvent> = { WebhookConfigured: ['secret'] };
 
 /** Why a URL cannot receive webhooks, or null: it must be an absolute http(s) URL. */
 export function urlProblem(url: string): string | null {
@@ -107,5 +118,5 @@ export const webhookSettingsDecider: Decider<WebhookSettingsCommand, WebhookSett
   decide,
 };
 
-/** What the API shows of a secret: its last four characters. */
+/** What the API shows of a secret (the settings read, every view of the events): its last four characters. */
 export const maskSecret = (secret: string) => `********${secret.slice(-4)}`;

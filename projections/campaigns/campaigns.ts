@@ -2,7 +2,7 @@
 import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
 import type { CampaignDetails, CampaignEvent, CampaignType } from '../../domain/campaigns/campaign';
-import { campaignEventTypes } from '../../domain/campaigns/campaign';
+import { campaignChanges, campaignEventTypes, createdDetails } from '../../domain/campaigns/campaign';
 
 export type CampaignDocument = CampaignDetails & {
   id: string;
@@ -28,11 +28,11 @@ export const campaignsProjection: Projection<CampaignDocument> = {
     const event = recorded as Event;
     switch (event.type) {
       case 'CampaignCreated': {
-        const { campaignId: _id, at, ...rest } = event.data;
-        return { id, ...rest, status: 'active', createdAt: at, updatedAt: at };
+        const { organizationId, campaignType, at } = event.data;
+        return { id, ...createdDetails(event.data), organizationId, campaignType, status: 'active', createdAt: at, updatedAt: at };
       }
       case 'CampaignUpdated':
-        return doc && { ...doc, ...event.data.changes, updatedAt: event.data.at };
+        return doc && { ...doc, ...campaignChanges(event.data.changes), updatedAt: event.data.at };
       case 'CampaignPaused':
         return doc && { ...doc, status: 'paused', updatedAt: event.data.at };
       case 'CampaignResumed':

@@ -1,7 +1,7 @@
 /** Read model of disposition groups, one document per group with its member ids in order. */
 import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
-import type { CatalogEvent } from '../../domain/dispositions/catalog';
+import { groupChanges, type CatalogEvent } from '../../domain/dispositions/catalog';
 
 export type DispositionGroupDocument = {
   id: string;
@@ -32,7 +32,7 @@ export const dispositionGroupsProjection: Projection<DispositionGroupDocument> =
         return { id, organizationId: recorded.metadata.organizationId ?? '', name, description, dispositionIds, createdAt: at, updatedAt: at };
       }
       case 'DispositionGroupUpdated':
-        return doc && { ...doc, ...event.data.changes, updatedAt: event.data.at };
+        return doc && { ...doc, ...groupChanges(event.data.changes), updatedAt: event.data.at };
       case 'DispositionGroupDeleted':
         return null;
       case 'DispositionsAddedToGroup':

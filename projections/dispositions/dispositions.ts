@@ -1,7 +1,7 @@
 /** Read model of dispositions (spec 2.6), one document per disposition. */
 import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
-import type { CatalogEvent } from '../../domain/dispositions/catalog';
+import { dispositionChanges, type CatalogEvent } from '../../domain/dispositions/catalog';
 
 export type DispositionDocument = {
   id: string;
@@ -32,7 +32,7 @@ export const dispositionsProjection: Projection<DispositionDocument> = {
         return { id, organizationId: recorded.metadata.organizationId ?? '', name, description, priority, createdAt: at, updatedAt: at };
       }
       case 'DispositionUpdated':
-        return doc && { ...doc, ...event.data.changes, updatedAt: event.data.at };
+        return doc && { ...doc, ...dispositionChanges(event.data.changes), updatedAt: event.data.at };
       case 'DispositionDeleted':
         return null;
       default:

@@ -172,6 +172,29 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
     expect(((await get('?type=NoSuchEvent')).body as Page).data).toEqual([]);
   });
 
+  it("never shows the webhook's signing secret, whatever the filter: the mask GET /webhooks shows instead", async () => {
+    const chosen = 'audit-leak-check-secret-0123456789';
+    const rotated = 'audit-leak-check-rotated-9876543210';
+    const put = (body: Record<string, unknown>) => t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'https://hooks.example.com/in', ...body } });
+    const generated = (await put({})).body.data.secret as string;
+    expect(generated).toMatch(/^whsec_/);
+    expect((await put({ secret: chosen })).status).toBe(200);
+    expect((await put({ secret: rotated })).status).toBe(200);
+    const secrets = [generated, chosen, rotated];
+    const auditor = await t.tokenFor(org.id, { scopes: ['audit:read'] });
+
+    const stream = encodeURIComponent(`webhookSettings-${org.id}`);
+    for (const query of ['', '?type=WebhookConfigured', `?stream=${stream}`, `?stream=${stream}&type=WebhookConfigured`, '?type=WebhookConfigured&limit=1']) {
+      const reply = await get(query, auditor);
+      expect({ query, status: reply.status }).toEqual({ query, status: 200 });
+      for (const secret of secrets) expect({ query, leaked: reply.text.includes(secret) }).toEqual({ query, leaked: false });
+    }
+    const configured = ((await get(`?stream=${stream}`, auditor)).body as Page).data;
+    expect(configured.map((e) => e.data.secret)).toEqual(secrets.map((s) => `********${s.slice(-4)}`));
+    expect(configured.at(-1).data).toMatchObject({ url: 'https://hooks.example.com/in', enabled: true });
+    expect((await t.request('GET', '/api/v1/webhooks', { token: org.token })).body.data.secret).toBe(configured.at(-1).data.secret);
+  });
+
   it('refuses bad cursors, limits, filters and unknown parameters with field-named errors', async () => {
     const cases: [string, string][] = [
       ['?after=-2', 'after must be an integer between -1 and 9007199254740991'],

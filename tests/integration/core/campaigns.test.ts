@@ -1,4 +1,5 @@
 import { startTestService, type TestService } from '../../support/test-service';
+import { loanRecord } from '../../support/records';
 
 describe('campaigns API', () => {
   let t: TestService;
@@ -30,6 +31,11 @@ describe('campaigns API', () => {
         dispositionGroupId: null,
         startDate: '2026-03-01',
         endDate: '2026-03-31',
+        startTime: null,
+        endTime: null,
+        languages: [],
+        region: null,
+        tags: [],
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       },
@@ -113,5 +119,68 @@ describe('campaigns API', () => {
       expect(missing.body.message).toBe('Campaign not found');
     }
     expect((await call('GET', `/campaigns/${id}`)).status).toBe(200);
+  });
+
+  it("takes the anchor's fields on create and update, serves them back, and answers updatedFields", async () => {
+    const anchor = { startTime: '09:30', endTime: '18:00', languages: ['hindi', 'tamil'], region: 'south', tags: ['q1', 'priority'] };
+    const created = await call('POST', '/campaigns/create', { name: 'Anchor', campaignType: 'emi', description: 'd', startDate: '2026-01-01', endDate: '2026-03-31', ...anchor, jsonData: [loanRecord('J-1'), loanRecord('J-2')] });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject(anchor);
+    expect(created.body.customers.results).toMatchObject({ total: 2, valid: 2, successful: 2, failed: 0 });
+    const id = created.body.data.id as string;
+    expect((await call('GET', `/campaigns/${id}/customers`)).body.pagination.total).toBe(2);
+    const events = await t.service.events.readStream(`campaign-${id}`);
+    expect(events[0]!.data).toMatchObject(anchor);
+
+    const updated = await call('PUT', `/campaigns/update/${id}`, { region: 'west', tags: [], endTime: null, jsonData: [loanRecord('J-3')] });
+    expect(updated.status).toBe(200);
+    expect(updated.body.updatedFields).toEqual(['endTime', 'region', 'tags']);
+    expect(updated.body.data).toMatchObject({ ...anchor, region: 'west', tags: [], endTime: null });
+    expect(updated.body.customers.results.successful).toBe(1);
+    expect((await call('GET', `/campaigns/${id}`)).body.data).toMatchObject({ region: 'west', tags: [], endTime: null, startTime: '09:30' });
+  });
+
+  it("refuses invalid anchor fields, and a jsonData record the organization's type refuses, before creating anything", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ startTime: '25:00' }, 'startTime is not valid'],
+      [{ endTime: '9:30' }, 'endTime is not valid'],
+      [{ languages: ['klingon'] }, 'languages[0] must be one of hindi, english, bengali, telugu, marathi, tamil, gujarati, kannada, malayalam, punjabi, odia, assamese'],
+      [{ region: 'northeast' }, 'region is not valid'],
+      [{ tags: [''] }, 'tags[0] must not be empty'],
+      [{ jsonData: [{ first_name: 'No key' }] }, 'jsonData[0].loan_id is required'],
+    ];
+    const before = (await call('GET', '/campaigns?limit=100')).body.pagination.total;
+    for (const [fields, message] of cases) {
+      const reply = await call('POST', '/campaigns/create', { name: 'Bad', campaignType: 'emi', ...fields });
+      expect({ fields, status: reply.status }).toEqual({ fields, status: 400 });
+      expect(reply.body.errors).toContain(message);
+    }
+    expect((await call('POST', '/campaigns/create', { name: 'Bad', campaignType: 'emi', jsonData: [{ first_name: 'No key' }] })).body.invalidRecords).toEqual([{ index: 0, id: null, errors: expect.arrayContaining(['jsonData[0].loan_id is required']) }]);
+    expect((await call('GET', '/campaigns?limit=100')).body.pagination.total).toBe(before);
+  });
+
+  it("refuses another organization's agent, disposition group or workflow on create and on update, as an unknown one", async () => {
+    const other = await t.newOrganization('collection');
+    const theirs = async (path: string, body: unknown) => (await call('POST', path, body, other.token)).body.data.id as string;
+    const agentId = await theirs('/agents', { name: 'Their agent' });
+    const dispositionGroupId = await theirs('/dispositions/groups/create', { name: 'Their group' });
+    const workflowId = await theirs('/workflows', { name: 'Their workflow', steps: [{ type: 'end' }] });
+    const mine = (await call('POST', '/campaigns/create', { name: 'Mine', campaignType: 'emi' })).body.data.id as string;
+    for (const [field, id, message] of [
+      ['agentId', agentId, 'agentId names no agent of this organization'],
+      ['dispositionGroupId', dispositionGroupId, 'dispositionGroupId names no disposition group of this organization'],
+      ['agentId', 'no-such-agent', 'agentId names no agent of this organization'],
+      ['workflowId', workflowId, expect.stringContaining('workflowId')],
+    ] as const) {
+      const created = await call('POST', '/campaigns/create', { name: `With ${field}`, campaignType: 'emi', [field]: id });
+      expect({ field, id, status: created.status, errors: created.body.errors }).toEqual({ field, id, status: 400, errors: [message] });
+      const updated = await call('PUT', `/campaigns/update/${mine}`, { [field]: id });
+      expect({ field, id, status: updated.status, errors: updated.body.errors }).toEqual({ field, id, status: 400, errors: [message] });
+    }
+    const agent = (await call('POST', '/agents', { name: 'My agent' })).body.data.id as string;
+    const group = (await call('POST', '/dispositions/groups/create', { name: 'My group' })).body.data.id as string;
+    const own = await call('POST', '/campaigns/create', { name: 'Own refs', campaignType: 'emi', agentId: agent, dispositionGroupId: group });
+    expect(own.status).toBe(201);
+    expect(own.body.data).toMatchObject({ agentId: agent, dispositionGroupId: group });
   });
 });
