@@ -19,6 +19,13 @@ export default tseslint.config(
   {
     // A decider imports nothing from infrastructure, projections or api.
     files: ['domain/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/infrastructure/**', '**/api/**', '**/projections/**', 'express', 'better-sqlite3', 'mongodb'] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['**/infrastructure/**', '**/api/**', '**/projections/**', 'express', 'better-sqlite3', 'mongodb'],
+        },
+      ],
+    },
   },
 );

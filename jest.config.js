@@ -3,7 +3,21 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs', moduleResolution: 'node10', target: 'es2022', sourceMap: true, esModuleInterop: true } }] },
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      {
+        tsconfig: {
+          isolatedModules: true,
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          target: 'es2022',
+          sourceMap: true,
+          esModuleInterop: true,
+        },
+      },
+    ],
+  },
   testTimeout: 30000,
   maxWorkers: 2,
 };

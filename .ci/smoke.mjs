@@ -27,12 +27,19 @@ let ready = false;
 // Readiness includes the speech engine's warm-up (about 8 s on 2 cores).
 for (let i = 0; i < 600 && !ready; i++) {
   await new Promise((r) => setTimeout(r, 100));
-  ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+  ready = await fetch(`${base}/readyz`).then(
+    (r) => r.ok,
+    () => false,
+  );
 }
 if (!ready) fail('not ready within 60 s');
 if (!output.includes('secrets.json')) fail('start-up did not say where the generated admin token is');
 const { adminToken } = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8'));
-const created = await fetch(`${base}/admin/v1/organizations`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Smoke', type: 'collection' }) });
+const created = await fetch(`${base}/admin/v1/organizations`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'Smoke', type: 'collection' }),
+});
 if (created.status !== 201) fail(`admin call answered ${created.status}`);
 child.kill('SIGTERM');
 const code = await exited;

@@ -43,13 +43,19 @@ import { readsIncludeEarlierWrites } from './http/consistent-reads';
 import { DEFAULT_BODY_BYTES, jsonBody } from './http/json-body';
 
 /** Routes whose bodies carry up to 10,000 items (customer records, numbers) may be `maxBodyBytes` long. */
-const BULK_ROUTES = [/^\/api\/v1\/customers\/add\/bulk\/?$/i, /^\/api\/v1\/blacklist\/bulk\/(add|remove)\/?$/i, /^\/api\/v1\/campaigns\/(create|update\/[^/]+)\/?$/i, /^\/admin\/v1\/numbers\/inventory\/?$/i];
+const BULK_ROUTES = [
+  /^\/api\/v1\/customers\/add\/bulk\/?$/i,
+  /^\/api\/v1\/blacklist\/bulk\/(add|remove)\/?$/i,
+  /^\/api\/v1\/campaigns\/(create|update\/[^/]+)\/?$/i,
+  /^\/admin\/v1\/numbers\/inventory\/?$/i,
+];
 
 /** The body reader of a request: the bulk limit on bulk routes, 1 MiB (or less, if configured so) elsewhere. */
 function bodyReader(maxBodyBytes: number): RequestHandler {
   const bulk = jsonBody(maxBodyBytes);
   const ordinary = jsonBody(Math.min(DEFAULT_BODY_BYTES, maxBodyBytes));
-  return (req, res, next) => (BULK_ROUTES.some((route) => route.test(req.originalUrl.split('?', 1)[0]!)) ? bulk : ordinary)(req, res, next);
+  return (req, res, next) =>
+    (BULK_ROUTES.some((route) => route.test(req.originalUrl.split('?', 1)[0]!)) ? bulk : ordinary)(req, res, next);
 }
 
 export type AppDeps = {
@@ -58,7 +64,15 @@ export type AppDeps = {
   metrics: Metrics;
   events: EventStore;
   runner: ProjectionRunner;
-  services: { organizations: OrganizationService; dispositions: DispositionService; campaigns: CampaignService; agents: AgentService; customers: CustomerService; numbers: NumberService; blacklist: BlacklistService };
+  services: {
+    organizations: OrganizationService;
+    dispositions: DispositionService;
+    campaigns: CampaignService;
+    agents: AgentService;
+    customers: CustomerService;
+    numbers: NumberService;
+    blacklist: BlacklistService;
+  };
   authenticate: Authenticator;
   speech: SpeechService | null;
   speechReady: () => boolean;
@@ -87,15 +101,37 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   if (deps.config.logLevel === 'debug') {
     app.use((req, res, next) => {
       const start = Date.now();
-      res.on('finish', () => deps.logger.debug('request', { requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - start }));
+      res.on('finish', () =>
+        deps.logger.debug('request', {
+          requestId: res.locals.requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Date.now() - start,
+        }),
+      );
       next();
     });
   }
   // Bodies are read after each part's authentication (jsonBody below), never for an anonymous caller.
   const body = bodyReader(deps.config.maxBodyBytes);
 
-  app.use(opsRouter({ events: deps.events, runner: deps.runner, metrics: deps.metrics, shuttingDown: deps.shuttingDown, speechReady: deps.speechReady, openapi: deps.features.flatMap((f) => f.openapi) }));
-  app.use('/admin/v1', requireSecret(deps.config.adminToken), body, adminRouter(deps.services.organizations, deps.services.numbers));
+  app.use(
+    opsRouter({
+      events: deps.events,
+      runner: deps.runner,
+      metrics: deps.metrics,
+      shuttingDown: deps.shuttingDown,
+      speechReady: deps.speechReady,
+      openapi: deps.features.flatMap((f) => f.openapi),
+    }),
+  );
+  app.use(
+    '/admin/v1',
+    requireSecret(deps.config.adminToken),
+    body,
+    adminRouter(deps.services.organizations, deps.services.numbers),
+  );
 
   // Authenticated during the handshake (speech/socket-auth.ts), before the token check below.
   const sockets = Router();
@@ -103,7 +139,8 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
 
   // Carriers' webhooks: authenticated with the carrier's shared secret, not an organization token.
   app.use('/carrier/v1', carrierRouter(deps.calls.reports, deps.config.carrierWebhookSecret, body));
-  for (const feature of deps.features) for (const inbound of feature.inbound) app.use(inbound.path, inbound.router(body));
+  for (const feature of deps.features)
+    for (const inbound of feature.inbound) app.use(inbound.path, inbound.router(body));
 
   const api = Router();
   // The recording endpoint's errors carry no `success` field (spec 7.1), its 401 included.

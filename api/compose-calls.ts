@@ -63,7 +63,10 @@ export type Calls = Awaited<ReturnType<typeof composeCalls>>;
 
 export async function composeCalls(deps: CallsDeps) {
   const { config, collections, env } = deps;
-  const blobs: BlobStore = config.readStore === 'memory' ? new MemoryBlobStore() : await FilesystemBlobStore.open(join(config.dataDir, 'recordings'));
+  const blobs: BlobStore =
+    config.readStore === 'memory'
+      ? new MemoryBlobStore()
+      : await FilesystemBlobStore.open(join(config.dataDir, 'recordings'));
 
   /** A disposition id stands for itself; a group id for the group's members (the outcomes a call may take). */
   const dispositionsOf = async (organizationId: string, id: string) => {
@@ -98,20 +101,40 @@ export async function composeCalls(deps: CallsDeps) {
   // Recordings need the speech engine: a process without it (SERVICES=agent) records no audio.
   const record: RecordConversation | undefined = engine
     ? async (call) => {
-        const wav = await renderConversation(engine, { language: call.language, agentVoiceId: call.agentVoiceId, turns: call.turns });
+        const wav = await renderConversation(engine, {
+          language: call.language,
+          agentVoiceId: call.agentVoiceId,
+          turns: call.turns,
+        });
         const recordingId = env.newId();
         await blobs.put(recordingBlobKey(recordingId), wav, RECORDING_CONTENT_TYPE);
         return recordingId;
       }
     : undefined;
-  const carrier = builtinCarrier({ reports, speed: config.simulationSpeed, newId: env.newId, record, logger: deps.logger, now: env.now });
+  const carrier = builtinCarrier({
+    reports,
+    speed: config.simulationSpeed,
+    newId: env.newId,
+    record,
+    logger: deps.logger,
+    now: env.now,
+  });
 
   const lookups: DialLookups = {
     organizationType: async (org) => (await collections.organizations.get(org))?.type ?? null,
-    customer: async (_org, campaignId, key) => (await collections.customers.get(customerDocumentId(campaignId, key)))?.data ?? null,
+    customer: async (_org, campaignId, key) =>
+      (await collections.customers.get(customerDocumentId(campaignId, key)))?.data ?? null,
     agent: async (org, agentId) => {
       const agent = await agentOf(org, agentId);
-      return agent && { name: agent.name, language: agent.language, voiceId: agent.voiceId, ...(agent.greeting && { greeting: agent.greeting }), ...(agent.lines && { lines: agent.lines }) };
+      return (
+        agent && {
+          name: agent.name,
+          language: agent.language,
+          voiceId: agent.voiceId,
+          ...(agent.greeting && { greeting: agent.greeting }),
+          ...(agent.lines && { lines: agent.lines }),
+        }
+      );
     },
     dispositions: dispositionsOf,
   };
@@ -126,7 +149,12 @@ export async function composeCalls(deps: CallsDeps) {
     carrier,
     managers: [callDispatcher(dispatch)],
     /** Plays on the built-in carrier's calls that a stop cut short. */
-    resumer: resumeAfterRestart({ runner: deps.runner, logger: deps.logger, what: 'calls', resume: () => resumeOpenCalls({ ...dispatch, openCalls, startedAt, logger: deps.logger }) }),
+    resumer: resumeAfterRestart({
+      runner: deps.runner,
+      logger: deps.logger,
+      what: 'calls',
+      resume: () => resumeOpenCalls({ ...dispatch, openCalls, startedAt, logger: deps.logger }),
+    }),
     agentOf,
     dispositionsOf,
     logs: new LogService(await deps.reads.collection(callLogsProjection.collection)),

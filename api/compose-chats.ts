@@ -29,18 +29,61 @@ import type { Route } from './ops/openapi';
 export type Chats = { feature: Feature; sending: ChatSending };
 
 const OPENAPI: Route[] = [
-  { method: 'post', path: '/api/v1/chat/templates', summary: 'Create a chat template ({{placeholders}} of the customer record)', body: CreateTemplateBody, scope: 'chat:write' },
-  { method: 'get', path: '/api/v1/chat/templates', summary: 'List chat templates (scope chat:write or campaigns:read)', scope: 'campaigns:read', query: ['page', 'limit', 'search'] },
-  { method: 'get', path: '/api/v1/chat/templates/{id}', summary: 'Get a chat template (scope chat:write or campaigns:read)', scope: 'campaigns:read' },
-  { method: 'post', path: '/api/v1/initiate/{campaignId}/chat', summary: 'Send a chat template to the customers of a campaign that match the filters (spec 4.11)', body: InitiateChatBody, scope: 'chat:write' },
-  { method: 'get', path: '/api/v1/communication/chat/{message_id}', summary: 'One chat message with its conversation and delivery errors (spec 4.5)', scope: 'logs:read' },
-  { method: 'post', path: '/chat/v1/{provider}/reports', summary: "A chat platform's message report (webhook; bearer CHAT_WEBHOOK_SECRET)", body: ChatReportBody, admin: true },
-  { method: 'get', path: '/chat/v1/errors', summary: 'The chat delivery error reference (HTML; what `href` of a delivery error links to; no token needed)', public: true },
+  {
+    method: 'post',
+    path: '/api/v1/chat/templates',
+    summary: 'Create a chat template ({{placeholders}} of the customer record)',
+    body: CreateTemplateBody,
+    scope: 'chat:write',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/chat/templates',
+    summary: 'List chat templates (scope chat:write or campaigns:read)',
+    scope: 'campaigns:read',
+    query: ['page', 'limit', 'search'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/chat/templates/{id}',
+    summary: 'Get a chat template (scope chat:write or campaigns:read)',
+    scope: 'campaigns:read',
+  },
+  {
+    method: 'post',
+    path: '/api/v1/initiate/{campaignId}/chat',
+    summary: 'Send a chat template to the customers of a campaign that match the filters (spec 4.11)',
+    body: InitiateChatBody,
+    scope: 'chat:write',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/communication/chat/{message_id}',
+    summary: 'One chat message with its conversation and delivery errors (spec 4.5)',
+    scope: 'logs:read',
+  },
+  {
+    method: 'post',
+    path: '/chat/v1/{provider}/reports',
+    summary: "A chat platform's message report (webhook; bearer CHAT_WEBHOOK_SECRET)",
+    body: ChatReportBody,
+    admin: true,
+  },
+  {
+    method: 'get',
+    path: '/chat/v1/errors',
+    summary: 'The chat delivery error reference (HTML; what `href` of a delivery error links to; no token needed)',
+    public: true,
+  },
 ];
 
 export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<Chats> {
   const { collections, calls, env } = deps;
-  const templates = new TemplateService(deps.commands, await deps.reads.collection<ChatTemplateDocument>(chatTemplatesProjection.collection), env);
+  const templates = new TemplateService(
+    deps.commands,
+    await deps.reads.collection<ChatTemplateDocument>(chatTemplatesProjection.collection),
+    env,
+  );
   const sending = new ChatSender(
     deps.commands,
     {
@@ -52,10 +95,16 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
     env,
   );
   const reports = new ChatPlatformReports(deps.commands);
-  const platform = builtinChatPlatform({ reports, speed: deps.config.simulationSpeed, logger: deps.logger, now: env.now });
+  const platform = builtinChatPlatform({
+    reports,
+    speed: deps.config.simulationSpeed,
+    logger: deps.logger,
+    now: env.now,
+  });
   const lookups: ChatDispatchLookups = {
     organizationType: async (org) => (await collections.organizations.get(org))?.type ?? null,
-    customer: async (_org, campaignId, key) => (await collections.customers.get(customerDocumentId(campaignId, key)))?.data ?? null,
+    customer: async (_org, campaignId, key) =>
+      (await collections.customers.get(customerDocumentId(campaignId, key)))?.data ?? null,
     agent: async (org, agentId) => {
       const agent = await calls.agentOf(org, agentId);
       return agent && { name: agent.name, ...(isLanguageCode(agent.language) && { language: agent.language }) };
@@ -67,17 +116,31 @@ export async function composeChats(deps: CallsDeps & { calls: Calls }): Promise<
   const openChats = await deps.reads.collection<OpenChatDocument>(openChatsProjection.collection);
   const startedAt = env.now().toISOString();
   // The built-in platform's chats that a stop cut short play on.
-  const resumer = resumeAfterRestart({ runner: deps.runner, logger: deps.logger, what: 'chats', resume: () => resumeOpenChats({ ...dispatch, openChats, startedAt, logger: deps.logger }) });
+  const resumer = resumeAfterRestart({
+    runner: deps.runner,
+    logger: deps.logger,
+    what: 'chats',
+    resume: () => resumeOpenChats({ ...dispatch, openChats, startedAt, logger: deps.logger }),
+  });
   // Chats whose platform never reports the end are closed after CHAT_INACTIVITY_TIMEOUT_SECONDS without activity.
   const idleChats = await deps.reads.collection<IdleChatDocument>(idleChatsProjection.collection);
-  const inactivity = inactivityTimer({ commands: deps.commands, chats: idleChats, now: env.now, timeoutSeconds: deps.config.chatInactivityTimeoutSeconds, logger: deps.logger });
+  const inactivity = inactivityTimer({
+    commands: deps.commands,
+    chats: idleChats,
+    now: env.now,
+    timeoutSeconds: deps.config.chatInactivityTimeoutSeconds,
+    logger: deps.logger,
+  });
 
   return {
     sending,
     feature: {
       managers: [chatDispatcher(dispatch)],
       routes: [chatsRouter(templates, initiate)],
-      inbound: [{ path: '/chat/v1', router: () => chatErrorReferenceRouter() }, { path: '/chat/v1', router: (body) => chatWebhookRouter(reports, deps.config.chatWebhookSecret, body) }],
+      inbound: [
+        { path: '/chat/v1', router: () => chatErrorReferenceRouter() },
+        { path: '/chat/v1', router: (body) => chatWebhookRouter(reports, deps.config.chatWebhookSecret, body) },
+      ],
       openapi: OPENAPI,
       start: async () => {
         resumer.start();

@@ -37,13 +37,33 @@ export async function composeWebhooks(deps: CallsDeps): Promise<Webhooks> {
     concurrency: 16,
     logger,
   });
-  const poller = new DuePoller(deliveries, sender.attempt, { name: 'webhook-deliveries', now: env.now, where: { pending: true }, intervalMs: 250, logger });
-  const scheduler = webhookScheduler({ commands, logs, now: env.now, waitFor: (position, timeoutMs) => deps.runner.waitFor(position, timeoutMs), scheduled: () => poller.poke() });
+  const poller = new DuePoller(deliveries, sender.attempt, {
+    name: 'webhook-deliveries',
+    now: env.now,
+    where: { pending: true },
+    intervalMs: 250,
+    logger,
+  });
+  const scheduler = webhookScheduler({
+    commands,
+    logs,
+    now: env.now,
+    waitFor: (position, timeoutMs) => deps.runner.waitFor(position, timeoutMs),
+    scheduled: () => poller.poke(),
+  });
 
   return {
     feature: {
       managers: [scheduler],
-      routes: [webhooksRouter(new WebhookSettingsService(commands, settings, env, { allowPrivateNetworks: config.webhookAllowPrivateNetworks, isPrivateAddress }), new WebhookDeliveriesService(deliveries))],
+      routes: [
+        webhooksRouter(
+          new WebhookSettingsService(commands, settings, env, {
+            allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+            isPrivateAddress,
+          }),
+          new WebhookDeliveriesService(deliveries),
+        ),
+      ],
       inbound: [],
       openapi: WEBHOOK_ROUTES,
       start: async () => poller.start(),

@@ -4,7 +4,12 @@
  */
 import type { WorkflowStarter } from '../application/customers/customer-service';
 import { DuePoller } from '../application/scheduling/due-poller';
-import { endWaitHandler, workflowOutcomeManager, workflowRunManager, type RunManagerDeps } from '../application/workflows/run-manager';
+import {
+  endWaitHandler,
+  workflowOutcomeManager,
+  workflowRunManager,
+  type RunManagerDeps,
+} from '../application/workflows/run-manager';
 import { workflowStarter } from '../application/workflows/workflow-starter';
 import { WorkflowService } from '../application/workflows/workflow-service';
 import { workflowContactsProjection, type WorkflowContactDocument } from '../projections/workflows/workflow-contacts';
@@ -21,12 +26,46 @@ import { CreateWorkflowBody, UpdateWorkflowBody } from './workflows/schemas';
 export type Workflows = { feature: Feature; starter: WorkflowStarter };
 
 const OPENAPI: Route[] = [
-  { method: 'post', path: '/api/v1/workflows', summary: 'Create a workflow (ordered steps: send_chat, place_call, wait, wait_for_outcome, branch, end)', body: CreateWorkflowBody, scope: 'campaigns:write' },
-  { method: 'get', path: '/api/v1/workflows', summary: 'List workflows (scope campaigns:read or campaigns:write)', scope: 'campaigns:read', query: ['page', 'limit', 'search'] },
-  { method: 'get', path: '/api/v1/workflows/{id}', summary: 'Get a workflow (scope campaigns:read or campaigns:write)', scope: 'campaigns:read' },
-  { method: 'put', path: '/api/v1/workflows/{id}', summary: 'Change the name, the steps or both (runs already started keep the steps they took)', body: UpdateWorkflowBody, scope: 'campaigns:write' },
-  { method: 'delete', path: '/api/v1/workflows/{id}', summary: 'Delete a workflow (its history is kept; runs already started finish)', scope: 'campaigns:write' },
-  { method: 'get', path: '/api/v1/workflows/{id}/runs', summary: "A workflow's runs, oldest first: status, current step and each step's outcome", scope: 'campaigns:read', query: ['page', 'limit', 'status'] },
+  {
+    method: 'post',
+    path: '/api/v1/workflows',
+    summary: 'Create a workflow (ordered steps: send_chat, place_call, wait, wait_for_outcome, branch, end)',
+    body: CreateWorkflowBody,
+    scope: 'campaigns:write',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/workflows',
+    summary: 'List workflows (scope campaigns:read or campaigns:write)',
+    scope: 'campaigns:read',
+    query: ['page', 'limit', 'search'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/workflows/{id}',
+    summary: 'Get a workflow (scope campaigns:read or campaigns:write)',
+    scope: 'campaigns:read',
+  },
+  {
+    method: 'put',
+    path: '/api/v1/workflows/{id}',
+    summary: 'Change the name, the steps or both (runs already started keep the steps they took)',
+    body: UpdateWorkflowBody,
+    scope: 'campaigns:write',
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/workflows/{id}',
+    summary: 'Delete a workflow (its history is kept; runs already started finish)',
+    scope: 'campaigns:write',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/workflows/{id}/runs',
+    summary: "A workflow's runs, oldest first: status, current step and each step's outcome",
+    scope: 'campaigns:read',
+    query: ['page', 'limit', 'status'],
+  },
 ];
 
 export async function composeWorkflows(deps: CallsDeps & { calls: Calls; chats: Chats }): Promise<Workflows> {
@@ -48,7 +87,11 @@ export async function composeWorkflows(deps: CallsDeps & { calls: Calls; chats: 
     },
     env,
   );
-  const timer = new DuePoller(collections.waits, endWaitHandler({ commands, now: env.now }), { name: 'workflow-waits', now: env.now, logger: deps.logger });
+  const timer = new DuePoller(collections.waits, endWaitHandler({ commands, now: env.now }), {
+    name: 'workflow-waits',
+    now: env.now,
+    logger: deps.logger,
+  });
   const managerDeps: RunManagerDeps = {
     commands,
     events: deps.events,

@@ -37,7 +37,10 @@ import { campaignsProjection, type CampaignDocument } from '../projections/campa
 import { customersProjection, type CustomerDocument } from '../projections/customers/customers';
 import { blacklistProjection, type BlacklistDocument } from '../projections/blacklist/blacklist';
 import { numbersProjection, type NumberDocument } from '../projections/numbers/numbers';
-import { dispositionGroupsProjection, type DispositionGroupDocument } from '../projections/dispositions/disposition-groups';
+import {
+  dispositionGroupsProjection,
+  type DispositionGroupDocument,
+} from '../projections/dispositions/disposition-groups';
 import { dispositionsProjection, type DispositionDocument } from '../projections/dispositions/dispositions';
 import { allProjections } from '../projections';
 import { organizationsProjection, type OrganizationDocument } from '../projections/organizations/organizations';
@@ -58,13 +61,32 @@ import { Metrics } from './http/metrics';
 /** How long the projections hold back, at most, for each batch while a bulk request is writing. */
 const BULK_GIVE_WAY_MS = 1000;
 
-export type Overrides = { now?: () => Date; newId?: () => string; logger?: Logger; events?: EventStore; reads?: ReadStore; speechEngine?: SpeechEngine };
+export type Overrides = {
+  now?: () => Date;
+  newId?: () => string;
+  logger?: Logger;
+  events?: EventStore;
+  reads?: ReadStore;
+  speechEngine?: SpeechEngine;
+};
 
 /** Serves the speech WebSocket on the server; the handshake is authenticated before the upgrade. */
-function attachSpeechSocket(app: Express, server: Server, sockets: Router, speech: SpeechService, authenticate: Authenticator, logger: Logger) {
-  const instance = expressWs(app, server, { wsOptions: { verifyClient: verifySpeechClient(authenticate), maxPayload: 1 << 20 } });
+function attachSpeechSocket(
+  app: Express,
+  server: Server,
+  sockets: Router,
+  speech: SpeechService,
+  authenticate: Authenticator,
+  logger: Logger,
+) {
+  const instance = expressWs(app, server, {
+    wsOptions: { verifyClient: verifySpeechClient(authenticate), maxPayload: 1 << 20 },
+  });
   instance.applyTo(sockets);
-  (sockets as Router & { ws: (path: string, handler: (ws: WebSocket, req: IncomingMessage) => void) => void }).ws('/get_speech', (ws, req) => serveSpeechSocket(ws, socketContext(req), speech, logger));
+  (sockets as Router & { ws: (path: string, handler: (ws: WebSocket, req: IncomingMessage) => void) => void }).ws(
+    '/get_speech',
+    (ws, req) => serveSpeechSocket(ws, socketContext(req), speech, logger),
+  );
   const wss = instance.getWss();
   // Ahead of express-ws's routing: a socket no route takes, or taken after a wait, is covered too.
   wss.prependListener('connection', (ws) => closeOnRefusedFrames(ws, logger));
@@ -90,7 +112,10 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const events = overrides.events ?? (await openEventStore(config));
   const reads = overrides.reads ?? (await openReadStore(config));
   const foreground = new Foreground();
-  const runner = new ProjectionRunner(events, reads, allProjections, { logger, giveWay: () => foreground.quietOfBulk(BULK_GIVE_WAY_MS) });
+  const runner = new ProjectionRunner(events, reads, allProjections, {
+    logger,
+    giveWay: () => foreground.quietOfBulk(BULK_GIVE_WAY_MS),
+  });
   await runner.start();
 
   const env: ServiceEnvironment = {
@@ -99,7 +124,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     newId: overrides.newId ?? (() => timeOrderedId()),
     readYourWrites: async (position) => {
       if (position < 0) return;
-      if (!(await runner.waitFor(position, config.readYourWritesTimeoutMs))) logger.warn('read models did not catch up in time', { position });
+      if (!(await runner.waitFor(position, config.readYourWritesTimeoutMs)))
+        logger.warn('read models did not catch up in time', { position });
     },
   };
   const commands = new CommandHandler(events, env.now);
@@ -113,7 +139,10 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     numbers: await reads.collection<NumberDocument>(numbersProjection.collection),
     blacklist: await reads.collection<BlacklistDocument>(blacklistProjection.collection),
   };
-  const engine = config.services.has('speech') ? (overrides.speechEngine ?? createEspeakSpeechEngine({ logger, workers: config.speechWorkers, warmUpRounds: config.speechWarmUpRounds })) : null;
+  const engine = config.services.has('speech')
+    ? (overrides.speechEngine ??
+      createEspeakSpeechEngine({ logger, workers: config.speechWorkers, warmUpRounds: config.speechWarmUpRounds }))
+    : null;
   const numbers = new NumberService(commands, collections.numbers, env);
   const blacklist = new BlacklistService(commands, collections.blacklist, env);
   const base = { config, logger, events, reads, runner, commands, env, engine, numbers, blacklist, collections };
@@ -123,11 +152,21 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const webhooks = await composeWebhooks(base);
   const features: Feature[] = [chats.feature, workflows.feature, webhooks.feature];
   const readModelsAt = async (position: number, signal: AbortSignal) => void (await runner.reached(position, signal));
-  const processes = new ProcessManagerRunner(events, reads, [...calls.managers, ...features.flatMap((f) => f.managers)], { logger, foreground, readModelsAt });
+  const processes = new ProcessManagerRunner(
+    events,
+    reads,
+    [...calls.managers, ...features.flatMap((f) => f.managers)],
+    { logger, foreground, readModelsAt },
+  );
   const references = new References(collections);
   const customers = new CustomerService(commands, collections.customers, calls.placer, env, workflows.starter);
   const services = {
-    organizations: new OrganizationService(commands, collections.organizations, tokenSigner(config.jwtSecret, config.jwt), env),
+    organizations: new OrganizationService(
+      commands,
+      collections.organizations,
+      tokenSigner(config.jwtSecret, config.jwt),
+      env,
+    ),
     dispositions: new DispositionService(commands, collections.dispositions, collections.groups, env),
     campaigns: new CampaignService(commands, collections.campaigns, references, customers, env),
     agents: new AgentService(commands, collections.agents, env),
@@ -139,13 +178,16 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   if (config.services.has('agent')) await services.numbers.seedBuiltinInventory();
   // An organization's type never changes and organizations are never removed, so it is cached.
   const organizationTypes = new Map<string, OrganizationType>();
-  const authenticate = authenticator(cachedVerifier(tokenVerifier({ secret: config.jwtSecret, ...config.jwt })), async (id) => {
-    const known = organizationTypes.get(id);
-    if (known) return known;
-    const type = (await collections.organizations.get(id))?.type ?? null;
-    if (type && organizationTypes.size < 100_000) organizationTypes.set(id, type);
-    return type;
-  });
+  const authenticate = authenticator(
+    cachedVerifier(tokenVerifier({ secret: config.jwtSecret, ...config.jwt })),
+    async (id) => {
+      const known = organizationTypes.get(id);
+      if (known) return known;
+      const type = (await collections.organizations.get(id))?.type ?? null;
+      if (type && organizationTypes.size < 100_000) organizationTypes.set(id, type);
+      return type;
+    },
+  );
 
   // Warming runs in the background: /readyz answers 503 until it is done.
   let speechWarm = engine === null;
@@ -166,8 +208,27 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     });
     await env.readYourWrites(head);
   };
-  const analytics = new AnalyticsService(await reads.collection(callLogsProjection.collection), collections.dispositions);
-  const { app, sockets } = buildApp({ config, logger, metrics, events, runner, services, calls, analytics, features, foreground, authenticate, speech, readsCaughtUp, shuttingDown: () => shuttingDown, speechReady: () => speechWarm });
+  const analytics = new AnalyticsService(
+    await reads.collection(callLogsProjection.collection),
+    collections.dispositions,
+  );
+  const { app, sockets } = buildApp({
+    config,
+    logger,
+    metrics,
+    events,
+    runner,
+    services,
+    calls,
+    analytics,
+    features,
+    foreground,
+    authenticate,
+    speech,
+    readsCaughtUp,
+    shuttingDown: () => shuttingDown,
+    speechReady: () => speechWarm,
+  });
   // Queued calls are dialed by agent processes only.
   if (config.services.has('agent')) {
     await processes.start();

@@ -9,7 +9,12 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  service.logger.info('listening', { port, eventStore: config.eventStore, readStore: config.readStore, dataDir: config.dataDir });
+  service.logger.info('listening', {
+    port,
+    eventStore: config.eventStore,
+    readStore: config.readStore,
+    dataDir: config.dataDir,
+  });
   printWelcome(port, config.secretsFile);
 
   let stopping = false;
@@ -43,7 +48,9 @@ function printWelcome(port: number, secretsFile: string | null): void {
   const lines = [
     '',
     `Service listening on ${base}`,
-    secretsFile ? `Admin token (generated): see "adminToken" in ${secretsFile}` : 'Admin token: the ADMIN_TOKEN environment variable',
+    secretsFile
+      ? `Admin token (generated): see "adminToken" in ${secretsFile}`
+      : 'Admin token: the ADMIN_TOKEN environment variable',
     'Try it: register an organization, then issue it a token:',
     `  curl -s -X POST ${base}/admin/v1/organizations -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '{"name":"Acme Collections","type":"collection"}'`,
     `  curl -s -X POST ${base}/admin/v1/organizations/<id>/tokens -H "Authorization: Bearer ${token}"`,

@@ -49,7 +49,12 @@ export class CommandHandler {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  handle<Command, Event extends DomainEvent, State>(decider: Decider<Command, Event, State>, streamId: string, command: Command, context: CommandContext): Promise<CommandResult<Event>> {
+  handle<Command, Event extends DomainEvent, State>(
+    decider: Decider<Command, Event, State>,
+    streamId: string,
+    command: Command,
+    context: CommandContext,
+  ): Promise<CommandResult<Event>> {
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(streamId);
       const pending = { command, context, resolve: resolve as Pending['resolve'], reject };
@@ -76,7 +81,11 @@ export class CommandHandler {
     this.queues.delete(streamId);
   }
 
-  private async decideAndAppend(decider: Decider<unknown, DomainEvent, unknown>, streamId: string, batch: Pending[]): Promise<void> {
+  private async decideAndAppend(
+    decider: Decider<unknown, DomainEvent, unknown>,
+    streamId: string,
+    batch: Pending[],
+  ): Promise<void> {
     const cached = this.cache.get(streamId);
     let { state, revision } = cached ?? { state: decider.initialState(), revision: -1 };
     let fresh = false;
@@ -104,7 +113,9 @@ export class CommandHandler {
       let result = { nextExpectedRevision: revision, position: -1 };
       if (events.length > 0) {
         try {
-          result = await this.store.appendToStream(streamId, events, { expectedRevision: revision < 0 ? 'no_stream' : revision });
+          result = await this.store.appendToStream(streamId, events, {
+            expectedRevision: revision < 0 ? 'no_stream' : revision,
+          });
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
           if (fresh) await new Promise((r) => setTimeout(r, Math.random() * attempt * 2));
@@ -117,14 +128,22 @@ export class CommandHandler {
       batch.forEach((p, i) => {
         const outcome = outcomes[i]!;
         if ('error' in outcome) p.reject(outcome.error);
-        else p.resolve({ events: outcome.events, nextExpectedRevision: result.nextExpectedRevision, position: outcome.events.length > 0 ? result.position : -1 });
+        else
+          p.resolve({
+            events: outcome.events,
+            nextExpectedRevision: result.nextExpectedRevision,
+            position: outcome.events.length > 0 ? result.position : -1,
+          });
       });
       return;
     }
   }
 
   /** The current state of an aggregate, read from the store (from the cached revision on). */
-  async load<Command, Event extends DomainEvent, State>(decider: Decider<Command, Event, State>, streamId: string): Promise<{ state: State; revision: number }> {
+  async load<Command, Event extends DomainEvent, State>(
+    decider: Decider<Command, Event, State>,
+    streamId: string,
+  ): Promise<{ state: State; revision: number }> {
     const cached = this.cache.get(streamId) as { state: State; revision: number } | undefined;
     let state = cached ? cached.state : decider.initialState();
     let revision = cached?.revision ?? -1;

@@ -31,7 +31,8 @@ export class Foreground {
       ended = true;
       this.active -= active;
       this.bulk -= bulk;
-      for (const waiter of [...this.waiting]) if (this.bulk === 0 && (waiter.bulkOnly || this.active === 0)) waiter.wake();
+      for (const waiter of [...this.waiting])
+        if (this.bulk === 0 && (waiter.bulkOnly || this.active === 0)) waiter.wake();
     };
   }
 

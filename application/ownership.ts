@@ -18,7 +18,12 @@ export async function ownedDocument<T extends { organizationId: string }>(
 }
 
 /** As ownedDocument, but a missing document is left for the decider to judge. */
-export async function assertNotForeign<T extends { organizationId: string }>(collection: ReadCollection<T>, id: string, organizationId: string, message: string): Promise<void> {
+export async function assertNotForeign<T extends { organizationId: string }>(
+  collection: ReadCollection<T>,
+  id: string,
+  organizationId: string,
+  message: string,
+): Promise<void> {
   const doc = await collection.get(id);
   if (doc && doc.organizationId !== organizationId) throw forbidden(message);
 }

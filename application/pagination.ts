@@ -1,6 +1,13 @@
 import type { Query, ReadCollection } from './ports/read-store';
 
-export type Pagination = { page: number; per_page: number; total: number; total_pages: number; has_next: boolean; has_prev: boolean };
+export type Pagination = {
+  page: number;
+  per_page: number;
+  total: number;
+  total_pages: number;
+  has_next: boolean;
+  has_prev: boolean;
+};
 
 export function pagination(page: number, perPage: number, total: number): Pagination {
   const totalPages = Math.ceil(total / perPage);
@@ -16,6 +23,9 @@ export async function findPage<T>(
   page: { page: number; limit: number },
   sort: NonNullable<Query['sort']> = { field: 'createdAt', order: 'desc' },
 ): Promise<{ docs: T[]; pagination: Pagination }> {
-  const [docs, total] = await Promise.all([collection.find({ ...filter, sort, offset: offsetOf(page.page, page.limit), limit: page.limit }), collection.count(filter)]);
+  const [docs, total] = await Promise.all([
+    collection.find({ ...filter, sort, offset: offsetOf(page.page, page.limit), limit: page.limit }),
+    collection.count(filter),
+  ]);
   return { docs, pagination: pagination(page.page, page.limit, total) };
 }

@@ -81,7 +81,10 @@ export class ProcessManagerRunner {
       try {
         await this.run(manager, after, signal);
       } catch (error) {
-        this.options.logger?.error('process manager stopped on a store error; resuming', { manager: manager.name, error: String(error) });
+        this.options.logger?.error('process manager stopped on a store error; resuming', {
+          manager: manager.name,
+          error: String(error),
+        });
         await pause(1000, signal);
         after = await this.reads.checkpoint(checkpointName(manager)).catch(() => after);
       }
@@ -92,9 +95,15 @@ export class ProcessManagerRunner {
     const types = new Set(manager.eventTypes);
     let persisted = { position: after, at: Date.now() };
     let pendingCheckpoint: number | null = null;
-    for await (const batch of subscribeToAll(this.events, { after, batchSize: 200, pollMs: this.options.pollMs ?? 500, signal })) {
+    for await (const batch of subscribeToAll(this.events, {
+      after,
+      batchSize: 200,
+      pollMs: this.options.pollMs ?? 500,
+      signal,
+    })) {
       const byStream = new Map<string, RecordedEvent[]>();
-      for (const event of batch) if (types.has(event.type)) byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
+      for (const event of batch)
+        if (types.has(event.type)) byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
       const streams = [...byStream.values()];
       const handled = streams.length;
       // Requests being answered go first; this work waits for a quiet moment, a quarter second at most
@@ -102,16 +111,24 @@ export class ProcessManagerRunner {
       if (handled > 0) {
         await this.options.foreground?.quiet(YIELD_MS);
         await this.options.foreground?.quietOfBulk(BULK_YIELD_MS);
-        await this.options.readModelsAt?.(Math.max(...streams.map((events) => events[events.length - 1]!.position)), signal);
+        await this.options.readModelsAt?.(
+          Math.max(...streams.map((events) => events[events.length - 1]!.position)),
+          signal,
+        );
       }
       const lane = async () => {
-        for (let next = streams.shift(); next && !signal.aborted; next = streams.shift()) for (const event of next) if (!signal.aborted) await this.handle(manager, event, signal);
+        for (let next = streams.shift(); next && !signal.aborted; next = streams.shift())
+          for (const event of next) if (!signal.aborted) await this.handle(manager, event, signal);
       };
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, handled) }, lane));
       if (signal.aborted) break;
       const position = batch[batch.length - 1]!.position;
       // After a crash, events the manager ignores are read again, which changes nothing.
-      if (handled === 0 && position - persisted.position < CHECKPOINT_EVERY_EVENTS && Date.now() - persisted.at < CHECKPOINT_EVERY_MS) {
+      if (
+        handled === 0 &&
+        position - persisted.position < CHECKPOINT_EVERY_EVENTS &&
+        Date.now() - persisted.at < CHECKPOINT_EVERY_MS
+      ) {
         pendingCheckpoint = position;
         continue;
       }
@@ -119,7 +136,8 @@ export class ProcessManagerRunner {
       persisted = { position, at: Date.now() };
       pendingCheckpoint = null;
     }
-    if (pendingCheckpoint !== null) await this.reads.commit({ projection: checkpointName(manager), checkpoint: pendingCheckpoint, writes: [] });
+    if (pendingCheckpoint !== null)
+      await this.reads.commit({ projection: checkpointName(manager), checkpoint: pendingCheckpoint, writes: [] });
   }
 
   /**
@@ -129,16 +147,28 @@ export class ProcessManagerRunner {
    */
   private async handle(manager: ProcessManager, event: RecordedEvent, signal: AbortSignal): Promise<void> {
     let waits = 0;
-    for (let attempt = 1; attempt <= ATTEMPTS && !signal.aborted; ) {
+    for (let attempt = 1; attempt <= ATTEMPTS && !signal.aborted;) {
       try {
         return await manager.handle(event);
       } catch (error) {
         if (error instanceof RetryLater) {
-          if (waits++ % 10 === 0) this.options.logger?.warn('process manager step not ready; waiting', { manager: manager.name, eventId: event.id, type: event.type, reason: error.message });
+          if (waits++ % 10 === 0)
+            this.options.logger?.warn('process manager step not ready; waiting', {
+              manager: manager.name,
+              eventId: event.id,
+              type: event.type,
+              reason: error.message,
+            });
           await pause(Math.min(5000, 100 * 2 ** Math.min(waits, 6)), signal);
           continue;
         }
-        this.options.logger?.[attempt === ATTEMPTS ? 'error' : 'warn']('process manager step failed', { manager: manager.name, eventId: event.id, type: event.type, attempt, error: String(error) });
+        this.options.logger?.[attempt === ATTEMPTS ? 'error' : 'warn']('process manager step failed', {
+          manager: manager.name,
+          eventId: event.id,
+          type: event.type,
+          attempt,
+          error: String(error),
+        });
         if (attempt < ATTEMPTS) await pause(100 * attempt, signal);
         else await this.recordFailure(manager, event, error);
         attempt++;
@@ -147,11 +177,32 @@ export class ProcessManagerRunner {
   }
 
   private async recordFailure(manager: ProcessManager, event: RecordedEvent, error: unknown): Promise<void> {
-    const data = { manager: manager.name, eventId: event.id, eventType: event.type, streamId: event.streamId, position: event.position, error: error instanceof Error ? error.message : String(error), attempts: ATTEMPTS };
-    const metadata = { ...event.metadata, actor: `process:${manager.name}`, causationId: event.id, occurredAt: new Date().toISOString() };
+    const data = {
+      manager: manager.name,
+      eventId: event.id,
+      eventType: event.type,
+      streamId: event.streamId,
+      position: event.position,
+      error: error instanceof Error ? error.message : String(error),
+      attempts: ATTEMPTS,
+    };
+    const metadata = {
+      ...event.metadata,
+      actor: `process:${manager.name}`,
+      causationId: event.id,
+      occurredAt: new Date().toISOString(),
+    };
     // The id derives from manager and event, so a failure handled again after a restart is recorded once.
     const id = derivedId('process-step-failed', manager.name, event.id);
-    await this.events.appendToStream(`processFailures-${manager.name}`, [{ id, type: 'ProcessStepFailed', data, metadata }]).catch((e) => this.options.logger?.error('process step failure not recorded', { manager: manager.name, eventId: event.id, error: String(e) }));
+    await this.events
+      .appendToStream(`processFailures-${manager.name}`, [{ id, type: 'ProcessStepFailed', data, metadata }])
+      .catch((e) =>
+        this.options.logger?.error('process step failure not recorded', {
+          manager: manager.name,
+          eventId: event.id,
+          error: String(e),
+        }),
+      );
   }
 }
 

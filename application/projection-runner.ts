@@ -139,7 +139,10 @@ export class ProjectionRunner {
     if (this.collections.size === 0) await this.prepare();
     try {
       for (;;) {
-        const batch = await this.events.readAll({ after: Math.min(...this.evolved.values()), maxCount: this.options.batchSize ?? 1000 });
+        const batch = await this.events.readAll({
+          after: Math.min(...this.evolved.values()),
+          maxCount: this.options.batchSize ?? 1000,
+        });
         if (batch.length === 0) return await this.flushCheckpoints();
         await this.applyBatch(batch);
       }
@@ -177,7 +180,12 @@ export class ProjectionRunner {
       signal.addEventListener('abort', stop, { once: true });
       this.interrupt = stop;
       try {
-        const subscription = subscribeToAll(this.events, { after: this.position.value, batchSize: this.options.batchSize ?? 1000, pollMs: this.options.pollMs ?? 500, signal: attempt.signal });
+        const subscription = subscribeToAll(this.events, {
+          after: this.position.value,
+          batchSize: this.options.batchSize ?? 1000,
+          pollMs: this.options.pollMs ?? 500,
+          signal: attempt.signal,
+        });
         for await (const batch of subscription) {
           await this.options.giveWay?.();
           await this.applyBatch(batch);
@@ -214,17 +222,37 @@ export class ProjectionRunner {
     for (const projection of this.projections) {
       const from = this.evolved.get(projection.name)!;
       if (from >= last) continue;
-      const documents = [...(await this.applyTo(projection, batch.filter((e) => e.position > from))).values()];
+      const documents = [
+        ...(
+          await this.applyTo(
+            projection,
+            batch.filter((e) => e.position > from),
+          )
+        ).values(),
+      ];
       this.evolved.set(projection.name, last);
       const overlay = this.overlay.get(projection.name)!;
       for (const document of documents) overlay.set(document.id, document);
       const persisted = this.persisted.get(projection.name)!;
-      const lazy = documents.length === 0 && last - persisted.position < CHECKPOINT_EVERY_EVENTS && Date.now() - persisted.at < CHECKPOINT_EVERY_MS;
+      const lazy =
+        documents.length === 0 &&
+        last - persisted.position < CHECKPOINT_EVERY_EVENTS &&
+        Date.now() - persisted.at < CHECKPOINT_EVERY_MS;
       moved.push({ name: projection.name, collection: projection.collection.name, documents, commit: !lazy });
     }
     // If a commit of the previous batch failed, this throws and nothing of this batch is written.
     await this.inflight;
-    const written = Promise.all(moved.filter((m) => m.commit).map((m) => this.commit(m.name, last, m.documents.map((document) => ({ collection: m.collection, document })))));
+    const written = Promise.all(
+      moved
+        .filter((m) => m.commit)
+        .map((m) =>
+          this.commit(
+            m.name,
+            last,
+            m.documents.map((document) => ({ collection: m.collection, document })),
+          ),
+        ),
+    );
     this.inflight = written.then(() => {
       for (const m of moved) {
         this.committed.set(m.name, last);
@@ -237,7 +265,10 @@ export class ProjectionRunner {
     this.inflight.catch(() => this.interrupt?.());
   }
 
-  private async applyTo(projection: AnyProjection, events: readonly RecordedEvent[]): Promise<Map<string, StoredDocument<unknown>>> {
+  private async applyTo(
+    projection: AnyProjection,
+    events: readonly RecordedEvent[],
+  ): Promise<Map<string, StoredDocument<unknown>>> {
     const types = this.eventTypes.get(projection.name)!;
     const relevant = events.filter((e) => types.has(e.type));
     const changed = new Map<string, StoredDocument<unknown>>();
@@ -250,9 +281,16 @@ export class ProjectionRunner {
     let applied = 0;
     for (const event of relevant) {
       for (const id of projection.documentIds(event)) {
-        const current = changed.get(id) ?? inFlight.get(id) ?? stored.get(id) ?? { id, doc: null, position: -1, version: 0 };
+        const current = changed.get(id) ??
+          inFlight.get(id) ??
+          stored.get(id) ?? { id, doc: null, position: -1, version: 0 };
         if (current.position >= event.position) continue;
-        changed.set(id, { id, doc: projection.evolve(id, current.doc, event), position: event.position, version: current.version + 1 });
+        changed.set(id, {
+          id,
+          doc: projection.evolve(id, current.doc, event),
+          position: event.position,
+          version: current.version + 1,
+        });
         applied++;
       }
     }

@@ -23,11 +23,18 @@ const NOUNS: Record<ReferenceKind, string> = {
 export type Reference = { field: string; kind: ReferenceKind; id: string | null | undefined };
 
 export class References {
-  constructor(private readonly collections: { agents: ReadCollection<Owned>; dispositions: ReadCollection<Owned>; groups: ReadCollection<Owned> }) {}
+  constructor(
+    private readonly collections: {
+      agents: ReadCollection<Owned>;
+      dispositions: ReadCollection<Owned>;
+      groups: ReadCollection<Owned>;
+    },
+  ) {}
 
   /** Whether `id` names a resource of `kind` that belongs to `organizationId`. */
   async owns(organizationId: string, kind: ReferenceKind, id: string): Promise<boolean> {
-    const mine = async (collection: ReadCollection<Owned>) => (await collection.get(id))?.organizationId === organizationId;
+    const mine = async (collection: ReadCollection<Owned>) =>
+      (await collection.get(id))?.organizationId === organizationId;
     switch (kind) {
       case 'agent':
         return mine(this.collections.agents);
@@ -42,7 +49,13 @@ export class References {
 
   /** The refusals of the references given (a null or absent id names nothing and is not checked). */
   async problems(organizationId: string, references: readonly Reference[]): Promise<string[]> {
-    const checked = await Promise.all(references.map(async (r) => (r.id == null || (await this.owns(organizationId, r.kind, r.id)) ? null : `${r.field} names no ${NOUNS[r.kind]} of this organization`)));
+    const checked = await Promise.all(
+      references.map(async (r) =>
+        r.id == null || (await this.owns(organizationId, r.kind, r.id))
+          ? null
+          : `${r.field} names no ${NOUNS[r.kind]} of this organization`,
+      ),
+    );
     return checked.filter((problem): problem is string => problem !== null);
   }
 

@@ -6,7 +6,12 @@
 import type { Logger } from './ports/logger';
 import type { ProjectionRunner } from './projection-runner';
 
-export function resumeAfterRestart(deps: { runner: ProjectionRunner; logger: Logger; what: string; resume: () => Promise<number> }) {
+export function resumeAfterRestart(deps: {
+  runner: ProjectionRunner;
+  logger: Logger;
+  what: string;
+  resume: () => Promise<number>;
+}) {
   const stopping = new AbortController();
   let resuming: Promise<void> = Promise.resolve();
   return {
@@ -15,7 +20,9 @@ export function resumeAfterRestart(deps: { runner: ProjectionRunner; logger: Log
         if (!(await deps.runner.caughtUpWithStore(stopping.signal))) return;
         const resumed = await deps.resume();
         if (resumed > 0) deps.logger.info(`${deps.what} in progress before the restart resumed`, { count: resumed });
-      })().catch((error) => deps.logger.error(`${deps.what} in progress before the restart could not be resumed`, { error: String(error) }));
+      })().catch((error) =>
+        deps.logger.error(`${deps.what} in progress before the restart could not be resumed`, { error: String(error) }),
+      );
     },
     async stop(): Promise<void> {
       stopping.abort();

@@ -15,7 +15,10 @@ export type SubscriptionOptions = {
   signal?: AbortSignal;
 };
 
-export async function* subscribeToAll(store: EventStore, options: SubscriptionOptions = {}): AsyncGenerator<RecordedEvent[]> {
+export async function* subscribeToAll(
+  store: EventStore,
+  options: SubscriptionOptions = {},
+): AsyncGenerator<RecordedEvent[]> {
   const batchSize = options.batchSize ?? 1000;
   const pollMs = options.pollMs ?? 500;
   let after = options.after ?? -1;
@@ -24,7 +27,9 @@ export async function* subscribeToAll(store: EventStore, options: SubscriptionOp
     // Subscribe to the signal before reading, so an append between the read and the wait is not missed.
     // `merge` waits for the first emission: a signal that has completed (a closed store) must not end
     // the wait at once, or the loop would spin; the timer still wakes it.
-    const appended = firstValueFrom(merge(store.appended$.pipe(filter((p) => p > after)), timer(pollMs), from(stop)), { defaultValue: 0 });
+    const appended = firstValueFrom(merge(store.appended$.pipe(filter((p) => p > after)), timer(pollMs), from(stop)), {
+      defaultValue: 0,
+    });
     const events = await store.readAll({ after, maxCount: batchSize });
     if (events.length > 0) {
       after = events[events.length - 1]!.position;

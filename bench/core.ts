@@ -24,13 +24,19 @@ const arg = (name: string, fallback: number) => {
 const COMMANDS = arg('commands', 16000);
 const REBUILD_EVENTS = arg('rebuild-events', 100_000);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 
 async function commandThroughput(): Promise<void> {
   const dir = tempDir('bench-core-');
-  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    DATA_DIR: dir.path,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+    ADMIN_TOKEN: 'bench-admin',
+    LOG_LEVEL: 'error',
+  });
   const service = await createService(config, { logger: silentLogger });
   // As a load balancer would (it sends traffic once /readyz answers 200): the speech engine warms up in
   // every language at start, on both cores, for several seconds.
@@ -42,7 +48,11 @@ async function commandThroughput(): Promise<void> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const post = async (path: string, token: string, body: unknown) => {
-    const r = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await r.json()) as { data: { id: string; token: string } };
     if (r.status >= 300) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
     return json.data;
@@ -63,8 +73,18 @@ async function commandThroughput(): Promise<void> {
     const requests = Array.from({ length: total }, (_, n) => {
       const token = tokens[n % concurrency]!;
       return n % 2 === 0
-        ? { method: 'POST', path: '/api/v1/campaigns/create', token, body: { name: `Campaign ${n}`, campaignType: 'emi' } }
-        : { method: 'POST', path: '/api/v1/dispositions', token, body: { name: `Outcome ${n}-${randomUUID().slice(0, 8)}` } };
+        ? {
+            method: 'POST',
+            path: '/api/v1/campaigns/create',
+            token,
+            body: { name: `Campaign ${n}`, campaignType: 'emi' },
+          }
+        : {
+            method: 'POST',
+            path: '/api/v1/dispositions',
+            token,
+            body: { name: `Outcome ${n}-${randomUUID().slice(0, 8)}` },
+          };
     });
     const result = await runLoad(url, concurrency, requests);
     const latencies = result.latencies.sort((a, b) => a - b);
@@ -82,11 +102,25 @@ async function commandThroughput(): Promise<void> {
 async function rebuild(): Promise<void> {
   const dir = tempDir('bench-rebuild-');
   // Without the speech engine: its warm-up would take both cores while the projections rebuild.
-  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'x'.repeat(32), ADMIN_TOKEN: 'y', LOG_LEVEL: 'error', SERVICES: 'agent' });
+  const config = loadConfig({
+    DATA_DIR: dir.path,
+    JWT_SECRET: 'x'.repeat(32),
+    ADMIN_TOKEN: 'y',
+    LOG_LEVEL: 'error',
+    SERVICES: 'agent',
+  });
   const service = await createService(config, { logger: silentLogger });
   await service.runner.stop();
   const orgs = 100;
-  const metadata = (org: string) => ({ organizationId: org, actor: 'bench', requestId: 'bench', correlationId: 'bench', causationId: null, occurredAt: new Date().toISOString(), schemaVersion: 1 });
+  const metadata = (org: string) => ({
+    organizationId: org,
+    actor: 'bench',
+    requestId: 'bench',
+    correlationId: 'bench',
+    causationId: null,
+    occurredAt: new Date().toISOString(),
+    schemaVersion: 1,
+  });
   const at = new Date().toISOString();
   let written = 0;
   const t0 = performance.now();
@@ -96,8 +130,18 @@ async function rebuild(): Promise<void> {
     for (let i = 0; i < 100; i++) {
       // Ids as the service makes them (time-ordered, application/time-ordered-id.ts).
       const dispositionId = timeOrderedId();
-      batch.push({ id: timeOrderedId(), type: 'DispositionCreated', data: { dispositionId, name: `D ${written + i}`, description: '', priority: 500, at }, metadata: metadata(org) });
-      batch.push({ id: timeOrderedId(), type: 'DispositionUpdated', data: { dispositionId, changes: { priority: i }, at }, metadata: metadata(org) });
+      batch.push({
+        id: timeOrderedId(),
+        type: 'DispositionCreated',
+        data: { dispositionId, name: `D ${written + i}`, description: '', priority: 500, at },
+        metadata: metadata(org),
+      });
+      batch.push({
+        id: timeOrderedId(),
+        type: 'DispositionUpdated',
+        data: { dispositionId, changes: { priority: i }, at },
+        metadata: metadata(org),
+      });
     }
     await service.events.appendToStream(`dispositionCatalog-${org}`, batch);
     written += batch.length;
@@ -108,7 +152,9 @@ async function rebuild(): Promise<void> {
   const t1 = performance.now();
   await runner.catchUp();
   const seconds = (performance.now() - t1) / 1000;
-  console.log(`rebuild   events=${written}  projections=${allProjections.length}  time=${seconds.toFixed(2)} s  speed=${(written / seconds).toFixed(0)} events/s`);
+  console.log(
+    `rebuild   events=${written}  projections=${allProjections.length}  time=${seconds.toFixed(2)} s  speed=${(written / seconds).toFixed(0)} events/s`,
+  );
   await service.close();
   dir.remove();
 }

@@ -19,8 +19,10 @@ const ROUNDS = arg('rounds', 3);
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
 
-const records = (campaign: number) => Array.from({ length: RECORDS }, (_, i) => benchCustomer(i, { loanId: `L${campaign}-${i}`, language: ['hindi', 'marathi', 'english'][i % 3]! }));
-
+const records = (campaign: number) =>
+  Array.from({ length: RECORDS }, (_, i) =>
+    benchCustomer(i, { loanId: `L${campaign}-${i}`, language: ['hindi', 'marathi', 'english'][i % 3]! }),
+  );
 
 /** A fresh service on its own data directory, with an organization ready to add customers and call them. */
 async function freshService() {
@@ -34,7 +36,12 @@ async function freshService() {
   const warmUp = await create('/api/v1/campaigns/create', token, { name: 'Warm-up', campaignType: 'emi' });
   const warmRecords = records(-1).slice(0, 1000);
   await send('/api/v1/customers/add/bulk', token, { campaignId: warmUp.id, records: warmRecords.slice(0, 990) });
-  await send('/api/v1/customers/add/bulk', token, { campaignId: warmUp.id, records: warmRecords.slice(990), initiateCall: true, callConfig: { agentId: agent.id, dispositionId: disposition.id } });
+  await send('/api/v1/customers/add/bulk', token, {
+    campaignId: warmUp.id,
+    records: warmRecords.slice(990),
+    initiateCall: true,
+    callConfig: { agentId: agent.id, dispositionId: disposition.id },
+  });
   return { ...bench, campaignId: campaign.id, callConfig: { agentId: agent.id, dispositionId: disposition.id } };
 }
 
@@ -45,16 +52,24 @@ async function main() {
     const times: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const bench = await freshService();
-      const body = { campaignId: bench.campaignId, records: records(round), ...(initiateCall && { initiateCall, callConfig: bench.callConfig }) };
+      const body = {
+        campaignId: bench.campaignId,
+        records: records(round),
+        ...(initiateCall && { initiateCall, callConfig: bench.callConfig }),
+      };
       const t0 = performance.now();
       const reply = await bench.send('/api/v1/customers/add/bulk', bench.token, body);
       times.push(performance.now() - t0);
-      if (reply.status !== 201 || reply.body.results.successful !== RECORDS) throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
-      if (initiateCall && reply.body.callResults.initiated !== RECORDS) throw new Error(`calls: ${JSON.stringify(reply.body.callResults)}`);
+      if (reply.status !== 201 || reply.body.results.successful !== RECORDS)
+        throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
+      if (initiateCall && reply.body.callResults.initiated !== RECORDS)
+        throw new Error(`calls: ${JSON.stringify(reply.body.callResults)}`);
       await bench.close();
     }
     const sorted = [...times].sort((a, b) => a - b);
-    console.log(`bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms`);
+    console.log(
+      `bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms`,
+    );
   }
   clearInterval(sampler);
   console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);

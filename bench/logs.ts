@@ -60,7 +60,11 @@ function chatEntry(n: number): ChatLogDocument {
     message_id: `chat-${n}`,
     platform_msg_id: `bmsg.${n.toString(16).padStart(32, '0')}`,
     conversation: [
-      { role: 'assistant', content: `Hello Customer ${n % 200_000}, your EMI of ₹8,500 is due on 2026-04-05.`, timestamp: start },
+      {
+        role: 'assistant',
+        content: `Hello Customer ${n % 200_000}, your EMI of ₹8,500 is due on 2026-04-05.`,
+        timestamp: start,
+      },
       ...(replied
         ? [
             { role: 'user' as const, content: 'Okay, I will pay by Friday.', timestamp: start },
@@ -68,7 +72,18 @@ function chatEntry(n: number): ChatLogDocument {
           ]
         : []),
     ],
-    errors: status === 'Failed' ? [{ code: 4002, title: 'Recipient not on the chat platform', message: 'The recipient number has no account on the chat platform.', href: 'docs/chat-errors.md#4002', error_data: { details: 'No chat account.' } }] : [],
+    errors:
+      status === 'Failed'
+        ? [
+            {
+              code: 4002,
+              title: 'Recipient not on the chat platform',
+              message: 'The recipient number has no account on the chat platform.',
+              href: 'docs/chat-errors.md#4002',
+              error_data: { details: 'No chat account.' },
+            },
+          ]
+        : [],
     template_id: 'template-1',
   };
 }
@@ -104,10 +119,13 @@ function callEntry(n: number): CallLogDocument {
   };
 }
 
-const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+const pct = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 
 async function main() {
-  console.log(`entries: ${ENTRIES.toLocaleString('en')} (two calls for each chat), one organization; ${REPEAT} runs of each query`);
+  console.log(
+    `entries: ${ENTRIES.toLocaleString('en')} (two calls for each chat), one organization; ${REPEAT} runs of each query`,
+  );
   const dir = tempDir('bench-logs-');
   const reads = new SqliteReadStore(join(dir.path, 'read.db'));
   await reads.collection(callLogsProjection.collection);
@@ -122,7 +140,13 @@ async function main() {
   }
   console.log(`filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const logs = new LogService(await reads.collection(callLogsProjection.collection));
-  const ctx = { organizationId: 'org-1', organizationType: 'collection' as const, actor: 'bench', requestId: 'bench', scopes: null };
+  const ctx = {
+    organizationId: 'org-1',
+    organizationType: 'collection' as const,
+    actor: 'bench',
+    requestId: 'bench',
+    scopes: null,
+  };
 
   const queries: [string, LogFilters, 'list' | 'count' | 'chat'][] = [
     ['first page, no filter', { page: 1 }, 'list'],
@@ -137,13 +161,32 @@ async function main() {
     ['phone (one customer)', { page: 1, phone: '+919810123456' }, 'list'],
     ['campaign_id', { page: 1, campaign_id: 'campaign-7' }, 'list'],
     ['agent_id', { page: 1, agent_id: 'agent-42' }, 'list'],
-    ['start_time..end_time (one day)', { page: 1, start_time: '2026-02-10T00:00:00Z', end_time: '2026-02-10T23:59:59Z' }, 'list'],
-    ['campaign + status + agent + time', { page: 1, campaign_id: 'campaign-3', status: 'Completed', agent_id: 'agent-13', start_time: '2026-01-15T00:00:00Z', end_time: '2026-03-15T00:00:00Z' }, 'list'],
+    [
+      'start_time..end_time (one day)',
+      { page: 1, start_time: '2026-02-10T00:00:00Z', end_time: '2026-02-10T23:59:59Z' },
+      'list',
+    ],
+    [
+      'campaign + status + agent + time',
+      {
+        page: 1,
+        campaign_id: 'campaign-3',
+        status: 'Completed',
+        agent_id: 'agent-13',
+        start_time: '2026-01-15T00:00:00Z',
+        end_time: '2026-03-15T00:00:00Z',
+      },
+      'list',
+    ],
     ['deep page (page 5,000)', { page: 5000 }, 'list'],
     ['count_only, no filter', { page: 1 }, 'count'],
     ['count_only, status', { page: 1, status: 'Failed' }, 'count'],
     ['count_only, type=chat', { page: 1, type: 'chat' }, 'count'],
-    ['count_only, campaign + time', { page: 1, campaign_id: 'campaign-3', start_time: '2026-01-15T00:00:00Z', end_time: '2026-03-15T00:00:00Z' }, 'count'],
+    [
+      'count_only, campaign + time',
+      { page: 1, campaign_id: 'campaign-3', start_time: '2026-01-15T00:00:00Z', end_time: '2026-03-15T00:00:00Z' },
+      'count',
+    ],
     ['chat detail (one message)', { page: 1 }, 'chat'],
   ];
   for (const [label, filters, kind] of queries) {
@@ -151,12 +194,18 @@ async function main() {
     let result = 0;
     for (let i = 0; i < REPEAT; i++) {
       const t = performance.now();
-      if (kind === 'chat') result = (await logs.chat(ctx, `chat-${3 * ((i * 7919) % Math.floor(ENTRIES / 3)) + 2}`)).conversation instanceof Array ? 1 : 0;
+      if (kind === 'chat')
+        result =
+          (await logs.chat(ctx, `chat-${3 * ((i * 7919) % Math.floor(ENTRIES / 3)) + 2}`)).conversation instanceof Array
+            ? 1
+            : 0;
       else result = kind === 'list' ? (await logs.list(ctx, filters)).data.length : await logs.count(ctx, filters);
       times.push(performance.now() - t);
       sample();
     }
-    console.log(`${label.padEnd(34)} ${kind === 'count' ? `total=${result}`.padEnd(13) : `rows=${result}`}  p50=${pct(times, 50).toFixed(2)} ms  p95=${pct(times, 95).toFixed(2)} ms`);
+    console.log(
+      `${label.padEnd(34)} ${kind === 'count' ? `total=${result}`.padEnd(13) : `rows=${result}`}  p50=${pct(times, 50).toFixed(2)} ms  p95=${pct(times, 95).toFixed(2)} ms`,
+    );
   }
   console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
   await reads.close();

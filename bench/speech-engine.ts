@@ -21,8 +21,20 @@ const WORKERS = arg('workers', availableParallelism());
 
 const TEXT =
   'Namaste! Your EMI of rupees 4,500 for loan account 7731 is due on the fifth of March. Please pay on time to avoid a late fee; if you have already paid, kindly ignore this message. Thank you, sir.';
-const voices = ['Ogbs15oBevLzXsUuTtA1', 'Owbs15oBevLzXsUurdA_', 'PAbs15oBevLzXsUu4dCi', 'PQbt15oBevLzXsUuNtD3', 'Pgbt15oBevLzXsUubdA6'];
-const request = (n: number): SynthesisRequest => ({ text: TEXT, voiceId: voices[n % voices.length]!, language: 'en', sampleRate: 24000, speed: 1 });
+const voices = [
+  'Ogbs15oBevLzXsUuTtA1',
+  'Owbs15oBevLzXsUurdA_',
+  'PAbs15oBevLzXsUu4dCi',
+  'PQbt15oBevLzXsUuNtD3',
+  'Pgbt15oBevLzXsUubdA6',
+];
+const request = (n: number): SynthesisRequest => ({
+  text: TEXT,
+  voiceId: voices[n % voices.length]!,
+  language: 'en',
+  sampleRate: 24000,
+  speed: 1,
+});
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -56,22 +68,32 @@ async function phase(engine: ReturnType<typeof createEspeakSpeechEngine>, concur
   const wallStart = performance.now();
   const rounds = concurrency === 1 ? ROUNDS * 4 : ROUNDS;
   for (let round = 0; round < rounds; round++) {
-    runs.push(...(await Promise.all(Array.from({ length: concurrency }, (_, n) => synthesize(engine, request(round * concurrency + n))))));
+    runs.push(
+      ...(await Promise.all(
+        Array.from({ length: concurrency }, (_, n) => synthesize(engine, request(round * concurrency + n))),
+      )),
+    );
   }
   const wallSeconds = (performance.now() - wallStart) / 1000;
   const audioSeconds = runs.reduce((sum, r) => sum + r.audioSeconds, 0);
   const first = runs.map((r) => r.firstChunkMs);
   const complete = runs.map((r) => r.completeMs);
-  console.log(`\n${concurrency} concurrent request${concurrency > 1 ? 's' : ''} (${runs.length} requests of ${TEXT.length} characters, ${(audioSeconds / runs.length).toFixed(1)} s of audio each)`);
+  console.log(
+    `\n${concurrency} concurrent request${concurrency > 1 ? 's' : ''} (${runs.length} requests of ${TEXT.length} characters, ${(audioSeconds / runs.length).toFixed(1)} s of audio each)`,
+  );
   console.log(`  first chunk   p50 ${ms(percentile(first, 50))}   p95 ${ms(percentile(first, 95))}`);
   console.log(`  complete      p50 ${ms(percentile(complete, 50))}   p95 ${ms(percentile(complete, 95))}`);
-  console.log(`  real-time factor ${(audioSeconds / wallSeconds).toFixed(0)}x (${audioSeconds.toFixed(0)} s of audio in ${wallSeconds.toFixed(2)} s)`);
+  console.log(
+    `  real-time factor ${(audioSeconds / wallSeconds).toFixed(0)}x (${audioSeconds.toFixed(0)} s of audio in ${wallSeconds.toFixed(2)} s)`,
+  );
   return { requests: runs.length, cpuMs: cpuMs() - cpuBefore };
 }
 
 /** CPU time of shell commands, from the shell's own `times` (children's user and system time). */
 function childCpuMs(script: string): number {
-  const out = spawnSync('bash', ['-c', `${script}; times`], { encoding: 'utf8' }).stdout.trim().split('\n');
+  const out = spawnSync('bash', ['-c', `${script}; times`], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n');
   const seconds = (out[out.length - 1] ?? '').split(/\s+/).map((t) => {
     const [, min, sec] = /(\d+)m([\d.]+)s/.exec(t) ?? [];
     return Number(min) * 60 + Number(sec);
@@ -89,18 +111,29 @@ function nativeComparison(ourCpuMsPerRequest: number) {
   // Kartik's settings; the native program writes 22,050 Hz WAV and does no resampling.
   const command = `espeak-ng -v en+m3 -p 30 -s 165 --stdout ${quoted} > /dev/null`;
   const perProcess = childCpuMs(`for i in $(seq ${count}); do ${command}; done`) / count;
-  const oneProcess = childCpuMs(`for i in $(seq ${count}); do echo ${quoted}; done | espeak-ng -v en+m3 -p 30 -s 165 --stdout > /dev/null`) / count;
-  console.log(`\nnative espeak-ng CPU per text: ${ms(perProcess)} as one process per text, ${ms(oneProcess)} within one process`);
+  const oneProcess =
+    childCpuMs(
+      `for i in $(seq ${count}); do echo ${quoted}; done | espeak-ng -v en+m3 -p 30 -s 165 --stdout > /dev/null`,
+    ) / count;
+  console.log(
+    `\nnative espeak-ng CPU per text: ${ms(perProcess)} as one process per text, ${ms(oneProcess)} within one process`,
+  );
   console.log(`  ours (engine total, 20 concurrent phase): ${ms(ourCpuMsPerRequest)} per request`);
-  console.log(`  ratio: ${(ourCpuMsPerRequest / perProcess).toFixed(2)}x a process per text, ${(ourCpuMsPerRequest / oneProcess).toFixed(2)}x one process`);
+  console.log(
+    `  ratio: ${(ourCpuMsPerRequest / perProcess).toFixed(2)}x a process per text, ${(ourCpuMsPerRequest / oneProcess).toFixed(2)}x one process`,
+  );
 }
 
 async function main() {
-  console.log(`speech engine benchmark: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${WORKERS} workers, Node ${process.version}`);
+  console.log(
+    `speech engine benchmark: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${WORKERS} workers, Node ${process.version}`,
+  );
   const started = performance.now();
   const engine = createEspeakSpeechEngine({ workers: WORKERS });
   await engine.warm();
-  console.log(`warm-up: ${ms(performance.now() - started)}, resident memory ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
+  console.log(
+    `warm-up: ${ms(performance.now() - started)}, resident memory ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`,
+  );
 
   await phase(engine, 1);
   const concurrent = await phase(engine, 20);

@@ -21,8 +21,18 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const ROUNDS = arg('rounds', 10);
-const TEXT = 'Namaste! This is a reminder that your EMI of 4,500 rupees for the loan ending 1234 is due on the fifth. Please pay on time to avoid late fees; reply or call us if you need any help.'.slice(0, 200);
-const VOICES = ['Ogbs15oBevLzXsUuTtA1', 'Owbs15oBevLzXsUurdA_', 'PAbs15oBevLzXsUu4dCi', 'PQbt15oBevLzXsUuNtD3', 'Pgbt15oBevLzXsUubdA6'];
+const TEXT =
+  'Namaste! This is a reminder that your EMI of 4,500 rupees for the loan ending 1234 is due on the fifth. Please pay on time to avoid late fees; reply or call us if you need any help.'.slice(
+    0,
+    200,
+  );
+const VOICES = [
+  'Ogbs15oBevLzXsUuTtA1',
+  'Owbs15oBevLzXsUurdA_',
+  'PAbs15oBevLzXsUu4dCi',
+  'PQbt15oBevLzXsUuNtD3',
+  'Pgbt15oBevLzXsUubdA6',
+];
 const SAMPLE_RATE = 24000;
 
 const pct = (values: number[], p: number) => {
@@ -35,24 +45,45 @@ const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsa
 type Result = { firstMs: number; totalMs: number; audioMs: number };
 
 /** Runs `rounds` rounds of `clients` concurrent requests from a separate thread (see speech-load.mjs). */
-function load(url: string, token: string, kind: 'websocket' | 'rest', clients: number): Promise<{ results: Result[]; seconds: number }> {
+function load(
+  url: string,
+  token: string,
+  kind: 'websocket' | 'rest',
+  clients: number,
+): Promise<{ results: Result[]; seconds: number }> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(join(__dirname, 'support', 'speech-load.mjs'), { workerData: { url, token, kind, clients, rounds: ROUNDS, text: TEXT, voices: VOICES, sampleRate: SAMPLE_RATE } });
+    const worker = new Worker(join(__dirname, 'support', 'speech-load.mjs'), {
+      workerData: { url, token, kind, clients, rounds: ROUNDS, text: TEXT, voices: VOICES, sampleRate: SAMPLE_RATE },
+    });
     worker.once('message', resolve);
     worker.once('error', reject);
   });
 }
 
 async function main() {
-  console.log(`machine: ${cpus().length} cores, node ${process.version}; text: ${TEXT.length} characters, ${SAMPLE_RATE} Hz; ${ROUNDS} rounds each`);
+  console.log(
+    `machine: ${cpus().length} cores, node ${process.version}; text: ${TEXT.length} characters, ${SAMPLE_RATE} Hz; ${ROUNDS} rounds each`,
+  );
   const dir = tempDir('bench-speech-');
-  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    DATA_DIR: dir.path,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+    ADMIN_TOKEN: 'bench-admin',
+    LOG_LEVEL: 'error',
+  });
   const service = await createService(config, { logger: silentLogger });
   await service.ready;
   await new Promise<void>((r) => service.server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
-  const org = await service.services.organizations.register({ organizationId: null, actor: 'bench', requestId: 'bench' }, { name: 'Bench', type: 'collection', credits: 1e9, concurrencyLimit: 64 });
-  const { token } = await service.services.organizations.issueToken({ organizationId: null, actor: 'bench', requestId: 'bench' }, org.id, { expiresInSeconds: 3600 });
+  const org = await service.services.organizations.register(
+    { organizationId: null, actor: 'bench', requestId: 'bench' },
+    { name: 'Bench', type: 'collection', credits: 1e9, concurrencyLimit: 64 },
+  );
+  const { token } = await service.services.organizations.issueToken(
+    { organizationId: null, actor: 'bench', requestId: 'bench' },
+    org.id,
+    { expiresInSeconds: 3600 },
+  );
 
   const cpuStart = process.cpuUsage();
   for (const label of ['websocket', 'rest'] as const) {
@@ -67,7 +98,9 @@ async function main() {
     }
   }
   const cpu = process.cpuUsage(cpuStart);
-  console.log(`process CPU (server, engine workers and clients): ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; peak RSS (all threads): ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
+  console.log(
+    `process CPU (server, engine workers and clients): ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; peak RSS (all threads): ${(peakRss / 1024 / 1024).toFixed(0)} MB`,
+  );
   clearInterval(sampler);
   service.server.closeAllConnections();
   service.server.close();

@@ -9,7 +9,9 @@ import { MemoryReadStore } from './memory/memory-read-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
 import { SqliteReadStore } from './sqlite/sqlite-read-store';
 
-export async function openEventStore(config: Pick<Config, 'eventStore' | 'dataDir' | 'eventStoreDbUrl'>): Promise<EventStore> {
+export async function openEventStore(
+  config: Pick<Config, 'eventStore' | 'dataDir' | 'eventStoreDbUrl'>,
+): Promise<EventStore> {
   switch (config.eventStore) {
     case 'memory':
       return new MemoryEventStore();
@@ -18,14 +20,17 @@ export async function openEventStore(config: Pick<Config, 'eventStore' | 'dataDi
       return new SqliteEventStore(join(config.dataDir, 'events.db'));
     case 'eventstoredb': {
       // Loaded only when chosen, so the embedded default does not pay for the production client.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { EventStoreDbEventStore } = require('./eventstoredb/eventstoredb-event-store') as typeof import('./eventstoredb/eventstoredb-event-store');
+      const { EventStoreDbEventStore } =
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require('./eventstoredb/eventstoredb-event-store') as typeof import('./eventstoredb/eventstoredb-event-store');
       return new EventStoreDbEventStore(config.eventStoreDbUrl!);
     }
   }
 }
 
-export async function openReadStore(config: Pick<Config, 'readStore' | 'dataDir' | 'mongoDbUrl' | 'mongoDbName'>): Promise<ReadStore> {
+export async function openReadStore(
+  config: Pick<Config, 'readStore' | 'dataDir' | 'mongoDbUrl' | 'mongoDbName'>,
+): Promise<ReadStore> {
   switch (config.readStore) {
     case 'memory':
       return new MemoryReadStore();
@@ -33,8 +38,9 @@ export async function openReadStore(config: Pick<Config, 'readStore' | 'dataDir'
       mkdirSync(config.dataDir, { recursive: true });
       return new SqliteReadStore(join(config.dataDir, 'read.db'));
     case 'mongodb': {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { MongoReadStore } = require('./mongodb/mongodb-read-store') as typeof import('./mongodb/mongodb-read-store');
+      const { MongoReadStore } =
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require('./mongodb/mongodb-read-store') as typeof import('./mongodb/mongodb-read-store');
       return MongoReadStore.connect(config.mongoDbUrl!, config.mongoDbName);
     }
   }

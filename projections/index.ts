@@ -16,4 +16,20 @@ import { workflowsProjections } from './workflows';
 import { webhooksProjections } from './webhooks';
 
 /** Every read model the service keeps, in the order they are applied. */
-export const allProjections: readonly AnyProjection[] = [organizationsProjection, dispositionsProjection, dispositionGroupsProjection, campaignsProjection, agentsProjection, customersProjection, numbersProjection, blacklistProjection, callLogsProjection, openCallsProjection, transcriptsProjection, recordingsProjection, ...chatsProjections, ...workflowsProjections, ...webhooksProjections];
+export const allProjections: readonly AnyProjection[] = [
+  organizationsProjection,
+  dispositionsProjection,
+  dispositionGroupsProjection,
+  campaignsProjection,
+  agentsProjection,
+  customersProjection,
+  numbersProjection,
+  blacklistProjection,
+  callLogsProjection,
+  openCallsProjection,
+  transcriptsProjection,
+  recordingsProjection,
+  ...chatsProjections,
+  ...workflowsProjections,
+  ...webhooksProjections,
+];

@@ -47,15 +47,27 @@ async function run(argv: string[]): Promise<unknown> {
       case 'get-org':
         return await service.services.organizations.get(required(positional[0], 'ID'));
       case 'issue-token': {
-        const body = validate(IssueTokenBody, { ...(named.scopes && { scopes: named.scopes.split(',') }), ...(named['expires-in'] && { expiresIn: named['expires-in'] }), ...(named.subject && { subject: named.subject }) });
-        return await service.services.organizations.issueToken(ctx, required(positional[0], 'ID'), { ...body, expiresInSeconds: expiresInSeconds(body.expiresIn) });
+        const body = validate(IssueTokenBody, {
+          ...(named.scopes && { scopes: named.scopes.split(',') }),
+          ...(named['expires-in'] && { expiresIn: named['expires-in'] }),
+          ...(named.subject && { subject: named.subject }),
+        });
+        return await service.services.organizations.issueToken(ctx, required(positional[0], 'ID'), {
+          ...body,
+          expiresInSeconds: expiresInSeconds(body.expiresIn),
+        });
       }
       case 'credits': {
         const { amount } = validate(AdjustCreditsBody, { amount: Number(positional[1]) });
-        return { credits: await service.services.organizations.adjustCredits(ctx, required(positional[0], 'ID'), amount) };
+        return {
+          credits: await service.services.organizations.adjustCredits(ctx, required(positional[0], 'ID'), amount),
+        };
       }
       case 'add-numbers':
-        return await service.services.numbers.stock(ctx, inventoryItems(JSON.parse(readFileSync(required(positional[0], 'FILE'), 'utf8'))));
+        return await service.services.numbers.stock(
+          ctx,
+          inventoryItems(JSON.parse(readFileSync(required(positional[0], 'FILE'), 'utf8'))),
+        );
       default:
         throw new UsageError(USAGE);
     }
@@ -73,7 +85,10 @@ const required = (value: string | undefined, name: string): string => {
 run(process.argv.slice(2)).then(
   (result) => process.stdout.write(JSON.stringify({ success: true, data: result }, null, 2) + '\n'),
   (error) => {
-    const body = error instanceof UsageError ? { success: false, message: error.message } : { success: false, message: error.message, ...(error.extra ?? error.details ?? {}) };
+    const body =
+      error instanceof UsageError
+        ? { success: false, message: error.message }
+        : { success: false, message: error.message, ...(error.extra ?? error.details ?? {}) };
     process.stderr.write(JSON.stringify(body, null, 2) + '\n');
     process.exit(error instanceof UsageError ? 2 : 1);
   },

@@ -22,7 +22,10 @@ export function adminRouter(organizations: OrganizationService, numbers: NumberS
   });
   router.post('/organizations/:id/tokens', async (req, res) => {
     const body = validate(IssueTokenBody, req.body ?? {});
-    const data = await organizations.issueToken(admin(res.locals.requestId), paramOf(req, 'id'), { ...body, expiresInSeconds: expiresInSeconds(body.expiresIn) });
+    const data = await organizations.issueToken(admin(res.locals.requestId), paramOf(req, 'id'), {
+      ...body,
+      expiresInSeconds: expiresInSeconds(body.expiresIn),
+    });
     res.status(201).json({ success: true, data });
   });
   router.post('/organizations/:id/credits', async (req, res) => {
@@ -31,7 +34,9 @@ export function adminRouter(organizations: OrganizationService, numbers: NumberS
     res.json({ success: true, data: { credits } });
   });
   router.post('/numbers/inventory', async (req, res) => {
-    res.status(201).json({ success: true, data: await numbers.stock(admin(res.locals.requestId), inventoryItems(req.body)) });
+    res
+      .status(201)
+      .json({ success: true, data: await numbers.stock(admin(res.locals.requestId), inventoryItems(req.body)) });
   });
   return router;
 }

@@ -32,7 +32,12 @@ export const RegisterOrganizationBody = Type.Object({
 
 export const IssueTokenBody = Type.Object({
   scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { maxItems: SCOPES.length })),
-  expiresIn: Type.Optional(Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,8}[smhd]?$' }), Type.Integer({ minimum: 1, maximum: MAX_TOKEN_SECONDS })])),
+  expiresIn: Type.Optional(
+    Type.Union([
+      Type.String({ pattern: '^[1-9][0-9]{0,8}[smhd]?$' }),
+      Type.Integer({ minimum: 1, maximum: MAX_TOKEN_SECONDS }),
+    ]),
+  ),
   subject: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 });
 

@@ -21,7 +21,11 @@ export function agentsRouter(service: AgentService): Router {
   });
   router.get('/agents', read, async (req, res) => {
     const q = new QueryReader(req);
-    const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100), search: q.string('search') };
+    const query = {
+      page: q.int('page', 1, 1, 1_000_000),
+      limit: q.int('limit', 10, 1, 100),
+      search: q.string('search'),
+    };
     q.done();
     res.json({ success: true, ...(await service.list(contextOf(res), query)) });
   });

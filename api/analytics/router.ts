@@ -18,7 +18,11 @@ export function analyticsRouter(analytics: AnalyticsService): Router {
 /** The same lengths as the logs endpoint's; any other parameter is refused by name. */
 function readFilters(req: Request): AnalyticsFilters {
   const q = new QueryReader(req);
-  const filters = { campaign_id: q.string('campaign_id', 200), start_time: q.string('start_time', 40), end_time: q.string('end_time', 40) };
+  const filters = {
+    campaign_id: q.string('campaign_id', 200),
+    start_time: q.string('start_time', 40),
+    end_time: q.string('end_time', 40),
+  };
   q.onlyKnown(PARAMETERS);
   // The time bounds are checked next, by the service (with the logs endpoint's texts).
   q.done();

@@ -26,10 +26,18 @@ export function auditRouter(events: EventStore, scanLimit = AUDIT_SCAN_LIMIT): R
 /** `type` is one parameter holding a comma-separated list (a repeated `type` is refused, as elsewhere). */
 function readQuery(req: Request): AuditQuery {
   const q = new QueryReader(req);
-  const query: AuditQuery = { after: q.int('after', -1, -1, Number.MAX_SAFE_INTEGER), limit: q.int('limit', 100, 1, 1000), stream: q.string('stream', 1000) };
-  const types = q.string('type', 5000)?.split(',').map((type) => type.trim());
+  const query: AuditQuery = {
+    after: q.int('after', -1, -1, Number.MAX_SAFE_INTEGER),
+    limit: q.int('limit', 100, 1, 1000),
+    stream: q.string('stream', 1000),
+  };
+  const types = q
+    .string('type', 5000)
+    ?.split(',')
+    .map((type) => type.trim());
   q.onlyKnown(PARAMETERS);
-  if (types?.some((type) => type === '' || type.length > 200)) q.problem('type must be a comma-separated list of event types, each 1 to 200 characters');
+  if (types?.some((type) => type === '' || type.length > 200))
+    q.problem('type must be a comma-separated list of event types, each 1 to 200 characters');
   else if (types && types.length > MAX_TYPES) q.problem(`type must list at most ${MAX_TYPES} event types`);
   else if (types) query.types = types;
   q.done();
@@ -40,7 +48,8 @@ export const AUDIT_ROUTES: Route[] = [
   {
     method: 'get',
     path: '/api/v1/audit/events',
-    summary: "The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types. Page on with `next_after` while `has_more`",
+    summary:
+      "The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types. Page on with `next_after` while `has_more`",
     scope: 'audit:read',
     query: PARAMETERS,
   },

@@ -12,9 +12,14 @@ export const MAX_BLACKLIST_ITEMS = 10_000;
 export const NOT_A_NON_EMPTY_ARRAY = 'Request body must be a non-empty array.';
 export const ITEM_WITHOUT_NUMBER = "Each item must contain a 'number' field.";
 
-const number = Type.Union([Type.String({ minLength: 1 }), Type.Integer()], { description: 'Phone number, 7 to 15 digits with an optional leading +; spaces, dashes and parentheses are ignored' });
+const number = Type.Union([Type.String({ minLength: 1 }), Type.Integer()], {
+  description: 'Phone number, 7 to 15 digits with an optional leading +; spaces, dashes and parentheses are ignored',
+});
 
-export const BlacklistAddBody = Type.Array(Type.Object({ number, name: Type.Optional(Type.Union([Type.String({ maxLength: MAX_NAME_LENGTH }), Type.Null()])) }), { minItems: 1, maxItems: MAX_BLACKLIST_ITEMS });
+export const BlacklistAddBody = Type.Array(
+  Type.Object({ number, name: Type.Optional(Type.Union([Type.String({ maxLength: MAX_NAME_LENGTH }), Type.Null()])) }),
+  { minItems: 1, maxItems: MAX_BLACKLIST_ITEMS },
+);
 export const BlacklistRemoveBody = Type.Array(Type.Object({ number }), { minItems: 1, maxItems: MAX_BLACKLIST_ITEMS });
 
 export type BlacklistItem = { number: string; name?: string | null };
@@ -22,13 +27,16 @@ export type BlacklistItem = { number: string; name?: string | null };
 /** The items of a blacklist body, or the anchor's 400 answers. */
 export function blacklistItems(body: unknown, options: { names: boolean } = { names: true }): BlacklistItem[] {
   if (!Array.isArray(body) || body.length === 0) throw new HttpError(400, NOT_A_NON_EMPTY_ARRAY);
-  if (body.length > MAX_BLACKLIST_ITEMS) throw new HttpError(400, `Request body must have at most ${MAX_BLACKLIST_ITEMS} items.`);
+  if (body.length > MAX_BLACKLIST_ITEMS)
+    throw new HttpError(400, `Request body must have at most ${MAX_BLACKLIST_ITEMS} items.`);
   const errors: string[] = [];
   const items = body.map((item: unknown, i): BlacklistItem => {
     const value = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).number : undefined;
-    if (!(typeof value === 'string' && value.trim() !== '') && !Number.isSafeInteger(value)) throw new HttpError(400, ITEM_WITHOUT_NUMBER);
+    if (!(typeof value === 'string' && value.trim() !== '') && !Number.isSafeInteger(value))
+      throw new HttpError(400, ITEM_WITHOUT_NUMBER);
     const name = options.names ? (item as Record<string, unknown>).name : undefined;
-    if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > MAX_NAME_LENGTH)) errors.push(`[${i}].name must be a string of at most ${MAX_NAME_LENGTH} characters`);
+    if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > MAX_NAME_LENGTH))
+      errors.push(`[${i}].name must be a string of at most ${MAX_NAME_LENGTH} characters`);
     return { number: String(value), ...(typeof name === 'string' && { name }) };
   });
   if (errors.length > 0) throw validationFailed(errors);

@@ -2,7 +2,10 @@ import { Type } from '@sinclair/typebox';
 
 const id = Type.String({ minLength: 1, maxLength: 200 });
 const ids = Type.Array(id, { maxItems: 100_000 });
-const oneOrMany = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 })]);
+const oneOrMany = Type.Union([
+  Type.String({ minLength: 1, maxLength: 100 }),
+  Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 }),
+]);
 
 /** Spec 4.11's customer filters, shared by the initiate-calls and initiate-chat bodies. */
 export const CustomerFiltersSchema = Type.Object({

@@ -16,11 +16,18 @@ export function campaignsRouter(service: CampaignService): Router {
     const body = validate(CreateCampaignBody, req.body);
     checkDates(body.startDate, body.endDate);
     const { customers, ...data } = await service.create(contextOf(res), body);
-    res.status(201).json({ success: true, message: 'Campaign created successfully', data, ...(customers && { customers }) });
+    res
+      .status(201)
+      .json({ success: true, message: 'Campaign created successfully', data, ...(customers && { customers }) });
   });
   router.get('/campaigns', read, async (req, res) => {
     const q = new QueryReader(req);
-    const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100), status: q.oneOf('status', ['active', 'paused'] as const), search: q.string('search') };
+    const query = {
+      page: q.int('page', 1, 1, 1_000_000),
+      limit: q.int('limit', 10, 1, 100),
+      status: q.oneOf('status', ['active', 'paused'] as const),
+      search: q.string('search'),
+    };
     q.done();
     res.json({ success: true, ...(await service.list(contextOf(res), query)) });
   });
@@ -31,7 +38,13 @@ export function campaignsRouter(service: CampaignService): Router {
     const body = validate(UpdateCampaignBody, req.body);
     checkDates(body.startDate, body.endDate);
     const { campaign, updatedFields, customers } = await service.update(contextOf(res), paramOf(req, 'id'), body);
-    res.json({ success: true, message: 'Campaign updated successfully', updatedFields, data: campaign, ...(customers && { customers }) });
+    res.json({
+      success: true,
+      message: 'Campaign updated successfully',
+      updatedFields,
+      data: campaign,
+      ...(customers && { customers }),
+    });
   });
   router.patch('/campaigns/pause/:id', write, async (req, res) => {
     const data = await service.pause(contextOf(res), paramOf(req, 'id'));

@@ -9,7 +9,10 @@ import { CustomerRecordSchema, MAX_BULK_RECORDS } from '../customers/schemas';
 import { StringEnum } from '../http/schema';
 
 const date = Type.String({ format: 'date' });
-const time = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '`HH:MM`, 24-hour (informational)' });
+const time = Type.String({
+  pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+  description: '`HH:MM`, 24-hour (informational)',
+});
 const optionalId = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()]);
 const details = {
   description: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -22,10 +25,17 @@ const details = {
   workflowId: Type.Optional(optionalId),
   startTime: Type.Optional(Type.Union([time, Type.Null()])),
   endTime: Type.Optional(Type.Union([time, Type.Null()])),
-  languages: Type.Optional(Type.Array(StringEnum(CAMPAIGN_LANGUAGES), { maxItems: CAMPAIGN_LANGUAGES.length, uniqueItems: true })),
+  languages: Type.Optional(
+    Type.Array(StringEnum(CAMPAIGN_LANGUAGES), { maxItems: CAMPAIGN_LANGUAGES.length, uniqueItems: true }),
+  ),
   region: Type.Optional(Type.Union([StringEnum(CAMPAIGN_REGIONS, { description: 'Informational' }), Type.Null()])),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
-  jsonData: Type.Optional(Type.Array(CustomerRecordSchema, { maxItems: MAX_BULK_RECORDS, description: 'Customer records added to the campaign (as a bulk add); every record must be valid' })),
+  jsonData: Type.Optional(
+    Type.Array(CustomerRecordSchema, {
+      maxItems: MAX_BULK_RECORDS,
+      description: 'Customer records added to the campaign (as a bulk add); every record must be valid',
+    }),
+  ),
 };
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 

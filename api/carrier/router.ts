@@ -21,7 +21,11 @@ export const CarrierReportBody = Type.Object({
   disposition: Type.Optional(Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()])),
   summary: Type.Optional(Type.String({ maxLength: 10_000 })),
   extractedData: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  transcript: Type.Optional(Type.Array(Type.Object({ speaker: StringEnum(['BOT', 'HUMAN']), message: Type.String({ maxLength: 10_000 }) }), { maxItems: 10_000 })),
+  transcript: Type.Optional(
+    Type.Array(Type.Object({ speaker: StringEnum(['BOT', 'HUMAN']), message: Type.String({ maxLength: 10_000 }) }), {
+      maxItems: 10_000,
+    }),
+  ),
   transcriptId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   recordingId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });

@@ -6,7 +6,8 @@
 import { Router } from 'express';
 import { CHAT_ERROR_REFERENCE, deliveryErrorCodes } from '../../domain/chats/delivery-errors';
 
-const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escape = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 export function chatErrorReferenceRouter(): Router {
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>Chat delivery errors</title>

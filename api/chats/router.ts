@@ -22,7 +22,11 @@ export function chatsRouter(templates: TemplateService, initiate: InitiateChat):
   });
   router.get('/chat/templates', read, async (req, res) => {
     const q = new QueryReader(req);
-    const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100), search: q.string('search') };
+    const query = {
+      page: q.int('page', 1, 1, 1_000_000),
+      limit: q.int('limit', 10, 1, 100),
+      search: q.string('search'),
+    };
     q.done();
     res.json({ success: true, ...(await templates.list(contextOf(res), query)) });
   });

@@ -16,7 +16,18 @@ export function chatWebhookRouter(reports: ChatPlatformReports, secret: string |
   router.post('/:provider/reports', requireSecret(secret), body, async (req, res) => {
     const r = validate(ChatReportBody, req.body);
     const source = { provider: paramOf(req, 'provider'), requestId: res.locals.requestId as string };
-    if (r.kind === 'closed') await reports.receive({ messageId: r.messageId, kind: 'closed', at: r.at, reason: r.reason ?? 'closed', disposition: r.disposition ?? null, summary: r.summary ?? '' }, source);
+    if (r.kind === 'closed')
+      await reports.receive(
+        {
+          messageId: r.messageId,
+          kind: 'closed',
+          at: r.at,
+          reason: r.reason ?? 'closed',
+          disposition: r.disposition ?? null,
+          summary: r.summary ?? '',
+        },
+        source,
+      );
     else await reports.receive(r, source);
     res.json({ success: true });
   });

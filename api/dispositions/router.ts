@@ -4,14 +4,24 @@ import type { DispositionService } from '../../application/dispositions/disposit
 import { contextOf, paramOf, requireScope } from '../http/auth';
 import { QueryReader } from '../http/query';
 import { validate } from '../http/validation';
-import { CreateDispositionBody, CreateGroupBody, GroupMembersBody, UpdateDispositionBody, UpdateGroupBody } from './schemas';
+import {
+  CreateDispositionBody,
+  CreateGroupBody,
+  GroupMembersBody,
+  UpdateDispositionBody,
+  UpdateGroupBody,
+} from './schemas';
 
 export function dispositionsRouter(service: DispositionService): Router {
   const router = Router();
   const read = requireScope('dispositions:read');
   const write = requireScope('dispositions:write');
 
-  const listQuery = (q: QueryReader) => ({ page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100), search: q.string('search') });
+  const listQuery = (q: QueryReader) => ({
+    page: q.int('page', 1, 1, 1_000_000),
+    limit: q.int('limit', 10, 1, 100),
+    search: q.string('search'),
+  });
 
   // Group routes come first: "/dispositions/groups/..." must not be read as a disposition id.
   router.post('/dispositions/groups/create', write, async (req, res) => {

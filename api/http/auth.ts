@@ -17,7 +17,10 @@ export function bearer(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-export function authenticator(verify: (token: string) => Promise<VerifiedToken | null>, organizationType: (id: string) => Promise<OrganizationType | null>): Authenticator {
+export function authenticator(
+  verify: (token: string) => Promise<VerifiedToken | null>,
+  organizationType: (id: string) => Promise<OrganizationType | null>,
+): Authenticator {
   return async (authorization, requestId) => {
     const token = bearer(authorization);
     if (!token) return null;
@@ -25,7 +28,13 @@ export function authenticator(verify: (token: string) => Promise<VerifiedToken |
     if (!verified) return null;
     const type = await organizationType(verified.organizationId);
     if (!type) return null;
-    return { organizationId: verified.organizationId, organizationType: type, actor: verified.subject, requestId, scopes: verified.scopes };
+    return {
+      organizationId: verified.organizationId,
+      organizationType: type,
+      actor: verified.subject,
+      requestId,
+      scopes: verified.scopes,
+    };
   };
 }
 
@@ -42,7 +51,8 @@ export function requireOrganization(authenticate: Authenticator): RequestHandler
 export function requireScope(...scopes: string[]): RequestHandler {
   return (_req, res, next) => {
     const ctx = res.locals.ctx as RequestContext;
-    if (ctx.scopes && !scopes.some((scope) => ctx.scopes!.has(scope))) return sendError(res, 403, NO_PERMISSION_MESSAGE);
+    if (ctx.scopes && !scopes.some((scope) => ctx.scopes!.has(scope)))
+      return sendError(res, 403, NO_PERMISSION_MESSAGE);
     next();
   };
 }
@@ -55,7 +65,8 @@ export function requireSecret(secret: string | null): RequestHandler {
   const expected = secret === null ? null : createHash('sha256').update(secret).digest();
   return (req, res, next) => {
     const token = bearer(req.get('authorization'));
-    if (!expected || !token || !timingSafeEqual(createHash('sha256').update(token).digest(), expected)) return sendError(res, 401, UNAUTHORIZED_MESSAGE);
+    if (!expected || !token || !timingSafeEqual(createHash('sha256').update(token).digest(), expected))
+      return sendError(res, 401, UNAUTHORIZED_MESSAGE);
     next();
   };
 }

@@ -19,5 +19,6 @@ export function bySegment(router: Router): Router | RequestHandler {
       segments.add(first.toLowerCase());
     }
   }
-  return (req, res, next) => (segments.has((req.path.split('/', 2)[1] ?? '').toLowerCase()) ? router(req, res, next) : next());
+  return (req, res, next) =>
+    segments.has((req.path.split('/', 2)[1] ?? '').toLowerCase()) ? router(req, res, next) : next();
 }

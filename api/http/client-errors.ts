@@ -7,8 +7,18 @@ import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 const ANSWERS: Record<string, { status: number; reason: string; error: string; message: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', error: 'RequestHeaderFieldsTooLarge', message: 'Request headers too large' },
-  HPE_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', error: 'RequestTimeout', message: 'Request timed out' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    error: 'RequestHeaderFieldsTooLarge',
+    message: 'Request headers too large',
+  },
+  HPE_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    error: 'RequestTimeout',
+    message: 'Request timed out',
+  },
 };
 const BAD_REQUEST = { status: 400, reason: 'Bad Request', error: 'BadRequest', message: 'Malformed HTTP request' };
 
@@ -18,6 +28,8 @@ export function answerClientErrors(server: Server): void {
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const answer = ANSWERS[error.code ?? ''] ?? BAD_REQUEST;
     const body = JSON.stringify({ success: false, error: answer.error, message: answer.message });
-    socket.end(`HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }

@@ -40,7 +40,9 @@ export class HttpError extends Error {
 export const validationFailed = (errors: string[]) => new HttpError(400, 'Validation failed', { errors });
 
 export function sendError(res: Response, status: number, message: string, extra: Record<string, unknown> = {}): void {
-  const body = res.locals.errorWithoutSuccess ? { error: ERROR_NAMES[status] ?? 'Error', message, ...extra } : { success: false, error: ERROR_NAMES[status] ?? 'Error', message, ...extra };
+  const body = res.locals.errorWithoutSuccess
+    ? { error: ERROR_NAMES[status] ?? 'Error', message, ...extra }
+    : { success: false, error: ERROR_NAMES[status] ?? 'Error', message, ...extra };
   if (message === 'Validation failed') delete (body as { error?: string }).error;
   res.status(status).json(body);
 }
@@ -51,8 +53,10 @@ function bodyFailure(error: unknown): { status: number; message: string; extra?:
   const parser = error as { type?: string; status?: number };
   if (parser.type === 'entity.parse.failed') return { status: 400, message: 'Invalid JSON body' };
   if (parser.type === 'entity.too.large') return { status: 413, message: 'Request body too large' };
-  if (parser.type === 'encoding.unsupported' || parser.type === 'charset.unsupported') return { status: 415, message: 'Unsupported body encoding' };
-  if (typeof parser.status === 'number' && parser.status >= 400 && parser.status < 500) return { status: parser.status, message: 'Bad request' };
+  if (parser.type === 'encoding.unsupported' || parser.type === 'charset.unsupported')
+    return { status: 415, message: 'Unsupported body encoding' };
+  if (typeof parser.status === 'number' && parser.status >= 400 && parser.status < 500)
+    return { status: parser.status, message: 'Bad request' };
   return null;
 }
 
@@ -66,10 +70,19 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const body = bodyFailure(error);
     // The speech interface answers with the codes of spec 7.3 (decisions.md section 5), even for a body it could not read.
-    if (body && req.path === SPEECH_PATH) return void res.status(body.status).json({ success: false, error: 'invalid_request', message: body.message, ...body.extra });
+    if (body && req.path === SPEECH_PATH)
+      return void res
+        .status(body.status)
+        .json({ success: false, error: 'invalid_request', message: body.message, ...body.extra });
     if (body) return sendError(res, body.status, body.message, body.extra);
     if (error instanceof DomainError) return sendError(res, DOMAIN_STATUS[error.kind], error.message, error.details);
-    logger.error('unhandled error', { requestId: res.locals.requestId, method: req.method, path: req.path, error: String(error), stack: (error as Error)?.stack });
+    logger.error('unhandled error', {
+      requestId: res.locals.requestId,
+      method: req.method,
+      path: req.path,
+      error: String(error),
+      stack: (error as Error)?.stack,
+    });
     sendError(res, 500, UNEXPECTED_MESSAGE);
   };
 }

@@ -13,7 +13,9 @@ export const DEFAULT_BODY_BYTES = 1024 * 1024;
 
 export const UNSUPPORTED_CONTENT_TYPE = 'Content-Type must be application/json';
 
-const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+const hasBody = (req: Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 export function jsonBody(limit: number): RequestHandler {
   const parse = express.json({ limit, strict: false, type: () => true });

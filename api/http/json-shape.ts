@@ -19,7 +19,8 @@ export function jsonShapeProblems(value: unknown): string[] {
   while (stack.length > 0 && problems.size < 3) {
     const { value: current, path, depth } = stack.pop()!;
     if (typeof current === 'string') {
-      if (LONE_SURROGATE.test(current) && !problems.has('unicode')) problems.set('unicode', `${path || 'body'} is not valid Unicode (a lone surrogate)`);
+      if (LONE_SURROGATE.test(current) && !problems.has('unicode'))
+        problems.set('unicode', `${path || 'body'} is not valid Unicode (a lone surrogate)`);
       continue;
     }
     if (typeof current !== 'object' || current === null) continue;
@@ -34,7 +35,8 @@ export function jsonShapeProblems(value: unknown): string[] {
     for (const key of Object.keys(current)) {
       const at = path ? `${path}.${clip(key)}` : clip(key);
       if (PROTOTYPE_KEYS.has(key) && !problems.has('key')) problems.set('key', `${at} is not an allowed property name`);
-      else if (LONE_SURROGATE.test(key) && !problems.has('unicode')) problems.set('unicode', `${at} is not valid Unicode (a lone surrogate)`);
+      else if (LONE_SURROGATE.test(key) && !problems.has('unicode'))
+        problems.set('unicode', `${at} is not valid Unicode (a lone surrogate)`);
       else stack.push({ value: (current as Record<string, unknown>)[key], path: at, depth: depth + 1 });
     }
   }

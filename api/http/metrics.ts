@@ -34,15 +34,27 @@ export class Metrics {
   }
 
   render(): string {
-    const lines: string[] = ['# HELP http_requests_total HTTP requests answered.', '# TYPE http_requests_total counter'];
+    const lines: string[] = [
+      '# HELP http_requests_total HTTP requests answered.',
+      '# TYPE http_requests_total counter',
+    ];
     for (const [labels, n] of this.requests) lines.push(`http_requests_total{${labels}} ${n}`);
-    lines.push('# HELP http_request_duration_seconds HTTP request latency.', '# TYPE http_request_duration_seconds histogram');
+    lines.push(
+      '# HELP http_request_duration_seconds HTTP request latency.',
+      '# TYPE http_request_duration_seconds histogram',
+    );
     for (const [labels, h] of this.durations) {
-      BUCKETS.forEach((b, i) => lines.push(`http_request_duration_seconds_bucket{${labels},le="${b}"} ${h.buckets[i]}`));
+      BUCKETS.forEach((b, i) =>
+        lines.push(`http_request_duration_seconds_bucket{${labels},le="${b}"} ${h.buckets[i]}`),
+      );
       lines.push(`http_request_duration_seconds_bucket{${labels},le="+Inf"} ${h.count}`);
-      lines.push(`http_request_duration_seconds_sum{${labels}} ${h.sum}`, `http_request_duration_seconds_count{${labels}} ${h.count}`);
+      lines.push(
+        `http_request_duration_seconds_sum{${labels}} ${h.sum}`,
+        `http_request_duration_seconds_count{${labels}} ${h.count}`,
+      );
     }
-    for (const [name, g] of this.gauges) lines.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
+    for (const [name, g] of this.gauges)
+      lines.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
     return lines.join('\n') + '\n';
   }
 }

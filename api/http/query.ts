@@ -54,7 +54,9 @@ export class QueryReader {
 
   /** Refuses every parameter not in `known`, naming it (for endpoints whose callers gain nothing from a silently ignored typo). */
   onlyKnown(known: readonly string[]): this {
-    for (const name of Object.keys(this.req.query)) if (!known.includes(name)) this.errors.push(`${clip(name)} is not a known parameter (known: ${known.join(', ')})`);
+    for (const name of Object.keys(this.req.query))
+      if (!known.includes(name))
+        this.errors.push(`${clip(name)} is not a known parameter (known: ${known.join(', ')})`);
     return this;
   }
 

@@ -24,8 +24,10 @@ export function closed<S>(schema: S): S {
   if (Array.isArray(schema)) return schema.map(closed) as S;
   if (typeof schema !== 'object' || schema === null) return schema;
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) copy[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : closed(value);
-  const declaresProperties = copy.type === 'object' && copy.properties !== undefined && copy.patternProperties === undefined;
+  for (const [key, value] of Object.entries(schema))
+    copy[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : closed(value);
+  const declaresProperties =
+    copy.type === 'object' && copy.properties !== undefined && copy.patternProperties === undefined;
   if (declaresProperties && copy.additionalProperties === undefined) copy.additionalProperties = false;
   return copy as S;
 }
@@ -66,7 +68,9 @@ function formatError(error: ErrorObject, root: string): string {
     case 'type':
       return `${subject} must be ${article(String(p.type))}`;
     case 'minLength':
-      return p.limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${String(p.limit)} characters`;
+      return p.limit === 1
+        ? `${subject} must not be empty`
+        : `${subject} must be at least ${String(p.limit)} characters`;
     case 'maxLength':
       return `${subject} must be at most ${String(p.limit)} characters`;
     case 'minimum':
@@ -75,7 +79,9 @@ function formatError(error: ErrorObject, root: string): string {
     case 'exclusiveMaximum':
       return `${subject} must be ${String(p.comparison)} ${String(p.limit)}`;
     case 'minItems':
-      return p.limit === 1 ? `${subject} must be a non-empty array` : `${subject} must have at least ${String(p.limit)} items`;
+      return p.limit === 1
+        ? `${subject} must be a non-empty array`
+        : `${subject} must have at least ${String(p.limit)} items`;
     case 'maxItems':
       return `${subject} must have at most ${String(p.limit)} items`;
     case 'enum':
@@ -89,7 +95,9 @@ function formatError(error: ErrorObject, root: string): string {
     case 'additionalProperties':
       return `${subject} must not contain ${clip(String(p.additionalProperty))}`;
     case 'discriminator':
-      return p.error === 'mapping' ? `${path ? `${path}.` : ''}${String(p.tag)} is not valid` : `${path ? `${path}.` : ''}${String(p.tag)} is required`;
+      return p.error === 'mapping'
+        ? `${path ? `${path}.` : ''}${String(p.tag)} is not valid`
+        : `${path ? `${path}.` : ''}${String(p.tag)} is required`;
     case 'anyOf':
     case 'oneOf':
       return `${subject} is not valid`;
@@ -98,4 +106,5 @@ function formatError(error: ErrorObject, root: string): string {
   }
 }
 
-const article = (type: string) => (type === 'integer' ? 'an integer' : type === 'object' || type === 'array' ? `an ${type}` : `a ${type}`);
+const article = (type: string) =>
+  type === 'integer' ? 'an integer' : type === 'object' || type === 'array' ? `an ${type}` : `a ${type}`;

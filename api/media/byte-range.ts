@@ -3,7 +3,8 @@
  * `bytes=start-` or `bytes=-suffix`. A header this server does not serve as a range (another unit,
  * several ranges, bad syntax) is ignored and the whole body is sent, as the RFC allows.
  */
-export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
+export type RangeAnswer =
+  { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
 const SINGLE_RANGE = /^bytes=(\d*)-(\d*)$/i;
 

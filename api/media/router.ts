@@ -33,31 +33,43 @@ export function mediaRouter(deps: MediaRouterDeps): Router {
     res.json({ success: true, data: await media.transcript(contextOf(res), paramOf(req, 'transcript_id')) });
   });
 
-  router.get(['/recording/:recording_id', '/recordings/:recording_id'], recordingErrorsWithoutSuccess, read, async (req, res) => {
-    const recording = await media.recording(contextOf(res), paramOf(req, 'recording_id'));
-    const range = byteRange(req.get('range'), recording.size);
-    res.set('Accept-Ranges', 'bytes');
-    if (range.kind === 'unsatisfiable') {
-      res.status(416).set('Content-Range', `bytes */${recording.size}`).json({ error: 'RangeNotSatisfiable', message: 'Requested range not satisfiable' });
-      return;
-    }
-    const part = range.kind === 'partial' ? { start: range.start, end: range.end } : undefined;
-    // Opened before any audio header is set, so a recording gone meanwhile still answers a plain 404.
-    const audio = req.method === 'HEAD' ? null : await recording.read(part);
-    res.set({ 'Content-Type': recording.contentType, 'Content-Length': String(part ? part.end - part.start + 1 : recording.size), 'Cache-Control': 'private, no-store' });
-    if (part) res.status(206).set('Content-Range', `bytes ${part.start}-${part.end}/${recording.size}`);
-    if (!audio) {
-      res.end();
-      return;
-    }
-    try {
-      await pipeline(audio, res);
-    } catch (error) {
-      // The listener went away (a player seeking elsewhere does that all the time): nothing to answer.
-      if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
-      throw error;
-    }
-  });
+  router.get(
+    ['/recording/:recording_id', '/recordings/:recording_id'],
+    recordingErrorsWithoutSuccess,
+    read,
+    async (req, res) => {
+      const recording = await media.recording(contextOf(res), paramOf(req, 'recording_id'));
+      const range = byteRange(req.get('range'), recording.size);
+      res.set('Accept-Ranges', 'bytes');
+      if (range.kind === 'unsatisfiable') {
+        res
+          .status(416)
+          .set('Content-Range', `bytes */${recording.size}`)
+          .json({ error: 'RangeNotSatisfiable', message: 'Requested range not satisfiable' });
+        return;
+      }
+      const part = range.kind === 'partial' ? { start: range.start, end: range.end } : undefined;
+      // Opened before any audio header is set, so a recording gone meanwhile still answers a plain 404.
+      const audio = req.method === 'HEAD' ? null : await recording.read(part);
+      res.set({
+        'Content-Type': recording.contentType,
+        'Content-Length': String(part ? part.end - part.start + 1 : recording.size),
+        'Cache-Control': 'private, no-store',
+      });
+      if (part) res.status(206).set('Content-Range', `bytes ${part.start}-${part.end}/${recording.size}`);
+      if (!audio) {
+        res.end();
+        return;
+      }
+      try {
+        await pipeline(audio, res);
+      } catch (error) {
+        // The listener went away (a player seeking elsewhere does that all the time): nothing to answer.
+        if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+        throw error;
+      }
+    },
+  );
 
   return router;
 }

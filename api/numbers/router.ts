@@ -21,7 +21,10 @@ export function numbersRouter(service: NumberService): Router {
     res.json(answer);
   });
   router.post('/numbers/buyNumbers', write, async (req, res) => {
-    const items = validate(BuyNumbersBody, req.body).map((item) => ({ number: normalizeDialString(item.number), provider: (item.provider ?? DEFAULT_PROVIDER).toLowerCase() }));
+    const items = validate(BuyNumbersBody, req.body).map((item) => ({
+      number: normalizeDialString(item.number),
+      provider: (item.provider ?? DEFAULT_PROVIDER).toLowerCase(),
+    }));
     res.json(await service.buy(contextOf(res), items));
   });
   router.get('/numbers', read, async (req, res) => {
@@ -41,11 +44,18 @@ function searchQuery(req: Request): SearchQuery {
   if (!/^[A-Za-z]{2}$/.test(country)) errors.push('country_iso must be a two-letter country code');
   const prefix = q.string('prefix', 14);
   if (prefix !== undefined && !/^[0-9]+$/.test(prefix)) errors.push('prefix must contain only digits');
-  const query = { provider: provider.toLowerCase(), country_iso: country.toUpperCase(), limit: q.int('limit', 10, 1, 100), page: q.int('page', 1, 1, 1_000_000), ...(prefix && { prefix }) };
+  const query = {
+    provider: provider.toLowerCase(),
+    country_iso: country.toUpperCase(),
+    limit: q.int('limit', 10, 1, 100),
+    page: q.int('page', 1, 1, 1_000_000),
+    ...(prefix && { prefix }),
+  };
   try {
     q.done();
   } catch (error) {
-    if (error instanceof HttpError) throw validationFailed([...((error.extra.errors as string[] | undefined) ?? []), ...errors]);
+    if (error instanceof HttpError)
+      throw validationFailed([...((error.extra.errors as string[] | undefined) ?? []), ...errors]);
     throw error;
   }
   if (errors.length > 0) throw validationFailed(errors);

@@ -8,7 +8,12 @@ export const MAX_PURCHASE_ITEMS = 100;
 export const MAX_INVENTORY_ITEMS = 10_000;
 export const DEFAULT_PROVIDER = 'builtin';
 
-const provider = Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9_.-]+$', description: 'Provider alias, for example builtin' });
+const provider = Type.String({
+  minLength: 1,
+  maxLength: 50,
+  pattern: '^[A-Za-z0-9_.-]+$',
+  description: 'Provider alias, for example builtin',
+});
 
 export const BuyNumbersBody = Type.Array(
   Type.Object({
@@ -34,4 +39,8 @@ export const StockNumbersBody = Type.Array(
 
 /** The items of an inventory body (admin API and command line), provider lower-cased and country upper-cased. */
 export const inventoryItems = (body: unknown): InventoryItem[] =>
-  validate(StockNumbersBody, body).map((item) => ({ ...item, provider: item.provider.toLowerCase(), country_iso: item.country_iso.toUpperCase() }));
+  validate(StockNumbersBody, body).map((item) => ({
+    ...item,
+    provider: item.provider.toLowerCase(),
+    country_iso: item.country_iso.toUpperCase(),
+  }));

@@ -8,7 +8,14 @@ import { openApiDocument, docsPage, type Route } from './openapi';
 /** Readiness tolerates a small lag: a busy projection a few events behind is still serving. */
 const READY_LAG = 1000;
 
-export function opsRouter(deps: { events: EventStore; runner: ProjectionRunner; metrics: Metrics; shuttingDown: () => boolean; speechReady: () => boolean; openapi?: readonly Route[] }): Router {
+export function opsRouter(deps: {
+  events: EventStore;
+  runner: ProjectionRunner;
+  metrics: Metrics;
+  shuttingDown: () => boolean;
+  speechReady: () => boolean;
+  openapi?: readonly Route[];
+}): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

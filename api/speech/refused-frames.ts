@@ -21,6 +21,12 @@ export function closeOnRefusedFrames(ws: WebSocket, logger: Logger): void {
   // reason can still join the code. Every other close gives its own reason (the echo of the client's
   // close frame, a Buffer, included) or no code at all, and is left as it is.
   const close = ws.close.bind(ws);
-  ws.close = (code?: number, reason?: string | Buffer) => close(code, reason ?? (code === undefined ? undefined : REASONS[code]));
-  ws.on('error', (error: Error & { code?: string }) => logger.warn('speech socket closed: the client sent a frame that was refused', { code: error.code, error: error.message }));
+  ws.close = (code?: number, reason?: string | Buffer) =>
+    close(code, reason ?? (code === undefined ? undefined : REASONS[code]));
+  ws.on('error', (error: Error & { code?: string }) =>
+    logger.warn('speech socket closed: the client sent a frame that was refused', {
+      code: error.code,
+      error: error.message,
+    }),
+  );
 }

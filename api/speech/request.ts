@@ -12,9 +12,18 @@ export type SpeechRequestBody = SynthesisRequest & { addWavHeader: boolean };
 
 const MAX_REQUEST_ID = 128;
 
-
 /** The fields of spec 2.2 (both spellings of the header flag; the WebSocket's `type` and `request_id`): any other is refused. */
-const FIELDS = new Set(['text', 'voice_id', 'language', 'sample_rate', 'speed', 'add_wav_header', 'addWavHeader', 'type', 'request_id']);
+const FIELDS = new Set([
+  'text',
+  'voice_id',
+  'language',
+  'sample_rate',
+  'speed',
+  'add_wav_header',
+  'addWavHeader',
+  'type',
+  'request_id',
+]);
 
 /** Spec 2.2 as a schema, for the API description; `readSpeechRequest` applies it with the codes of spec 7.3. */
 export const SpeechRequestSchema = Type.Object({
@@ -42,22 +51,39 @@ export function readSpeechRequest(body: unknown): SpeechRequestBody {
   const language = optional(b, 'language', 'string', 'en');
   const sampleRate = optional(b, 'sample_rate', 'number', 24000);
   const speed = optional(b, 'speed', 'number', 1);
-  const header = b.add_wav_header !== undefined ? optional(b, 'add_wav_header', 'boolean', true) : optional(b, 'addWavHeader', 'boolean', true);
-  return { text: b.text, voiceId: b.voice_id, language: language as LanguageCode, sampleRate: sampleRate as SampleRate, speed, addWavHeader: header };
+  const header =
+    b.add_wav_header !== undefined
+      ? optional(b, 'add_wav_header', 'boolean', true)
+      : optional(b, 'addWavHeader', 'boolean', true);
+  return {
+    text: b.text,
+    voiceId: b.voice_id,
+    language: language as LanguageCode,
+    sampleRate: sampleRate as SampleRate,
+    speed,
+    addWavHeader: header,
+  };
 }
 
 /** The WebSocket form adds `type` (must be `speech`) and an optional caller-chosen `request_id`. */
 export function readRequestId(message: Record<string, unknown>): string | null {
   const id = message.request_id;
   if (id === undefined || id === null) return null;
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_REQUEST_ID) throw invalid(`request_id must be a non-empty string of at most ${MAX_REQUEST_ID} characters`);
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_REQUEST_ID)
+    throw invalid(`request_id must be a non-empty string of at most ${MAX_REQUEST_ID} characters`);
   return id;
 }
 
-function optional<T extends 'string' | 'number' | 'boolean'>(b: Record<string, unknown>, field: string, type: T, fallback: T extends 'string' ? string : T extends 'number' ? number : boolean) {
+function optional<T extends 'string' | 'number' | 'boolean'>(
+  b: Record<string, unknown>,
+  field: string,
+  type: T,
+  fallback: T extends 'string' ? string : T extends 'number' ? number : boolean,
+) {
   const value = b[field];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== type || (type === 'number' && !Number.isFinite(value))) throw invalid(`${field} must be a ${type}`);
+  if (typeof value !== type || (type === 'number' && !Number.isFinite(value)))
+    throw invalid(`${field} must be a ${type}`);
   return value as typeof fallback;
 }
 

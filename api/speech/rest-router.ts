@@ -30,7 +30,11 @@ export function speechRestRouter(speech: SpeechService, logger: Logger): Router 
     });
     let stream;
     try {
-      stream = await speech.open(contextOf(res), { ...body, requestId: res.locals.requestId as string, channel: 'rest' }, controller.signal);
+      stream = await speech.open(
+        contextOf(res),
+        { ...body, requestId: res.locals.requestId as string, channel: 'rest' },
+        controller.signal,
+      );
     } catch (error) {
       if (error instanceof SpeechError) return sendSpeechError(res, error);
       throw error;
@@ -59,7 +63,8 @@ export function speechRestRouter(speech: SpeechService, logger: Logger): Router 
       }
     } catch (error) {
       failed = !controller.signal.aborted;
-      if (failed) logger.error('speech synthesis failed mid-stream', { requestId: res.locals.requestId, error: String(error) });
+      if (failed)
+        logger.error('speech synthesis failed mid-stream', { requestId: res.locals.requestId, error: String(error) });
     }
     const outcome = controller.signal.aborted ? 'disconnected' : failed ? 'failed' : 'completed';
     await finish(stream, outcome, res, logger);
@@ -71,7 +76,14 @@ export function speechRestRouter(speech: SpeechService, logger: Logger): Router 
 }
 
 async function finish(stream: SpeechStream, outcome: SpeechOutcome, res: Response, logger: Logger): Promise<void> {
-  await stream.finish(outcome).catch((error) => logger.error('could not record the end of a speech request', { requestId: res.locals.requestId, error: String(error) }));
+  await stream
+    .finish(outcome)
+    .catch((error) =>
+      logger.error('could not record the end of a speech request', {
+        requestId: res.locals.requestId,
+        error: String(error),
+      }),
+    );
 }
 
 /** Waits until the client takes more data, or leaves; removes both listeners either way. */

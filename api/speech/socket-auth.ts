@@ -11,7 +11,10 @@ import { NO_PERMISSION_MESSAGE, UNAUTHORIZED_MESSAGE } from '../http/errors';
 
 export const SPEECH_SOCKET_PATH = '/api/v1/get_speech';
 
-type Verify = (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string, headers?: Record<string, string>) => void) => void;
+type Verify = (
+  info: { req: IncomingMessage },
+  done: (ok: boolean, code?: number, message?: string, headers?: Record<string, string>) => void,
+) => void;
 
 const refuse = (done: Parameters<Verify>[1], code: number, error: string, message: string) => {
   const body = JSON.stringify({ success: false, error, message });
@@ -37,4 +40,5 @@ export function verifySpeechClient(authenticate: Authenticator): Verify {
   };
 }
 
-export const socketContext = (req: IncomingMessage): RequestContext => (req as IncomingMessage & { speechContext: RequestContext }).speechContext;
+export const socketContext = (req: IncomingMessage): RequestContext =>
+  (req as IncomingMessage & { speechContext: RequestContext }).speechContext;

@@ -23,7 +23,13 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
   const send = (message: object) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
   };
-  const sendError = (requestId: string | undefined, error: SpeechError) => send({ type: 'error', ...(requestId !== undefined && { request_id: requestId }), error: error.code, message: error.message });
+  const sendError = (requestId: string | undefined, error: SpeechError) =>
+    send({
+      type: 'error',
+      ...(requestId !== undefined && { request_id: requestId }),
+      error: error.code,
+      message: error.message,
+    });
 
   send({ type: 'connected', connection_id: connectionId, message: 'Connected to the speech service' });
 
@@ -34,7 +40,8 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
     } catch {
       message = undefined;
     }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) return sendError(undefined, new SpeechError('invalid_request', 'Message must be a JSON object'));
+    if (typeof message !== 'object' || message === null || Array.isArray(message))
+      return sendError(undefined, new SpeechError('invalid_request', 'Message must be a JSON object'));
     const m = message as Record<string, unknown>;
     switch (m.type) {
       case 'ping':
@@ -42,14 +49,18 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
       case 'cancel': {
         const id = typeof m.request_id === 'string' ? m.request_id : undefined;
         const request = id === undefined ? undefined : running.get(id);
-        if (!request) return sendError(id, new SpeechError('invalid_request', 'No running request with this request_id'));
+        if (!request)
+          return sendError(id, new SpeechError('invalid_request', 'No running request with this request_id'));
         request.reason = 'cancelled';
         return request.controller.abort();
       }
       case 'speech':
         return void speak(m);
       default:
-        return sendError(typeof m.request_id === 'string' ? m.request_id : undefined, new SpeechError('invalid_request', 'type must be one of speech, cancel, ping'));
+        return sendError(
+          typeof m.request_id === 'string' ? m.request_id : undefined,
+          new SpeechError('invalid_request', 'type must be one of speech, cancel, ping'),
+        );
     }
   });
 
@@ -65,7 +76,8 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
     let body;
     try {
       requestId = readRequestId(message) ?? randomUUID();
-      if (running.has(requestId)) throw new SpeechError('invalid_request', 'request_id is already in use on this connection');
+      if (running.has(requestId))
+        throw new SpeechError('invalid_request', 'request_id is already in use on this connection');
       body = readSpeechRequest(message);
     } catch (error) {
       return sendError(requestId, error as SpeechError);
@@ -79,7 +91,11 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
     }
   }
 
-  async function stream(requestId: string, body: ReturnType<typeof readSpeechRequest>, state: { controller: AbortController; reason: 'cancelled' | 'disconnected' | null }): Promise<void> {
+  async function stream(
+    requestId: string,
+    body: ReturnType<typeof readSpeechRequest>,
+    state: { controller: AbortController; reason: 'cancelled' | 'disconnected' | null },
+  ): Promise<void> {
     let audio;
     try {
       audio = await speech.open(ctx, { ...body, requestId, channel: 'websocket' }, state.controller.signal);
@@ -97,14 +113,19 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
         // The WAV header, when asked for, starts the request's first chunk only.
         const data = index === 0 && body.addWavHeader ? Buffer.concat([wavHeader(body.sampleRate), pcm]) : pcm;
         send({ type: 'audio_chunk', request_id: requestId, chunk_index: index++, data: data.toString('base64') });
-        while (ws.readyState === ws.OPEN && ws.bufferedAmount > HIGH_WATER_BYTES) await new Promise((r) => setTimeout(r, 5));
+        while (ws.readyState === ws.OPEN && ws.bufferedAmount > HIGH_WATER_BYTES)
+          await new Promise((r) => setTimeout(r, 5));
       }
     } catch (error) {
       failed = !state.controller.signal.aborted;
       if (failed) logger.error('speech synthesis failed mid-stream', { requestId, error: String(error) });
     }
     const outcome = state.reason ?? (failed ? 'failed' : 'completed');
-    await audio.finish(outcome).catch((error) => logger.error('could not record the end of a speech request', { requestId, error: String(error) }));
+    await audio
+      .finish(outcome)
+      .catch((error) =>
+        logger.error('could not record the end of a speech request', { requestId, error: String(error) }),
+      );
     if (outcome === 'failed') return sendError(requestId, internalSpeechError());
     if (outcome === 'disconnected') return;
     send({

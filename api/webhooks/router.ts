@@ -20,7 +20,11 @@ export function webhooksRouter(settings: WebhookSettingsService, deliveries: Web
   const readDeliveries = requireScope('campaigns:read', 'campaigns:write', 'logs:read');
 
   router.put('/webhooks', write, async (req, res) => {
-    res.json({ success: true, message: 'Webhook saved', data: await settings.configure(contextOf(res), validate(PutWebhookBody, req.body)) });
+    res.json({
+      success: true,
+      message: 'Webhook saved',
+      data: await settings.configure(contextOf(res), validate(PutWebhookBody, req.body)),
+    });
   });
   router.get('/webhooks', read, async (_req, res) => {
     res.json({ success: true, data: await settings.get(contextOf(res)) });
@@ -31,7 +35,11 @@ export function webhooksRouter(settings: WebhookSettingsService, deliveries: Web
   });
   router.get('/webhooks/deliveries', readDeliveries, async (req, res) => {
     const q = new QueryReader(req);
-    const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100), status: q.oneOf('status', DELIVERY_STATUSES) };
+    const query = {
+      page: q.int('page', 1, 1, 1_000_000),
+      limit: q.int('limit', 10, 1, 100),
+      status: q.oneOf('status', DELIVERY_STATUSES),
+    };
     q.done();
     res.json({ success: true, ...(await deliveries.list(contextOf(res), query)) });
   });
@@ -42,9 +50,36 @@ export function webhooksRouter(settings: WebhookSettingsService, deliveries: Web
 }
 
 export const WEBHOOK_ROUTES: Route[] = [
-  { method: 'put', path: '/api/v1/webhooks', summary: 'Set the outbound webhook (URL, secret, enabled); the secret is shown in full only here', body: PutWebhookBody, scope: 'campaigns:write' },
-  { method: 'get', path: '/api/v1/webhooks', summary: 'The outbound webhook, secret masked (scope campaigns:read or campaigns:write)', scope: 'campaigns:read' },
-  { method: 'delete', path: '/api/v1/webhooks', summary: 'Remove the outbound webhook (pending deliveries are abandoned)', scope: 'campaigns:write' },
-  { method: 'get', path: '/api/v1/webhooks/deliveries', summary: 'Webhook deliveries, newest first (scope campaigns:read, campaigns:write or logs:read)', scope: 'campaigns:read', query: ['page', 'limit', 'status'] },
-  { method: 'get', path: '/api/v1/webhooks/deliveries/{id}', summary: 'One webhook delivery with its attempts and payload', scope: 'campaigns:read' },
+  {
+    method: 'put',
+    path: '/api/v1/webhooks',
+    summary: 'Set the outbound webhook (URL, secret, enabled); the secret is shown in full only here',
+    body: PutWebhookBody,
+    scope: 'campaigns:write',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks',
+    summary: 'The outbound webhook, secret masked (scope campaigns:read or campaigns:write)',
+    scope: 'campaigns:read',
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/webhooks',
+    summary: 'Remove the outbound webhook (pending deliveries are abandoned)',
+    scope: 'campaigns:write',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/deliveries',
+    summary: 'Webhook deliveries, newest first (scope campaigns:read, campaigns:write or logs:read)',
+    scope: 'campaigns:read',
+    query: ['page', 'limit', 'status'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/deliveries/{id}',
+    summary: 'One webhook delivery with its attempts and payload',
+    scope: 'campaigns:read',
+  },
 ];

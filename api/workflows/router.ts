@@ -19,7 +19,11 @@ export function workflowsRouter(service: WorkflowService): Router {
   });
   router.get('/workflows', read, async (req, res) => {
     const q = new QueryReader(req);
-    const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100), search: q.string('search') };
+    const query = {
+      page: q.int('page', 1, 1, 1_000_000),
+      limit: q.int('limit', 10, 1, 100),
+      search: q.string('search'),
+    };
     q.done();
     res.json({ success: true, ...(await service.list(contextOf(res), query)) });
   });
@@ -36,7 +40,11 @@ export function workflowsRouter(service: WorkflowService): Router {
   });
   router.get('/workflows/:id/runs', read, async (req, res) => {
     const q = new QueryReader(req);
-    const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100), status: q.oneOf('status', ['running', 'completed', 'failed'] as const) };
+    const query = {
+      page: q.int('page', 1, 1, 1_000_000),
+      limit: q.int('limit', 10, 1, 100),
+      status: q.oneOf('status', ['running', 'completed', 'failed'] as const),
+    };
     q.done();
     res.json({ success: true, ...(await service.runsOf(contextOf(res), paramOf(req, 'id'), query)) });
   });

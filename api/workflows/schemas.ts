@@ -11,22 +11,44 @@ import { StringEnum } from '../http/schema';
 import { validate } from '../http/validation';
 
 const id = Type.String({ minLength: 1, maxLength: 200 });
-const stepId = Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A name branches can jump to instead of the index' }));
-const target = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 100 })], { description: "A step's index (from 0) or its id" });
+const stepId = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 100, description: 'A name branches can jump to instead of the index' }),
+);
+const target = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 100 })], {
+  description: "A step's index (from 0) or its id",
+});
 const seconds = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_WAIT_SECONDS, description });
 const closed = { additionalProperties: false };
 
 export const STEP_SCHEMAS = {
-  send_chat: Type.Object({ type: Type.Literal('send_chat'), id: stepId, templateId: id, conversationSettings: Type.Optional(Type.Object({ agentId: id, dispositionId: id }, closed)) }, closed),
+  send_chat: Type.Object(
+    {
+      type: Type.Literal('send_chat'),
+      id: stepId,
+      templateId: id,
+      conversationSettings: Type.Optional(Type.Object({ agentId: id, dispositionId: id }, closed)),
+    },
+    closed,
+  ),
   place_call: Type.Object({ type: Type.Literal('place_call'), id: stepId, agentId: id, dispositionId: id }, closed),
   wait: Type.Object({ type: Type.Literal('wait'), id: stepId, seconds: seconds('Real seconds, 1 to 30 days') }, closed),
-  wait_for_outcome: Type.Object({ type: Type.Literal('wait_for_outcome'), id: stepId, timeoutSeconds: Type.Optional(seconds('Give up after this many seconds (outcome status "timeout")')) }, closed),
+  wait_for_outcome: Type.Object(
+    {
+      type: Type.Literal('wait_for_outcome'),
+      id: stepId,
+      timeoutSeconds: Type.Optional(seconds('Give up after this many seconds (outcome status "timeout")')),
+    },
+    closed,
+  ),
   branch: Type.Object(
     {
       type: Type.Literal('branch'),
       id: stepId,
       on: StringEnum(['status', 'disposition'] as const),
-      cases: Type.Array(Type.Object({ equals: Type.String({ minLength: 1, maxLength: 200 }), goTo: target }, closed), { minItems: 1, maxItems: 50 }),
+      cases: Type.Array(Type.Object({ equals: Type.String({ minLength: 1, maxLength: 200 }), goTo: target }, closed), {
+        minItems: 1,
+        maxItems: 50,
+      }),
       otherwise: Type.Optional(target),
     },
     closed,
@@ -35,7 +57,10 @@ export const STEP_SCHEMAS = {
 } satisfies Record<StepType, TSchema>;
 
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
-const stepsOutline = Type.Array(Type.Object({ type: StringEnum(STEP_TYPES) }, { additionalProperties: true }), { minItems: 1, maxItems: MAX_STEPS });
+const stepsOutline = Type.Array(Type.Object({ type: StringEnum(STEP_TYPES) }, { additionalProperties: true }), {
+  minItems: 1,
+  maxItems: MAX_STEPS,
+});
 const CreateOutline = Type.Object({ name, steps: stepsOutline }, closed);
 const UpdateOutline = Type.Object({ name: Type.Optional(name), steps: Type.Optional(stepsOutline) }, closed);
 
@@ -43,7 +68,10 @@ const steps = Type.Array(Type.Union(Object.values(STEP_SCHEMAS)), { minItems: 1,
 export const CreateWorkflowBody = Type.Object({ name, steps }, closed);
 export type CreateWorkflowInput = Static<typeof CreateWorkflowBody>;
 /** At least one of the two; the steps given replace the whole list (runs already started keep theirs). */
-export const UpdateWorkflowBody = Type.Object({ name: Type.Optional(name), steps: Type.Optional(steps) }, { ...closed, minProperties: 1 });
+export const UpdateWorkflowBody = Type.Object(
+  { name: Type.Optional(name), steps: Type.Optional(steps) },
+  { ...closed, minProperties: 1 },
+);
 export type UpdateWorkflowInput = Static<typeof UpdateWorkflowBody>;
 
 /** The body, or 400 `Validation failed` listing every problem (`steps[1].seconds must be >= 1`). */

@@ -1,5 +1,12 @@
 /** AI agent use cases. */
-import { AGENT_FORBIDDEN, AGENT_NOT_FOUND, agentDecider, agentStreamId, DEFAULT_VOICE_ID, type AgentDetails } from '../../domain/agents/agent';
+import {
+  AGENT_FORBIDDEN,
+  AGENT_NOT_FOUND,
+  agentDecider,
+  agentStreamId,
+  DEFAULT_VOICE_ID,
+  type AgentDetails,
+} from '../../domain/agents/agent';
 import type { LanguageCode } from '../../domain/calls/simulation/languages';
 import type { AgentDocument } from '../../projections/agents/agents';
 import type { CommandHandler } from '../command-handler';
@@ -9,7 +16,14 @@ import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
 export type AgentView = Omit<AgentDocument, 'organizationId'>;
-export type AgentInput = { name: string; description?: string; language?: LanguageCode; voiceId?: string; greeting?: string; lines?: string[] };
+export type AgentInput = {
+  name: string;
+  description?: string;
+  language?: LanguageCode;
+  voiceId?: string;
+  greeting?: string;
+  lines?: string[];
+};
 
 export class AgentService {
   constructor(
@@ -28,20 +42,42 @@ export class AgentService {
       greeting: input.greeting ?? null,
       lines: input.lines ?? [],
     };
-    const command = { type: 'CreateAgent' as const, agentId, organizationId: ctx.organizationId, organizationType: ctx.organizationType, at: this.env.now().toISOString(), ...details };
-    const result = await this.commands.handle(agentDecider, agentStreamId(agentId), command, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    const command = {
+      type: 'CreateAgent' as const,
+      agentId,
+      organizationId: ctx.organizationId,
+      organizationType: ctx.organizationType,
+      at: this.env.now().toISOString(),
+      ...details,
+    };
+    const result = await this.commands.handle(agentDecider, agentStreamId(agentId), command, {
+      organizationId: ctx.organizationId,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+    });
     await this.env.readYourWrites(result.position);
     return this.get(ctx, agentId);
   }
 
-  async list(ctx: RequestContext, query: { page: number; limit: number; search?: string }): Promise<{ data: AgentView[]; pagination: Pagination }> {
-    const filter: Query = { where: { organizationId: ctx.organizationId }, ...(query.search && { search: { field: 'name', text: query.search } }) };
+  async list(
+    ctx: RequestContext,
+    query: { page: number; limit: number; search?: string },
+  ): Promise<{ data: AgentView[]; pagination: Pagination }> {
+    const filter: Query = {
+      where: { organizationId: ctx.organizationId },
+      ...(query.search && { search: { field: 'name', text: query.search } }),
+    };
     const { docs, pagination } = await findPage(this.agents, filter, query);
     return { data: docs.map(view), pagination };
   }
 
   async get(ctx: RequestContext, id: string): Promise<AgentView> {
-    return view(await ownedDocument(this.agents, id, ctx.organizationId, { notFound: AGENT_NOT_FOUND, forbidden: AGENT_FORBIDDEN }));
+    return view(
+      await ownedDocument(this.agents, id, ctx.organizationId, {
+        notFound: AGENT_NOT_FOUND,
+        forbidden: AGENT_FORBIDDEN,
+      }),
+    );
   }
 }
 

@@ -34,9 +34,12 @@ export class AnalyticsService {
   async summary(ctx: RequestContext, filters: AnalyticsFilters): Promise<AnalyticsSummary> {
     // The logs endpoint's own filter parsing: the same time bounds and error texts.
     const base = toQuery(ctx, { ...filters, page: 1 });
-    const count = (extra: Record<string, Condition>) => this.logs.count({ ...base, where: { ...base.where, ...extra } });
+    const count = (extra: Record<string, Condition>) =>
+      this.logs.count({ ...base, where: { ...base.where, ...extra } });
     const byStatus = <S extends string>(type: 'call' | 'chat', statuses: readonly S[]) =>
-      Promise.all(statuses.map(async (status) => [status, await count({ type, status })] as const)).then((pairs) => Object.fromEntries(pairs) as Record<S, number>);
+      Promise.all(statuses.map(async (status) => [status, await count({ type, status })] as const)).then(
+        (pairs) => Object.fromEntries(pairs) as Record<S, number>,
+      );
 
     const [total, call, chat, callStatuses, chatStatuses, by_disposition] = await Promise.all([
       count({}),
@@ -57,7 +60,13 @@ export class AnalyticsService {
   private async dispositionCounts(ctx: RequestContext, count: (extra: Record<string, Condition>) => Promise<number>) {
     const catalog = await this.dispositions.find({ where: { organizationId: ctx.organizationId } });
     const names = [...new Set(catalog.map((d) => d.name))];
-    const counted = await Promise.all(names.map(async (disposition) => ({ disposition, count: await count({ disposition }) })));
-    return counted.filter((d) => d.count > 0).sort((a, b) => b.count - a.count || (a.disposition < b.disposition ? -1 : a.disposition > b.disposition ? 1 : 0));
+    const counted = await Promise.all(
+      names.map(async (disposition) => ({ disposition, count: await count({ disposition }) })),
+    );
+    return counted
+      .filter((d) => d.count > 0)
+      .sort(
+        (a, b) => b.count - a.count || (a.disposition < b.disposition ? -1 : a.disposition > b.disposition ? 1 : 0),
+      );
   }
 }

@@ -33,4 +33,5 @@ export function wavHeader(sampleRate: number, dataBytes: number = STREAMING_DATA
 export const pcmBytes = (pcm: Int16Array): Buffer => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
 
 /** A complete WAV file: the header with the real sizes, then the samples. */
-export const wavFile = (samples: Int16Array, sampleRate: number): Buffer => Buffer.concat([wavHeader(sampleRate, samples.byteLength), pcmBytes(samples)]);
+export const wavFile = (samples: Int16Array, sampleRate: number): Buffer =>
+  Buffer.concat([wavHeader(sampleRate, samples.byteLength), pcmBytes(samples)]);

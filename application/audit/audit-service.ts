@@ -42,7 +42,10 @@ export class AuditService {
   ) {}
 
   async page(ctx: RequestContext, query: AuditQuery): Promise<AuditPage> {
-    const keep = (event: RecordedEvent) => event.metadata.organizationId === ctx.organizationId && (query.stream === undefined || event.streamId === query.stream) && (query.types === undefined || query.types.includes(event.type));
+    const keep = (event: RecordedEvent) =>
+      event.metadata.organizationId === ctx.organizationId &&
+      (query.stream === undefined || event.streamId === query.stream) &&
+      (query.types === undefined || query.types.includes(event.type));
     const data: AuditEvent[] = [];
     let cursor = query.after;
     let scanned = 0;
@@ -54,7 +57,8 @@ export class AuditService {
         cursor = event.position;
         if (keep(event)) data.push(eventView(event));
         // The rest of the chunk is left for the next page: the cursor stops at the last event looked at.
-        if (data.length === query.limit && index < chunk.length - 1) return { data, next_after: cursor, has_more: true };
+        if (data.length === query.limit && index < chunk.length - 1)
+          return { data, next_after: cursor, has_more: true };
       }
       if (chunk.length < wanted) return { data, next_after: cursor, has_more: false };
     }

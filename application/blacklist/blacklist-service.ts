@@ -2,7 +2,14 @@
  * Blacklist use cases (spec 4.12; decisions.md section 2): add and remove numbers in bulk, list them,
  * and `isBlacklisted` / `snapshot` for the code that dials and messages customers.
  */
-import { blacklistDecider, blacklistKey, blacklistStreamId, distinctCount, normalizePhoneNumber, type BlacklistCommand } from '../../domain/blacklist/blacklist';
+import {
+  blacklistDecider,
+  blacklistKey,
+  blacklistStreamId,
+  distinctCount,
+  normalizePhoneNumber,
+  type BlacklistCommand,
+} from '../../domain/blacklist/blacklist';
 import { blacklistDocumentId, type BlacklistDocument } from '../../projections/blacklist/blacklist';
 import type { CommandHandler } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
@@ -21,19 +28,37 @@ export class BlacklistService {
   /** Adds the numbers (or renames listed ones); answers how many different numbers the request named. */
   async add(ctx: RequestContext, entries: { number: string; name?: string | null }[]): Promise<{ count: number }> {
     const count = distinctCount(entries.map((e) => e.number));
-    await this.execute(ctx, { type: 'AddToBlacklist', organizationId: ctx.organizationId, entries, at: this.env.now().toISOString() });
+    await this.execute(ctx, {
+      type: 'AddToBlacklist',
+      organizationId: ctx.organizationId,
+      entries,
+      at: this.env.now().toISOString(),
+    });
     return { count };
   }
 
   /** Removes the numbers; a number that is not listed is not an error. */
   async remove(ctx: RequestContext, numbers: string[]): Promise<{ count: number }> {
     const count = distinctCount(numbers);
-    await this.execute(ctx, { type: 'RemoveFromBlacklist', organizationId: ctx.organizationId, numbers, at: this.env.now().toISOString() });
+    await this.execute(ctx, {
+      type: 'RemoveFromBlacklist',
+      organizationId: ctx.organizationId,
+      numbers,
+      at: this.env.now().toISOString(),
+    });
     return { count };
   }
 
-  async list(ctx: RequestContext, query: { page: number; limit: number }): Promise<{ data: BlacklistView[]; pagination: Pagination }> {
-    const { docs, pagination } = await findPage(this.entries, { where: { organizationId: ctx.organizationId } }, query, { field: 'addedAt', order: 'desc' });
+  async list(
+    ctx: RequestContext,
+    query: { page: number; limit: number },
+  ): Promise<{ data: BlacklistView[]; pagination: Pagination }> {
+    const { docs, pagination } = await findPage(
+      this.entries,
+      { where: { organizationId: ctx.organizationId } },
+      query,
+      { field: 'addedAt', order: 'desc' },
+    );
     return { data: docs.map((d) => ({ number: d.number, name: d.name, addedAt: d.addedAt })), pagination };
   }
 
@@ -60,7 +85,11 @@ export class BlacklistService {
   }
 
   private async execute(ctx: RequestContext, command: BlacklistCommand): Promise<void> {
-    const result = await this.commands.handle(blacklistDecider, blacklistStreamId(ctx.organizationId), command, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    const result = await this.commands.handle(blacklistDecider, blacklistStreamId(ctx.organizationId), command, {
+      organizationId: ctx.organizationId,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+    });
     await this.env.readYourWrites(result.position);
   }
 }

@@ -8,7 +8,14 @@ import { notFound } from '../../domain/shared/errors';
 import type { RecordingDocument } from '../../projections/recordings/recordings';
 import type { TranscriptDocument } from '../../projections/transcripts/transcripts';
 import { ownedDocument } from '../ownership';
-import { BlobNotFoundError, InvalidBlobKeyError, isValidBlobKey, type BlobInfo, type BlobStore, type ByteRange } from '../ports/blob-store';
+import {
+  BlobNotFoundError,
+  InvalidBlobKeyError,
+  isValidBlobKey,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+} from '../ports/blob-store';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
 import type { Readable } from 'node:stream';
@@ -32,12 +39,18 @@ export class CallMediaQueries {
   constructor(private readonly sources: CallMediaSources) {}
 
   async transcript(ctx: RequestContext, transcriptId: string): Promise<TranscriptTurn[]> {
-    const doc = await ownedDocument(this.sources.transcripts, transcriptId, ctx.organizationId, { notFound: TRANSCRIPT_NOT_FOUND, forbidden: TRANSCRIPT_FORBIDDEN });
+    const doc = await ownedDocument(this.sources.transcripts, transcriptId, ctx.organizationId, {
+      notFound: TRANSCRIPT_NOT_FOUND,
+      forbidden: TRANSCRIPT_FORBIDDEN,
+    });
     return doc.entries;
   }
 
   async recording(ctx: RequestContext, recordingId: string): Promise<RecordingAudio> {
-    await ownedDocument(this.sources.recordings, recordingId, ctx.organizationId, { notFound: RECORDING_NOT_FOUND, forbidden: RECORDING_FORBIDDEN });
+    await ownedDocument(this.sources.recordings, recordingId, ctx.organizationId, {
+      notFound: RECORDING_NOT_FOUND,
+      forbidden: RECORDING_FORBIDDEN,
+    });
     const key = recordingBlobKey(recordingId);
     // A recording the read model knows but the store lacks (a memory store after a restart, say) is not there to hear.
     const info = isValidBlobKey(key) ? await this.sources.blobs.stat(key) : null;
@@ -48,7 +61,8 @@ export class CallMediaQueries {
         try {
           return await this.sources.blobs.read(key, range);
         } catch (error) {
-          if (error instanceof BlobNotFoundError || error instanceof InvalidBlobKeyError) throw notFound(RECORDING_NOT_FOUND);
+          if (error instanceof BlobNotFoundError || error instanceof InvalidBlobKeyError)
+            throw notFound(RECORDING_NOT_FOUND);
           throw error;
         }
       },

@@ -38,7 +38,8 @@ export type BatchError = { batch: number; error: string; reason: string; affecte
 
 export function batchErrors(batch: number, placement: { failed: readonly PlacementFailure[] }): BatchError[] {
   const byReason = new Map<string, { error: string; count: number }>();
-  for (const f of placement.failed) byReason.set(f.reason, { error: f.error, count: (byReason.get(f.reason)?.count ?? 0) + 1 });
+  for (const f of placement.failed)
+    byReason.set(f.reason, { error: f.error, count: (byReason.get(f.reason)?.count ?? 0) + 1 });
   return [...byReason].map(([reason, { error, count }]) => ({ batch, error, reason, affectedCustomers: count }));
 }
 
@@ -46,7 +47,11 @@ export function batchErrors(batch: number, placement: { failed: readonly Placeme
  * The failures of a placement over many customers, reported per batch of `size` in the order the
  * customers were given (spec 4.10/4.11: calls and chats go out in batches of 500).
  */
-export function errorsByBatch(keys: readonly string[], failed: readonly PlacementFailure[], size: number): BatchError[] {
+export function errorsByBatch(
+  keys: readonly string[],
+  failed: readonly PlacementFailure[],
+  size: number,
+): BatchError[] {
   const batchOf = new Map(keys.map((key, i) => [key, Math.floor(i / size)]));
   const failedByBatch: PlacementFailure[][] = Array.from({ length: Math.ceil(keys.length / size) }, () => []);
   for (const f of failed) failedByBatch[batchOf.get(f.customerKey) ?? 0]!.push(f);
@@ -54,9 +59,16 @@ export function errorsByBatch(keys: readonly string[], failed: readonly Placemen
 }
 
 /** A customer record as the placer needs it; the call's language is the record's, or English. */
-export function callCandidate(campaign: CampaignScope, customerKey: string, record: Record<string, unknown>): CallCandidate {
+export function callCandidate(
+  campaign: CampaignScope,
+  customerKey: string,
+  record: Record<string, unknown>,
+): CallCandidate {
   const language = languageKey(record.language);
-  return { ...customerContact(campaign, customerKey, record), language: language && language.length === 2 ? language : 'en' };
+  return {
+    ...customerContact(campaign, customerKey, record),
+    language: language && language.length === 2 ? language : 'en',
+  };
 }
 
 export const AGENT_NOT_FOUND_FOR_CALL = 'Agent not found';
@@ -73,7 +85,11 @@ export class CallPlacer {
 
   /** Why no call of this configuration can be placed for the organization, or null when they can. */
   async refusal(organizationId: string, config: CallConfig): Promise<{ error: string; reason: string } | null> {
-    const [agent, dispositions, numbers] = await Promise.all([this.lookups.agentExists(organizationId, config.agentId), this.lookups.dispositionsOf(organizationId, config.dispositionId), this.lookups.voiceNumbers(organizationId)]);
+    const [agent, dispositions, numbers] = await Promise.all([
+      this.lookups.agentExists(organizationId, config.agentId),
+      this.lookups.dispositionsOf(organizationId, config.dispositionId),
+      this.lookups.voiceNumbers(organizationId),
+    ]);
     if (!agent) return { error: AGENT_NOT_FOUND_FOR_CALL, reason: 'agent_not_found' };
     if (dispositions.length === 0) return { error: DISPOSITION_NOT_FOUND_FOR_CALL, reason: 'disposition_not_found' };
     if (numbers.length === 0) return { error: NO_ACTIVE_NUMBERS, reason: 'no_active_numbers' };
@@ -83,7 +99,10 @@ export class CallPlacer {
   async place(ctx: RequestContext, config: CallConfig, candidates: readonly CallCandidate[]): Promise<Placement> {
     const refused = await this.refusal(ctx.organizationId, config);
     if (refused) return { initiated: [], failed: candidates.map((c) => ({ customerKey: c.customerKey, ...refused })) };
-    const [numbers, blacklisted] = await Promise.all([this.lookups.voiceNumbers(ctx.organizationId), this.lookups.blacklist(ctx.organizationId)]);
+    const [numbers, blacklisted] = await Promise.all([
+      this.lookups.voiceNumbers(ctx.organizationId),
+      this.lookups.blacklist(ctx.organizationId),
+    ]);
     const at = this.env.now().toISOString();
     const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
     const placement: Placement = { initiated: [], failed: [] };
@@ -93,24 +112,50 @@ export class CallPlacer {
         placement.failed.push({ customerKey: c.customerKey, error: BLACKLISTED, reason: 'blacklisted' });
         continue;
       }
-      placing.push(this.placeOne(c, numbers[i % numbers.length]!, config, at, context).then((callId) => void placement.initiated.push({ customerKey: c.customerKey, callId })));
+      placing.push(
+        this.placeOne(c, numbers[i % numbers.length]!, config, at, context).then(
+          (callId) => void placement.initiated.push({ customerKey: c.customerKey, callId }),
+        ),
+      );
       await sliceBoundary(placing.length);
     }
     await Promise.all(placing);
     return placement;
   }
 
-  private async placeOne(c: CallCandidate, from: string, config: CallConfig, at: string, context: CommandContext): Promise<string> {
+  private async placeOne(
+    c: CallCandidate,
+    from: string,
+    config: CallConfig,
+    at: string,
+    context: CommandContext,
+  ): Promise<string> {
     const callId = c.callId ?? this.env.newId();
     const { campaignId, campaignName, customerKeyField, customerKey, customerName, language } = c;
     const stream = callStreamId(callId);
     // A caller-chosen id that is already queued is the same call asked for again (a repeated workflow step).
-    if (c.callId !== undefined && (await this.commands.load(callDecider, stream)).state.status !== 'none') return callId;
+    if (c.callId !== undefined && (await this.commands.load(callDecider, stream)).state.status !== 'none')
+      return callId;
     const organizationId = context.organizationId!;
     await this.commands.handle(
       callDecider,
       stream,
-      { type: 'RequestCall', callId, at, organizationId, campaignId, campaignName, customerKeyField, customerKey, customerName, to: c.phone, from, agentId: config.agentId, dispositionId: config.dispositionId, language },
+      {
+        type: 'RequestCall',
+        callId,
+        at,
+        organizationId,
+        campaignId,
+        campaignName,
+        customerKeyField,
+        customerKey,
+        customerName,
+        to: c.phone,
+        from,
+        agentId: config.agentId,
+        dispositionId: config.dispositionId,
+        language,
+      },
       context,
     );
     return callId;

@@ -17,7 +17,11 @@ export class CarrierReports {
   async receive(report: CarrierReport, source: { provider: string; requestId: string }): Promise<void> {
     const stream = callStreamId(report.callId);
     const { state } = await this.commands.load(callDecider, stream);
-    const context = { organizationId: state.status === 'none' ? null : state.organizationId, actor: `carrier:${source.provider}`, requestId: source.requestId };
+    const context = {
+      organizationId: state.status === 'none' ? null : state.organizationId,
+      actor: `carrier:${source.provider}`,
+      requestId: source.requestId,
+    };
     switch (report.kind) {
       case 'ringing':
         await this.commands.handle(callDecider, stream, { type: 'RecordCallRinging', at: report.at }, context);

@@ -19,7 +19,18 @@ export const NO_MATCHING_CUSTOMERS = 'No customers found matching the filters';
 export type InitiateCallsInput = CallConfig & { limit?: number; filters?: CustomerFilters };
 export type InitiateAnswer = {
   status: 200 | 207 | 500;
-  body: { success: boolean; message: string; results: { totalMatched: number; customersSelected: number; initiated: number; failed: number; batchesProcessed: number; errors: BatchError[] } };
+  body: {
+    success: boolean;
+    message: string;
+    results: {
+      totalMatched: number;
+      customersSelected: number;
+      initiated: number;
+      failed: number;
+      batchesProcessed: number;
+      errors: BatchError[];
+    };
+  };
 };
 
 export class InitiateCalls {
@@ -30,22 +41,57 @@ export class InitiateCalls {
   ) {}
 
   async run(ctx: RequestContext, campaignId: string, input: InitiateCallsInput): Promise<InitiateAnswer> {
-    const campaign = ownedCampaign((await this.commands.load(campaignDecider, campaignStreamId(campaignId))).state, ctx.organizationId);
+    const campaign = ownedCampaign(
+      (await this.commands.load(campaignDecider, campaignStreamId(campaignId))).state,
+      ctx.organizationId,
+    );
     if (campaign.status === 'paused') throw invalid('Campaign is paused');
     const refused = await this.placer.refusal(ctx.organizationId, input);
     if (refused) throw invalid(refused.error, { reason: refused.reason });
-    const { totalMatched, selected } = await selectCustomers(this.customers, { organizationId: ctx.organizationId, campaignId }, input.filters, input.limit);
+    const { totalMatched, selected } = await selectCustomers(
+      this.customers,
+      { organizationId: ctx.organizationId, campaignId },
+      input.filters,
+      input.limit,
+    );
     if (selected.length === 0) throw notFound(NO_MATCHING_CUSTOMERS);
 
     // All batches are placed together (their appends share the event store's writes); failures are reported per batch.
     const scope = { campaignId, campaignName: campaign.name, customerKeyField: keyFieldOf(ctx.organizationType) };
-    const placement = await this.placer.place(ctx, input, selected.map((c) => callCandidate(scope, c.customerId, c.data)));
-    const errors = errorsByBatch(selected.map((c) => c.customerId), placement.failed, CALL_BATCH);
+    const placement = await this.placer.place(
+      ctx,
+      input,
+      selected.map((c) => callCandidate(scope, c.customerId, c.data)),
+    );
+    const errors = errorsByBatch(
+      selected.map((c) => c.customerId),
+      placement.failed,
+      CALL_BATCH,
+    );
     const batches = Math.ceil(selected.length / CALL_BATCH);
     const initiated = placement.initiated.length;
     const failed = selected.length - initiated;
     const status = failed === 0 ? 200 : initiated > 0 ? 207 : 500;
-    const message = failed === 0 ? `Calls initiated for ${initiated} customers` : initiated > 0 ? `Calls initiated for ${initiated} of ${selected.length} customers` : 'No calls could be initiated';
-    return { status, body: { success: failed === 0, message, results: { totalMatched, customersSelected: selected.length, initiated, failed, batchesProcessed: batches, errors } } };
+    const message =
+      failed === 0
+        ? `Calls initiated for ${initiated} customers`
+        : initiated > 0
+          ? `Calls initiated for ${initiated} of ${selected.length} customers`
+          : 'No calls could be initiated';
+    return {
+      status,
+      body: {
+        success: failed === 0,
+        message,
+        results: {
+          totalMatched,
+          customersSelected: selected.length,
+          initiated,
+          failed,
+          batchesProcessed: batches,
+          errors,
+        },
+      },
+    };
   }
 }

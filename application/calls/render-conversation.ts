@@ -4,7 +4,13 @@
  * turns, as one mono 16-bit WAV file at telephony quality (16 kHz). Independent of any carrier: the
  * built-in one calls it with the simulated turns, a test with any.
  */
-import { SpeechRequestError, type LanguageCode, type SampleRate, type SpeechEngine, type Voice } from '../ports/speech-engine';
+import {
+  SpeechRequestError,
+  type LanguageCode,
+  type SampleRate,
+  type SpeechEngine,
+  type Voice,
+} from '../ports/speech-engine';
 import { wavFile } from '../audio/wav';
 
 export const RECORDING_SAMPLE_RATE: SampleRate = 16000;
@@ -47,7 +53,11 @@ const samplesOf = (ms: number) => Math.round((ms * RECORDING_SAMPLE_RATE) / 1000
  * the engine) and joins them. A turn with nothing speakable (only punctuation, say) stays silent
  * rather than losing the whole recording; an unknown voice or language is an error.
  */
-export async function renderConversation(engine: SpeechEngine, conversation: ConversationAudio, options: { signal?: AbortSignal } = {}): Promise<Buffer> {
+export async function renderConversation(
+  engine: SpeechEngine,
+  conversation: ConversationAudio,
+  options: { signal?: AbortSignal } = {},
+): Promise<Buffer> {
   const customerVoiceId = conversation.customerVoiceId ?? customerVoiceFor(conversation.agentVoiceId, engine.voices());
   const gap = samplesOf(TURN_GAP_MS);
   const parts: Int16Array[] = [];
@@ -63,7 +73,10 @@ export async function renderConversation(engine: SpeechEngine, conversation: Con
     if (turn.message.trim() === '') continue;
     const voiceId = turn.speaker === 'BOT' ? conversation.agentVoiceId : customerVoiceId;
     try {
-      const audio = engine.synthesize({ text: turn.message, voiceId, language: conversation.language, sampleRate: RECORDING_SAMPLE_RATE, speed: 1 }, { signal: options.signal });
+      const audio = engine.synthesize(
+        { text: turn.message, voiceId, language: conversation.language, sampleRate: RECORDING_SAMPLE_RATE, speed: 1 },
+        { signal: options.signal },
+      );
       for await (const chunk of audio) append(chunk.pcm);
     } catch (error) {
       if (error instanceof SpeechRequestError && error.code === 'invalid_request') continue;

@@ -1,9 +1,24 @@
 /** Campaign use cases. */
-import { CAMPAIGN_FORBIDDEN, CAMPAIGN_NOT_FOUND, campaignChanges, campaignDecider, campaignStreamId, ownedCampaign, type CampaignCommand, type CampaignDetails, type CampaignType } from '../../domain/campaigns/campaign';
+import {
+  CAMPAIGN_FORBIDDEN,
+  CAMPAIGN_NOT_FOUND,
+  campaignChanges,
+  campaignDecider,
+  campaignStreamId,
+  ownedCampaign,
+  type CampaignCommand,
+  type CampaignDetails,
+  type CampaignType,
+} from '../../domain/campaigns/campaign';
 import { keyFieldOf, MAX_ID_LENGTH, recordErrors, type CustomerRecord } from '../../domain/customers/record';
 import { clip } from '../clip';
 import { invalid } from '../../domain/shared/errors';
-import { usableWorkflow, WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
+import {
+  usableWorkflow,
+  WORKFLOW_ID_UNKNOWN,
+  workflowDecider,
+  workflowStreamId,
+} from '../../domain/workflows/workflow';
 import type { CampaignDocument } from '../../projections/campaigns/campaigns';
 import type { CommandHandler } from '../command-handler';
 import type { BulkAnswer } from '../customers/customer-service';
@@ -14,7 +29,11 @@ import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
 export type CampaignView = Omit<CampaignDocument, 'organizationId'>;
-export type CampaignInput = Partial<CampaignDetails> & { name: string; campaignType: CampaignType; jsonData?: CustomerRecord[] };
+export type CampaignInput = Partial<CampaignDetails> & {
+  name: string;
+  campaignType: CampaignType;
+  jsonData?: CustomerRecord[];
+};
 export type CampaignChanges = Partial<CampaignDetails> & { jsonData?: CustomerRecord[] };
 /** What adding `jsonData`'s records answered (the results of a bulk add). */
 export type ImportedCustomers = Pick<BulkAnswer['body'], 'results' | 'errors'>;
@@ -22,7 +41,9 @@ export type ImportedCustomers = Pick<BulkAnswer['body'], 'results' | 'errors'>;
 type Distribute<T> = T extends unknown ? Omit<T, 'at' | 'organizationId'> : never;
 
 /** How a campaign's records (`jsonData`) are added: as a bulk add to the campaign. */
-export type CustomerImport = { addBulk(ctx: RequestContext, input: { campaignId: string; records: unknown[] }): Promise<BulkAnswer> };
+export type CustomerImport = {
+  addBulk(ctx: RequestContext, input: { campaignId: string; records: unknown[] }): Promise<BulkAnswer>;
+};
 
 export class CampaignService {
   constructor(
@@ -61,7 +82,10 @@ export class CampaignService {
     return { ...(await this.get(ctx, campaignId)), ...(customers && { customers }) };
   }
 
-  async list(ctx: RequestContext, query: { page: number; limit: number; status?: string; search?: string }): Promise<{ data: CampaignView[]; pagination: Pagination }> {
+  async list(
+    ctx: RequestContext,
+    query: { page: number; limit: number; status?: string; search?: string },
+  ): Promise<{ data: CampaignView[]; pagination: Pagination }> {
     const filter: Query = {
       where: { organizationId: ctx.organizationId, ...(query.status && { status: query.status }) },
       ...(query.search && { search: { field: 'name', text: query.search } }),
@@ -71,11 +95,20 @@ export class CampaignService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<CampaignView> {
-    return view(await ownedDocument(this.campaigns, id, ctx.organizationId, { notFound: CAMPAIGN_NOT_FOUND, forbidden: CAMPAIGN_FORBIDDEN }));
+    return view(
+      await ownedDocument(this.campaigns, id, ctx.organizationId, {
+        notFound: CAMPAIGN_NOT_FOUND,
+        forbidden: CAMPAIGN_FORBIDDEN,
+      }),
+    );
   }
 
   /** The campaign after the change, the fields the request changed (anchor: `updatedFields`), and what adding `jsonData` answered. */
-  async update(ctx: RequestContext, id: string, input: CampaignChanges): Promise<{ campaign: CampaignView; updatedFields: string[]; customers?: ImportedCustomers }> {
+  async update(
+    ctx: RequestContext,
+    id: string,
+    input: CampaignChanges,
+  ): Promise<{ campaign: CampaignView; updatedFields: string[]; customers?: ImportedCustomers }> {
     await this.checkReferences(ctx, input);
     checkRecords(ctx, input.jsonData);
     const changes = campaignChanges({ ...input, ...(input.name !== undefined && { name: input.name.trim() }) });
@@ -113,20 +146,39 @@ export class CampaignService {
     if (problems.length > 0) throw invalid('Validation failed', { errors: problems });
   }
 
-  private async importRecords(ctx: RequestContext, campaignId: string, records: CustomerRecord[] | undefined): Promise<ImportedCustomers | undefined> {
+  private async importRecords(
+    ctx: RequestContext,
+    campaignId: string,
+    records: CustomerRecord[] | undefined,
+  ): Promise<ImportedCustomers | undefined> {
     if (!records || records.length === 0) return undefined;
     const { body } = await this.customers.addBulk(ctx, { campaignId, records });
     return { results: body.results, errors: body.errors };
   }
 
   private async execute(ctx: RequestContext, campaignId: string, command: Distribute<CampaignCommand>): Promise<void> {
-    const full = { ...command, organizationId: ctx.organizationId, at: this.env.now().toISOString() } as CampaignCommand;
-    const result = await this.commands.handle(campaignDecider, campaignStreamId(campaignId), full, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    const full = {
+      ...command,
+      organizationId: ctx.organizationId,
+      at: this.env.now().toISOString(),
+    } as CampaignCommand;
+    const result = await this.commands.handle(campaignDecider, campaignStreamId(campaignId), full, {
+      organizationId: ctx.organizationId,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+    });
     await this.env.readYourWrites(result.position);
   }
 }
 
-const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView => ({ startTime: null, endTime: null, languages: [], region: null, tags: [], ...rest });
+const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView => ({
+  startTime: null,
+  endTime: null,
+  languages: [],
+  region: null,
+  tags: [],
+  ...rest,
+});
 
 /** `jsonData`'s records are checked before anything changes: one invalid record refuses the request (400, as the anchor does). */
 function checkRecords(ctx: RequestContext, records: CustomerRecord[] | undefined): void {
@@ -135,5 +187,6 @@ function checkRecords(ctx: RequestContext, records: CustomerRecord[] | undefined
     const key = record[keyFieldOf(ctx.organizationType)];
     return errors.length > 0 ? [{ index, id: typeof key === 'string' ? clip(key, MAX_ID_LENGTH) : null, errors }] : [];
   });
-  if (invalidRecords.length > 0) throw invalid('Validation failed', { errors: invalidRecords.flatMap((r) => r.errors), invalidRecords });
+  if (invalidRecords.length > 0)
+    throw invalid('Validation failed', { errors: invalidRecords.flatMap((r) => r.errors), invalidRecords });
 }

@@ -26,12 +26,22 @@ import { chatStreamId } from './chat-sending';
 
 export type ChatDispatchLookups = {
   organizationType: (organizationId: string) => Promise<OrganizationType | null>;
-  customer: (organizationId: string, campaignId: string, customerKey: string) => Promise<Record<string, unknown> | null>;
+  customer: (
+    organizationId: string,
+    campaignId: string,
+    customerKey: string,
+  ) => Promise<Record<string, unknown> | null>;
   agent: (organizationId: string, agentId: string) => Promise<ChatAgent | null>;
   dispositions: (organizationId: string, dispositionId: string) => Promise<{ id: string; name: string }[]>;
 };
 
-export type ChatDispatchDeps = { commands: CommandHandler; platform: ChatPlatform; reports: ChatPlatformReports; lookups: ChatDispatchLookups; now: () => Date };
+export type ChatDispatchDeps = {
+  commands: CommandHandler;
+  platform: ChatPlatform;
+  reports: ChatPlatformReports;
+  lookups: ChatDispatchLookups;
+  now: () => Date;
+};
 
 export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
   return {
@@ -39,18 +49,37 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
     eventTypes: ['ChatRequested'],
     async handle(recorded: RecordedEvent) {
       const { data } = recorded as RecordedEvent & Extract<ChatEvent, { type: 'ChatRequested' }>;
-      const context = { organizationId: data.organizationId, actor: 'chat-dispatcher', requestId: recorded.metadata.requestId, correlationId: recorded.metadata.correlationId, causationId: recorded.id };
+      const context = {
+        organizationId: data.organizationId,
+        actor: 'chat-dispatcher',
+        requestId: recorded.metadata.requestId,
+        correlationId: recorded.metadata.correlationId,
+        causationId: recorded.id,
+      };
       const stream = chatStreamId(data.messageId);
       const at = deps.now().toISOString();
       const request = await setUp(deps, data.messageId, data, at);
       if ('error' in request) return fail(deps, data.messageId, request.error, context.requestId);
-      const dispatched = await deps.commands.handle(chatDecider, stream, { type: 'DispatchChat', provider: deps.platform.alias, at }, context);
+      const dispatched = await deps.commands.handle(
+        chatDecider,
+        stream,
+        { type: 'DispatchChat', provider: deps.platform.alias, at },
+        context,
+      );
       if (dispatched.events.length === 0) return;
       try {
         const { platformMsgId } = await deps.platform.send(request);
-        await deps.reports.receive({ messageId: data.messageId, kind: 'status', status: 'Accepted', at, platformMsgId }, { provider: deps.platform.alias, requestId: context.requestId });
+        await deps.reports.receive(
+          { messageId: data.messageId, kind: 'status', status: 'Accepted', at, platformMsgId },
+          { provider: deps.platform.alias, requestId: context.requestId },
+        );
       } catch (error) {
-        await fail(deps, data.messageId, deliveryError('platform_refused', error instanceof Error ? error.message : String(error)), context.requestId);
+        await fail(
+          deps,
+          data.messageId,
+          deliveryError('platform_refused', error instanceof Error ? error.message : String(error)),
+          context.requestId,
+        );
       }
     },
   };
@@ -60,10 +89,16 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
  * Hands the platform the messages it was playing when the process stopped (dispatched before
  * `startedAt`, this process's start; later ones are this process's own); answers how many.
  */
-export async function resumeOpenChats(deps: ChatDispatchDeps & { openChats: ReadCollection<OpenChatDocument>; startedAt: string; logger?: Logger }): Promise<number> {
+export async function resumeOpenChats(
+  deps: ChatDispatchDeps & { openChats: ReadCollection<OpenChatDocument>; startedAt: string; logger?: Logger },
+): Promise<number> {
   const resume = deps.platform.resume?.bind(deps.platform);
   if (!resume) return 0;
-  const open = await deps.openChats.find({ where: { provider: deps.platform.alias }, range: { field: 'dispatchedAt', lte: deps.startedAt }, sort: { field: 'dispatchedAt', order: 'asc' } });
+  const open = await deps.openChats.find({
+    where: { provider: deps.platform.alias },
+    range: { field: 'dispatchedAt', lte: deps.startedAt },
+    sort: { field: 'dispatchedAt', order: 'asc' },
+  });
   let resumed = 0;
   for (const { id } of open) {
     const { state } = await deps.commands.load(chatDecider, chatStreamId(id));
@@ -73,21 +108,31 @@ export async function resumeOpenChats(deps: ChatDispatchDeps & { openChats: Read
       await fail(deps, id, request.error, `resume-${id}`);
       continue;
     }
-    await resume(request).catch((error) => deps.logger?.error('a chat could not be resumed', { messageId: id, error: String(error) }));
+    await resume(request).catch((error) =>
+      deps.logger?.error('a chat could not be resumed', { messageId: id, error: String(error) }),
+    );
     resumed += 1;
   }
   return resumed;
 }
 
 /** The platform's request for a message, or the delivery error it fails with. */
-async function setUp(deps: ChatDispatchDeps, messageId: string, chat: ChatTarget, at: string): Promise<ChatSendRequest | { error: DeliveryError }> {
+async function setUp(
+  deps: ChatDispatchDeps,
+  messageId: string,
+  chat: ChatTarget,
+  at: string,
+): Promise<ChatSendRequest | { error: DeliveryError }> {
   const [organizationType, customer, agent, dispositions] = await Promise.all([
     deps.lookups.organizationType(chat.organizationId),
     deps.lookups.customer(chat.organizationId, chat.campaignId, chat.customerKey),
     chat.agentId ? deps.lookups.agent(chat.organizationId, chat.agentId) : null,
     chat.dispositionId ? deps.lookups.dispositions(chat.organizationId, chat.dispositionId) : [],
   ]);
-  if (!organizationType || !customer) return { error: deliveryError('customer_not_found', `Customer ${chat.customerKey} is not in campaign ${chat.campaignId}.`) };
+  if (!organizationType || !customer)
+    return {
+      error: deliveryError('customer_not_found', `Customer ${chat.customerKey} is not in campaign ${chat.campaignId}.`),
+    };
   return {
     messageId,
     organizationId: chat.organizationId,
@@ -103,5 +148,8 @@ async function setUp(deps: ChatDispatchDeps, messageId: string, chat: ChatTarget
 }
 
 function fail(deps: ChatDispatchDeps, messageId: string, error: DeliveryError, requestId: string): Promise<void> {
-  return deps.reports.receive({ messageId, kind: 'status', status: 'Failed', at: deps.now().toISOString(), errors: [error] }, { provider: deps.platform.alias, requestId });
+  return deps.reports.receive(
+    { messageId, kind: 'status', status: 'Failed', at: deps.now().toISOString(), errors: [error] },
+    { provider: deps.platform.alias, requestId },
+  );
 }

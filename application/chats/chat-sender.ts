@@ -14,11 +14,22 @@ import { chatDecider } from '../../domain/chats/chat';
 import { TEMPLATE_NOT_FOUND } from '../../domain/chats/template';
 import { DomainError } from '../../domain/shared/errors';
 import type { ChatTemplateDocument } from '../../projections/chats/chat-templates';
-import { AGENT_NOT_FOUND_FOR_CALL, BLACKLISTED, DISPOSITION_NOT_FOUND_FOR_CALL, type PlacementFailure } from '../calls/call-placer';
+import {
+  AGENT_NOT_FOUND_FOR_CALL,
+  BLACKLISTED,
+  DISPOSITION_NOT_FOUND_FOR_CALL,
+  type PlacementFailure,
+} from '../calls/call-placer';
 import type { CommandHandler, CommandResult } from '../command-handler';
 import { sliceBoundary } from '../append-slices';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
-import { chatStreamId, type ChatCandidate, type ChatConfig, type ChatPlacement, type ChatSending } from './chat-sending';
+import {
+  chatStreamId,
+  type ChatCandidate,
+  type ChatConfig,
+  type ChatPlacement,
+  type ChatSending,
+} from './chat-sending';
 
 export type ChatLookups = {
   template: (organizationId: string, templateId: string) => Promise<ChatTemplateDocument | null>;
@@ -42,7 +53,10 @@ export class ChatSender implements ChatSending {
     return 'error' in checked ? checked : null;
   }
 
-  private async check(organizationId: string, config: ChatConfig): Promise<Refusal | { template: ChatTemplateDocument }> {
+  private async check(
+    organizationId: string,
+    config: ChatConfig,
+  ): Promise<Refusal | { template: ChatTemplateDocument }> {
     const settings = config.conversationSettings;
     const [template, agent, dispositions] = await Promise.all([
       this.lookups.template(organizationId, config.templateId),
@@ -57,7 +71,8 @@ export class ChatSender implements ChatSending {
 
   async send(ctx: RequestContext, config: ChatConfig, candidates: readonly ChatCandidate[]): Promise<ChatPlacement> {
     const checked = await this.check(ctx.organizationId, config);
-    if ('error' in checked) return { initiated: [], failed: candidates.map((c) => ({ customerKey: c.customerKey, ...checked })) };
+    if ('error' in checked)
+      return { initiated: [], failed: candidates.map((c) => ({ customerKey: c.customerKey, ...checked })) };
     const { template } = checked;
     const blacklisted = await this.lookups.blacklist(ctx.organizationId);
     const at = this.env.now().toISOString();
@@ -89,7 +104,11 @@ export class ChatSender implements ChatSending {
         agentId: settings?.agentId ?? null,
         dispositionId: settings?.dispositionId ?? null,
       };
-      requested.push({ customerKey: c.customerKey, messageId, result: this.commands.handle(chatDecider, chatStreamId(messageId), command, context) });
+      requested.push({
+        customerKey: c.customerKey,
+        messageId,
+        result: this.commands.handle(chatDecider, chatStreamId(messageId), command, context),
+      });
       await sliceBoundary(requested.length);
     }
 
@@ -99,7 +118,11 @@ export class ChatSender implements ChatSending {
       const { customerKey, messageId } = requested[i]!;
       if (outcome.status === 'fulfilled') return void initiated.push({ customerKey, messageId });
       const known = outcome.reason instanceof DomainError;
-      failed.push({ customerKey, error: known ? outcome.reason.message : 'An unexpected error occurred', reason: known && outcome.reason.kind === 'conflict' ? 'already_exists' : 'internal_error' });
+      failed.push({
+        customerKey,
+        error: known ? outcome.reason.message : 'An unexpected error occurred',
+        reason: known && outcome.reason.kind === 'conflict' ? 'already_exists' : 'internal_error',
+      });
     });
     return { initiated, failed };
   }

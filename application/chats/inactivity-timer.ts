@@ -24,11 +24,17 @@ export function closeInactiveChat(deps: InactivityDeps) {
     const { state } = await deps.commands.load(chatDecider, stream);
     const close = inactiveClose(state, deps.now(), deps.timeoutSeconds);
     if (!close || state.status === 'none') return;
-    await deps.commands.handle(chatDecider, stream, close, { organizationId: state.organizationId, actor: 'chat-inactivity-timer', requestId: `chat-inactive-${item.id}` });
+    await deps.commands.handle(chatDecider, stream, close, {
+      organizationId: state.organizationId,
+      actor: 'chat-inactivity-timer',
+      requestId: `chat-inactive-${item.id}`,
+    });
   };
 }
 
-export function inactivityTimer(deps: InactivityDeps & { chats: ReadCollection<IdleChatDocument>; logger?: Logger }): DuePoller<IdleChatDocument> {
+export function inactivityTimer(
+  deps: InactivityDeps & { chats: ReadCollection<IdleChatDocument>; logger?: Logger },
+): DuePoller<IdleChatDocument> {
   const timeoutMs = deps.timeoutSeconds * 1000;
   return new DuePoller(deps.chats, closeInactiveChat(deps), {
     name: 'chat-inactivity',

@@ -25,7 +25,11 @@ export const CHAT_BATCH = 500;
 export type InitiateChatInput = ChatConfig & { limit?: number; filters?: CustomerFilters };
 
 /** A customer record as the sender needs it. */
-export function chatCandidate(campaign: CampaignScope, customerKey: string, record: Record<string, unknown>): ChatCandidate {
+export function chatCandidate(
+  campaign: CampaignScope,
+  customerKey: string,
+  record: Record<string, unknown>,
+): ChatCandidate {
   return { ...customerContact(campaign, customerKey, record), record };
 }
 
@@ -37,22 +41,57 @@ export class InitiateChat {
   ) {}
 
   async run(ctx: RequestContext, campaignId: string, input: InitiateChatInput): Promise<InitiateAnswer> {
-    const campaign = ownedCampaign((await this.commands.load(campaignDecider, campaignStreamId(campaignId))).state, ctx.organizationId);
+    const campaign = ownedCampaign(
+      (await this.commands.load(campaignDecider, campaignStreamId(campaignId))).state,
+      ctx.organizationId,
+    );
     if (campaign.status === 'paused') throw invalid('Campaign is paused');
     const refused = await this.sender.refusal(ctx.organizationId, input);
     if (refused) throw invalid(refused.error, { reason: refused.reason });
-    const { totalMatched, selected } = await selectCustomers(this.customers, { organizationId: ctx.organizationId, campaignId }, input.filters, input.limit);
+    const { totalMatched, selected } = await selectCustomers(
+      this.customers,
+      { organizationId: ctx.organizationId, campaignId },
+      input.filters,
+      input.limit,
+    );
     if (selected.length === 0) throw notFound(NO_MATCHING_CUSTOMERS);
 
     const scope = { campaignId, campaignName: campaign.name, customerKeyField: keyFieldOf(ctx.organizationType) };
-    const placement = await this.sender.send(ctx, input, selected.map((c) => chatCandidate(scope, c.customerId, c.data)));
+    const placement = await this.sender.send(
+      ctx,
+      input,
+      selected.map((c) => chatCandidate(scope, c.customerId, c.data)),
+    );
     const batches = Math.ceil(selected.length / CHAT_BATCH);
-    const errors = errorsByBatch(selected.map((c) => c.customerId), placement.failed, CHAT_BATCH);
+    const errors = errorsByBatch(
+      selected.map((c) => c.customerId),
+      placement.failed,
+      CHAT_BATCH,
+    );
 
     const initiated = placement.initiated.length;
     const failed = selected.length - initiated;
     const status = failed === 0 ? 200 : initiated > 0 ? 207 : 500;
-    const message = failed === 0 ? `Chat messages initiated for ${initiated} customers` : initiated > 0 ? `Chat messages initiated for ${initiated} of ${selected.length} customers` : 'No chat messages could be initiated';
-    return { status, body: { success: failed === 0, message, results: { totalMatched, customersSelected: selected.length, initiated, failed, batchesProcessed: batches, errors } } };
+    const message =
+      failed === 0
+        ? `Chat messages initiated for ${initiated} customers`
+        : initiated > 0
+          ? `Chat messages initiated for ${initiated} of ${selected.length} customers`
+          : 'No chat messages could be initiated';
+    return {
+      status,
+      body: {
+        success: failed === 0,
+        message,
+        results: {
+          totalMatched,
+          customersSelected: selected.length,
+          initiated,
+          failed,
+          batchesProcessed: batches,
+          errors,
+        },
+      },
+    };
   }
 }

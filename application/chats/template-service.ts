@@ -1,6 +1,11 @@
 /** Chat template use cases: create, list, get (decisions.md section 2, "ours"). */
 import type { LanguageCode } from '../../domain/calls/simulation/languages';
-import { TEMPLATE_FORBIDDEN, TEMPLATE_NOT_FOUND, chatTemplateStreamId, templateDecider } from '../../domain/chats/template';
+import {
+  TEMPLATE_FORBIDDEN,
+  TEMPLATE_NOT_FOUND,
+  chatTemplateStreamId,
+  templateDecider,
+} from '../../domain/chats/template';
 import type { ChatTemplateDocument } from '../../projections/chats/chat-templates';
 import type { CommandHandler } from '../command-handler';
 import { ownedDocument } from '../ownership';
@@ -20,20 +25,44 @@ export class TemplateService {
 
   async create(ctx: RequestContext, input: TemplateInput): Promise<TemplateView> {
     const templateId = this.env.newId();
-    const command = { type: 'CreateChatTemplate' as const, templateId, organizationId: ctx.organizationId, organizationType: ctx.organizationType, at: this.env.now().toISOString(), name: input.name.trim(), language: input.language ?? 'en', body: input.body };
-    const result = await this.commands.handle(templateDecider, chatTemplateStreamId(templateId), command, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    const command = {
+      type: 'CreateChatTemplate' as const,
+      templateId,
+      organizationId: ctx.organizationId,
+      organizationType: ctx.organizationType,
+      at: this.env.now().toISOString(),
+      name: input.name.trim(),
+      language: input.language ?? 'en',
+      body: input.body,
+    };
+    const result = await this.commands.handle(templateDecider, chatTemplateStreamId(templateId), command, {
+      organizationId: ctx.organizationId,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+    });
     await this.env.readYourWrites(result.position);
     return this.get(ctx, templateId);
   }
 
-  async list(ctx: RequestContext, query: { page: number; limit: number; search?: string }): Promise<{ data: TemplateView[]; pagination: Pagination }> {
-    const filter: Query = { where: { organizationId: ctx.organizationId }, ...(query.search && { search: { field: 'name', text: query.search } }) };
+  async list(
+    ctx: RequestContext,
+    query: { page: number; limit: number; search?: string },
+  ): Promise<{ data: TemplateView[]; pagination: Pagination }> {
+    const filter: Query = {
+      where: { organizationId: ctx.organizationId },
+      ...(query.search && { search: { field: 'name', text: query.search } }),
+    };
     const { docs, pagination } = await findPage(this.templates, filter, query);
     return { data: docs.map(view), pagination };
   }
 
   async get(ctx: RequestContext, id: string): Promise<TemplateView> {
-    return view(await ownedDocument(this.templates, id, ctx.organizationId, { notFound: TEMPLATE_NOT_FOUND, forbidden: TEMPLATE_FORBIDDEN }));
+    return view(
+      await ownedDocument(this.templates, id, ctx.organizationId, {
+        notFound: TEMPLATE_NOT_FOUND,
+        forbidden: TEMPLATE_FORBIDDEN,
+      }),
+    );
   }
 
   /** The organization's template, or null when it is unknown or another organization's. */

@@ -5,6 +5,15 @@
 export type CampaignScope = { campaignId: string; campaignName: string; customerKeyField: 'loan_id' | 'lead_id' };
 export type CustomerContact = CampaignScope & { customerKey: string; customerName: string; phone: string };
 
-export function customerContact(campaign: CampaignScope, customerKey: string, record: Record<string, unknown>): CustomerContact {
-  return { ...campaign, customerKey, customerName: [record.first_name, record.last_name].filter(Boolean).join(' '), phone: String(record.phone_number) };
+export function customerContact(
+  campaign: CampaignScope,
+  customerKey: string,
+  record: Record<string, unknown>,
+): CustomerContact {
+  return {
+    ...campaign,
+    customerKey,
+    customerName: [record.first_name, record.last_name].filter(Boolean).join(' '),
+    phone: String(record.phone_number),
+  };
 }

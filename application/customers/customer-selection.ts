@@ -16,7 +16,8 @@ export type CustomerFilters = {
   custom?: Record<string, string | string[]>;
 };
 
-const list = (value: string | string[] | undefined): string[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+const list = (value: string | string[] | undefined): string[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value];
 const oneOf = (values: string[]): Condition => (values.length === 1 ? values[0]! : { in: values });
 
 export async function selectCustomers(
@@ -31,7 +32,8 @@ export async function selectCustomers(
   if (statuses) where.payment_status = oneOf(statuses);
   const languages = list(filters.language);
   // Customers' languages are stored as codes where the word names one (Hindi → hi); filters may use either.
-  if (languages) where.language = oneOf([...new Set(languages.flatMap((l) => [l.trim().toLowerCase(), languageKey(l) ?? l]))]);
+  if (languages)
+    where.language = oneOf([...new Set(languages.flatMap((l) => [l.trim().toLowerCase(), languageKey(l) ?? l]))]);
   const sort = { field: 'addedSeq', order: 'asc' } as const;
   const excluded = new Set(filters.exclude_ids ?? []);
   const custom = Object.entries(filters.custom ?? {}).map(([field, value]) => [field, new Set(list(value))] as const);
@@ -45,9 +47,14 @@ export async function selectCustomers(
       outside.length > 0 ? customers.count({ where: { ...where, customerId: oneOf(outside) } }) : 0,
       customers.find({ where, sort, limit: limit + outside.length }),
     ]);
-    return { totalMatched: count - excludedMatches, selected: found.filter((c) => !excluded.has(c.customerId)).slice(0, limit) };
+    return {
+      totalMatched: count - excludedMatches,
+      selected: found.filter((c) => !excluded.has(c.customerId)).slice(0, limit),
+    };
   }
   const found = await customers.find({ where, sort });
-  const matched = found.filter((c) => !excluded.has(c.customerId) && custom.every(([field, allowed]) => allowed.has(String(c.data[field] ?? ''))));
+  const matched = found.filter(
+    (c) => !excluded.has(c.customerId) && custom.every(([field, allowed]) => allowed.has(String(c.data[field] ?? ''))),
+  );
   return { totalMatched: matched.length, selected: limit === undefined ? matched : matched.slice(0, limit) };
 }

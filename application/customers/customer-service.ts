@@ -7,7 +7,12 @@
  * handler and the event store group into few writes, and waits once for the read models (for the newest event).
  */
 import { campaignDecider, campaignStreamId, ownedCampaign } from '../../domain/campaigns/campaign';
-import { CUSTOMER_NOT_FOUND, customerDecider, customerStreamId, type CustomerCommand } from '../../domain/customers/customer';
+import {
+  CUSTOMER_NOT_FOUND,
+  customerDecider,
+  customerStreamId,
+  type CustomerCommand,
+} from '../../domain/customers/customer';
 import { isRecord, keyFieldOf, MAX_ID_LENGTH, recordErrors, type CustomerRecord } from '../../domain/customers/record';
 import { DomainError, invalid, notFound } from '../../domain/shared/errors';
 import { customerDocumentId, type CustomerDocument } from '../../projections/customers/customers';
@@ -27,7 +32,11 @@ export type WorkflowStarter = {
    * Starts the workflow for the customers just added (asynchronously: it records that the runs start
    * and returns): the one `workflowId` names, else the campaign's. Answers whether one was triggered.
    */
-  start(ctx: RequestContext, campaign: { campaignId: string; campaignName: string; workflowId?: string }, customers: readonly { customerKey: string; record: CustomerRecord }[]): Promise<boolean>;
+  start(
+    ctx: RequestContext,
+    campaign: { campaignId: string; campaignName: string; workflowId?: string },
+    customers: readonly { customerKey: string; record: CustomerRecord }[],
+  ): Promise<boolean>;
 };
 
 export const CALL_BATCH_SIZE = 500;
@@ -36,7 +45,14 @@ export type AddInput = FollowUp & { campaignId: string; data: CustomerRecord };
 export type BulkInput = FollowUp & { campaignId: string; records: unknown[] };
 export type UpdateInput = { campaignId: string; loan_id?: string; lead_id?: string; data: CustomerRecord };
 
-export type AddAnswer = { success: true; message: string; data: { id: string; campaignId: string }; callInitiated?: boolean; callError?: string; workflowTriggered?: boolean };
+export type AddAnswer = {
+  success: true;
+  message: string;
+  data: { id: string; campaignId: string };
+  callInitiated?: boolean;
+  callError?: string;
+  workflowTriggered?: boolean;
+};
 export type BulkError = { id: string; error: string; reason: string };
 export type InvalidRecord = { index: number; id: string | null; errors: string[] };
 export type CallBatchError = BatchError;
@@ -45,14 +61,27 @@ export type BulkAnswer = {
   body: {
     success: boolean;
     message: string;
-    results: { total: number; valid: number; invalid: number; successful: number; failed: number; batchesProcessed: number };
+    results: {
+      total: number;
+      valid: number;
+      invalid: number;
+      successful: number;
+      failed: number;
+      batchesProcessed: number;
+    };
     errors: BulkError[];
     invalidRecords?: InvalidRecord[];
     callResults?: { totalRequested: number; initiated: number; failed: number; errors: CallBatchError[] };
     workflowTriggered?: boolean;
   };
 };
-export type CustomerView = { id: string; campaignId: string; data: CustomerRecord; createdAt: string; updatedAt: string };
+export type CustomerView = {
+  id: string;
+  campaignId: string;
+  data: CustomerRecord;
+  createdAt: string;
+  updatedAt: string;
+};
 
 export class CustomerService {
   constructor(
@@ -71,16 +100,38 @@ export class CustomerService {
     const id = record[keyFieldOf(ctx.organizationType)] as string;
     // A workflow the request names must be the organization's: checked before anything is added.
     if (input.useWorkflow && input.workflowId) await this.workflows.check(ctx, input.workflowId);
-    const result = await this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), this.addCommand(ctx, input.campaignId, id, record, this.env.now().toISOString()), this.context(ctx));
+    const result = await this.commands.handle(
+      customerDecider,
+      customerStreamId(input.campaignId, id),
+      this.addCommand(ctx, input.campaignId, id, record, this.env.now().toISOString()),
+      this.context(ctx),
+    );
     await this.env.readYourWrites(result.position);
-    const answer: AddAnswer = { success: true, message: 'Customer added successfully', data: { id, campaignId: input.campaignId } };
+    const answer: AddAnswer = {
+      success: true,
+      message: 'Customer added successfully',
+      data: { id, campaignId: input.campaignId },
+    };
     if (input.initiateCall && input.callConfig) {
-      const scope = { campaignId: input.campaignId, campaignName: campaign.name, customerKeyField: keyFieldOf(ctx.organizationType) };
+      const scope = {
+        campaignId: input.campaignId,
+        campaignName: campaign.name,
+        customerKeyField: keyFieldOf(ctx.organizationType),
+      };
       const placement = await this.calls.place(ctx, input.callConfig, [callCandidate(scope, id, record)]);
       answer.callInitiated = placement.initiated.length > 0;
       if (placement.failed[0]) answer.callError = placement.failed[0].error;
     }
-    if (input.useWorkflow) answer.workflowTriggered = await this.workflows.start(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, [{ customerKey: id, record }]);
+    if (input.useWorkflow)
+      answer.workflowTriggered = await this.workflows.start(
+        ctx,
+        {
+          campaignId: input.campaignId,
+          campaignName: campaign.name,
+          ...(input.workflowId && { workflowId: input.workflowId }),
+        },
+        [{ customerKey: id, record }],
+      );
     return answer;
   }
 
@@ -102,7 +153,8 @@ export class CustomerService {
       const record = this.withKey(ctx, raw as CustomerRecord);
       const id = record[keyField] as string;
       // The first record with a key wins; a later one in the same request fails.
-      if (seen.has(id)) return void errors.push({ id, error: `Duplicate ${keyField} in this request`, reason: 'duplicate_in_request' });
+      if (seen.has(id))
+        return void errors.push({ id, error: `Duplicate ${keyField} in this request`, reason: 'duplicate_in_request' });
       seen.add(id);
       accepted.push({ id, record });
     });
@@ -111,7 +163,14 @@ export class CustomerService {
     const at = this.env.now().toISOString();
     const pending: Promise<CommandResult<unknown>>[] = [];
     for (const [i, { id, record }] of accepted.entries()) {
-      pending.push(this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), this.addCommand(ctx, input.campaignId, id, record, at), context));
+      pending.push(
+        this.commands.handle(
+          customerDecider,
+          customerStreamId(input.campaignId, id),
+          this.addCommand(ctx, input.campaignId, id, record, at),
+          context,
+        ),
+      );
       await sliceBoundary(i + 1);
     }
     const outcomes = await Promise.allSettled(pending);
@@ -125,7 +184,11 @@ export class CustomerService {
       }
       const error = outcome.reason;
       const known = error instanceof DomainError;
-      errors.push({ id: accepted[i]!.id, error: known ? error.message : 'An unexpected error occurred', reason: known && error.kind === 'conflict' ? 'already_exists' : 'internal_error' });
+      errors.push({
+        id: accepted[i]!.id,
+        error: known ? error.message : 'An unexpected error occurred',
+        reason: known && error.kind === 'conflict' ? 'already_exists' : 'internal_error',
+      });
     });
     // No wait for the read models: the answer needs none, and later requests wait at the door (api/http/consistent-reads).
 
@@ -136,39 +199,94 @@ export class CustomerService {
     const callBatches = input.initiateCall && input.callConfig ? chunkSizes(successful, CALL_BATCH_SIZE) : [];
     const body: BulkAnswer['body'] = {
       success: failed === 0,
-      message: failed === 0 ? `All ${total} customers added successfully` : successful === 0 ? (valid === 0 ? 'No valid records to add' : 'No customers were added') : `${successful} of ${total} customers added`,
-      results: { total, valid, invalid: invalidRecords.length, successful, failed, batchesProcessed: callBatches.length },
+      message:
+        failed === 0
+          ? `All ${total} customers added successfully`
+          : successful === 0
+            ? valid === 0
+              ? 'No valid records to add'
+              : 'No customers were added'
+            : `${successful} of ${total} customers added`,
+      results: {
+        total,
+        valid,
+        invalid: invalidRecords.length,
+        successful,
+        failed,
+        batchesProcessed: callBatches.length,
+      },
       errors,
       ...(invalidRecords.length > 0 && { invalidRecords }),
     };
     if (input.initiateCall && input.callConfig) {
       // The batches are placed together (their appends share the event store's writes); failures are reported per batch.
       const scope = { campaignId: input.campaignId, campaignName: campaign.name, customerKeyField: keyField };
-      const placement = await this.calls.place(ctx, input.callConfig, added.map((a) => callCandidate(scope, a.id, a.record)));
+      const placement = await this.calls.place(
+        ctx,
+        input.callConfig,
+        added.map((a) => callCandidate(scope, a.id, a.record)),
+      );
       const initiated = placement.initiated.length;
-      body.callResults = { totalRequested: successful, initiated, failed: successful - initiated, errors: errorsByBatch(added.map((a) => a.id), placement.failed, CALL_BATCH_SIZE) };
+      body.callResults = {
+        totalRequested: successful,
+        initiated,
+        failed: successful - initiated,
+        errors: errorsByBatch(
+          added.map((a) => a.id),
+          placement.failed,
+          CALL_BATCH_SIZE,
+        ),
+      };
     }
     if (input.useWorkflow)
-      body.workflowTriggered = successful > 0 && (await this.workflows.start(ctx, { campaignId: input.campaignId, campaignName: campaign.name, ...(input.workflowId && { workflowId: input.workflowId }) }, added.map((a) => ({ customerKey: a.id, record: a.record }))));
+      body.workflowTriggered =
+        successful > 0 &&
+        (await this.workflows.start(
+          ctx,
+          {
+            campaignId: input.campaignId,
+            campaignName: campaign.name,
+            ...(input.workflowId && { workflowId: input.workflowId }),
+          },
+          added.map((a) => ({ customerKey: a.id, record: a.record })),
+        ));
     return { status: failed === 0 ? 201 : successful === 0 ? 400 : 207, body };
   }
 
   async update(ctx: RequestContext, input: UpdateInput): Promise<CustomerView> {
     const keyField = keyFieldOf(ctx.organizationType);
     const id = input[keyField];
-    if (typeof id !== 'string' || id === '') throw invalid('Validation failed', { errors: [`${keyField} is required`] });
+    if (typeof id !== 'string' || id === '')
+      throw invalid('Validation failed', { errors: [`${keyField} is required`] });
     await this.assertCampaign(ctx, input.campaignId);
-    const command: CustomerCommand = { type: 'UpdateCustomer', organizationId: ctx.organizationId, changes: input.data, at: this.env.now().toISOString() };
-    const result = await this.commands.handle(customerDecider, customerStreamId(input.campaignId, id), command, this.context(ctx));
+    const command: CustomerCommand = {
+      type: 'UpdateCustomer',
+      organizationId: ctx.organizationId,
+      changes: input.data,
+      at: this.env.now().toISOString(),
+    };
+    const result = await this.commands.handle(
+      customerDecider,
+      customerStreamId(input.campaignId, id),
+      command,
+      this.context(ctx),
+    );
     await this.env.readYourWrites(result.position);
     const doc = await this.customers.get(customerDocumentId(input.campaignId, id));
     if (!doc) throw notFound(CUSTOMER_NOT_FOUND);
     return view(doc);
   }
 
-  async list(ctx: RequestContext, campaignId: string, query: { page: number; limit: number }): Promise<{ data: CustomerView[]; pagination: Pagination }> {
+  async list(
+    ctx: RequestContext,
+    campaignId: string,
+    query: { page: number; limit: number },
+  ): Promise<{ data: CustomerView[]; pagination: Pagination }> {
     await this.assertCampaign(ctx, campaignId);
-    const { docs, pagination } = await findPage(this.customers, { where: { campaignId } }, query, { field: 'addedSeq', order: 'desc' });
+    const { docs, pagination } = await findPage(this.customers, { where: { campaignId } }, query, {
+      field: 'addedSeq',
+      order: 'desc',
+    });
     return { data: docs.map(view), pagination };
   }
 
@@ -181,11 +299,27 @@ export class CustomerService {
   /** A Lead Generation record without `lead_id` gets a generated one (spec 2.7). */
   private withKey(ctx: RequestContext, record: CustomerRecord): CustomerRecord {
     const keyField = keyFieldOf(ctx.organizationType);
-    return record[keyField] === undefined || record[keyField] === null ? { ...record, [keyField]: this.env.newId() } : record;
+    return record[keyField] === undefined || record[keyField] === null
+      ? { ...record, [keyField]: this.env.newId() }
+      : record;
   }
 
-  private addCommand(ctx: RequestContext, campaignId: string, customerId: string, record: CustomerRecord, at: string): CustomerCommand {
-    return { type: 'AddCustomer', campaignId, customerId, organizationId: ctx.organizationId, organizationType: ctx.organizationType, record, at };
+  private addCommand(
+    ctx: RequestContext,
+    campaignId: string,
+    customerId: string,
+    record: CustomerRecord,
+    at: string,
+  ): CustomerCommand {
+    return {
+      type: 'AddCustomer',
+      campaignId,
+      customerId,
+      organizationId: ctx.organizationId,
+      organizationType: ctx.organizationType,
+      record,
+      at,
+    };
   }
 
   private context(ctx: RequestContext): CommandContext {
@@ -198,4 +332,10 @@ function chunkSizes(total: number, size: number): number[] {
   return Array.from({ length: Math.ceil(total / size) }, (_, i) => Math.min(size, total - i * size));
 }
 
-const view = (doc: CustomerDocument): CustomerView => ({ id: doc.customerId, campaignId: doc.campaignId, data: doc.data, createdAt: doc.createdAt, updatedAt: doc.updatedAt });
+const view = (doc: CustomerDocument): CustomerView => ({
+  id: doc.customerId,
+  campaignId: doc.campaignId,
+  data: doc.data,
+  createdAt: doc.createdAt,
+  updatedAt: doc.updatedAt,
+});

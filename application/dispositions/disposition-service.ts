@@ -1,5 +1,11 @@
 /** Disposition catalog use cases: commands go to the organization's catalog aggregate, queries to read models. */
-import { catalogDecider, catalogStreamId, DISPOSITION_NOT_FOUND, GROUP_NOT_FOUND, type CatalogCommand } from '../../domain/dispositions/catalog';
+import {
+  catalogDecider,
+  catalogStreamId,
+  DISPOSITION_NOT_FOUND,
+  GROUP_NOT_FOUND,
+  type CatalogCommand,
+} from '../../domain/dispositions/catalog';
 import type { DispositionGroupDocument } from '../../projections/dispositions/disposition-groups';
 import type { DispositionDocument } from '../../projections/dispositions/dispositions';
 import type { CommandHandler } from '../command-handler';
@@ -12,7 +18,9 @@ export const DISPOSITION_FORBIDDEN = 'Access denied - Disposition belongs to ano
 export const GROUP_FORBIDDEN = 'Access denied - Disposition group belongs to another organization';
 
 export type DispositionView = Omit<DispositionDocument, 'organizationId'>;
-export type GroupView = Omit<DispositionGroupDocument, 'organizationId' | 'dispositionIds'> & { dispositions: (string | DispositionView)[] };
+export type GroupView = Omit<DispositionGroupDocument, 'organizationId' | 'dispositionIds'> & {
+  dispositions: (string | DispositionView)[];
+};
 export type ListQuery = { page: number; limit: number; search?: string };
 
 type Distribute<T> = T extends unknown ? Omit<T, 'at'> : never;
@@ -26,9 +34,18 @@ export class DispositionService {
     private readonly env: ServiceEnvironment,
   ) {}
 
-  async create(ctx: RequestContext, input: { name: string; description?: string; priority?: number }): Promise<DispositionView> {
+  async create(
+    ctx: RequestContext,
+    input: { name: string; description?: string; priority?: number },
+  ): Promise<DispositionView> {
     const dispositionId = this.env.newId();
-    await this.execute(ctx, { type: 'CreateDisposition', dispositionId, name: input.name.trim(), description: input.description ?? '', priority: input.priority ?? 500 });
+    await this.execute(ctx, {
+      type: 'CreateDisposition',
+      dispositionId,
+      name: input.name.trim(),
+      description: input.description ?? '',
+      priority: input.priority ?? 500,
+    });
     return this.get(ctx, dispositionId);
   }
 
@@ -38,13 +55,30 @@ export class DispositionService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<DispositionView> {
-    return dispositionView(await ownedDocument(this.dispositions, id, ctx.organizationId, { notFound: DISPOSITION_NOT_FOUND, forbidden: DISPOSITION_FORBIDDEN }));
+    return dispositionView(
+      await ownedDocument(this.dispositions, id, ctx.organizationId, {
+        notFound: DISPOSITION_NOT_FOUND,
+        forbidden: DISPOSITION_FORBIDDEN,
+      }),
+    );
   }
 
-  async update(ctx: RequestContext, id: string, changes: { name?: string; description?: string; priority?: number }): Promise<DispositionView> {
+  async update(
+    ctx: RequestContext,
+    id: string,
+    changes: { name?: string; description?: string; priority?: number },
+  ): Promise<DispositionView> {
     await assertNotForeign(this.dispositions, id, ctx.organizationId, DISPOSITION_FORBIDDEN);
     const { name, description, priority } = changes;
-    await this.execute(ctx, { type: 'UpdateDisposition', dispositionId: id, changes: { ...(name !== undefined && { name: name.trim() }), ...(description !== undefined && { description }), ...(priority !== undefined && { priority }) } });
+    await this.execute(ctx, {
+      type: 'UpdateDisposition',
+      dispositionId: id,
+      changes: {
+        ...(name !== undefined && { name: name.trim() }),
+        ...(description !== undefined && { description }),
+        ...(priority !== undefined && { priority }),
+      },
+    });
     return this.get(ctx, id);
   }
 
@@ -53,13 +87,25 @@ export class DispositionService {
     await this.execute(ctx, { type: 'DeleteDisposition', dispositionId: id });
   }
 
-  async createGroup(ctx: RequestContext, input: { name: string; description?: string; dispositions?: string[] }): Promise<GroupView> {
+  async createGroup(
+    ctx: RequestContext,
+    input: { name: string; description?: string; dispositions?: string[] },
+  ): Promise<GroupView> {
     const groupId = this.env.newId();
-    await this.execute(ctx, { type: 'CreateDispositionGroup', groupId, name: input.name.trim(), description: input.description ?? '', dispositionIds: input.dispositions ?? [] });
+    await this.execute(ctx, {
+      type: 'CreateDispositionGroup',
+      groupId,
+      name: input.name.trim(),
+      description: input.description ?? '',
+      dispositionIds: input.dispositions ?? [],
+    });
     return this.getGroup(ctx, groupId, false);
   }
 
-  async listGroups(ctx: RequestContext, query: ListQuery & { expand: boolean }): Promise<{ data: GroupView[]; pagination: Pagination }> {
+  async listGroups(
+    ctx: RequestContext,
+    query: ListQuery & { expand: boolean },
+  ): Promise<{ data: GroupView[]; pagination: Pagination }> {
     const { docs, pagination } = await findPage(this.groups, byOrganizationAndName(ctx, query.search), query);
     return { data: await Promise.all(docs.map((g) => this.groupView(g, query.expand))), pagination };
   }
@@ -68,13 +114,21 @@ export class DispositionService {
     return this.groupView(await this.ownedGroup(ctx, id), expand);
   }
 
-  async updateGroup(ctx: RequestContext, id: string, changes: { name?: string; description?: string; dispositions?: string[] }): Promise<GroupView> {
+  async updateGroup(
+    ctx: RequestContext,
+    id: string,
+    changes: { name?: string; description?: string; dispositions?: string[] },
+  ): Promise<GroupView> {
     await assertNotForeign(this.groups, id, ctx.organizationId, GROUP_FORBIDDEN);
     const { name, description, dispositions } = changes;
     await this.execute(ctx, {
       type: 'UpdateDispositionGroup',
       groupId: id,
-      changes: { ...(name !== undefined && { name: name.trim() }), ...(description !== undefined && { description }), ...(dispositions !== undefined && { dispositionIds: dispositions }) },
+      changes: {
+        ...(name !== undefined && { name: name.trim() }),
+        ...(description !== undefined && { description }),
+        ...(dispositions !== undefined && { dispositionIds: dispositions }),
+      },
     });
     return this.getGroup(ctx, id, false);
   }
@@ -97,23 +151,39 @@ export class DispositionService {
   }
 
   private ownedGroup(ctx: RequestContext, id: string): Promise<DispositionGroupDocument> {
-    return ownedDocument(this.groups, id, ctx.organizationId, { notFound: GROUP_NOT_FOUND, forbidden: GROUP_FORBIDDEN });
+    return ownedDocument(this.groups, id, ctx.organizationId, {
+      notFound: GROUP_NOT_FOUND,
+      forbidden: GROUP_FORBIDDEN,
+    });
   }
 
   private async groupView(group: DispositionGroupDocument, expand: boolean): Promise<GroupView> {
     const { organizationId: _org, dispositionIds, ...rest } = group;
     if (!expand) return { ...rest, dispositions: dispositionIds };
     const stored = await this.dispositions.getStored(dispositionIds);
-    return { ...rest, dispositions: dispositionIds.flatMap((id) => { const doc = stored.get(id)?.doc; return doc ? [dispositionView(doc)] : []; }) };
+    return {
+      ...rest,
+      dispositions: dispositionIds.flatMap((id) => {
+        const doc = stored.get(id)?.doc;
+        return doc ? [dispositionView(doc)] : [];
+      }),
+    };
   }
 
   private async execute(ctx: RequestContext, command: CommandInput): Promise<void> {
     const full = { ...command, at: this.env.now().toISOString() } as CatalogCommand;
-    const result = await this.commands.handle(catalogDecider, catalogStreamId(ctx.organizationId), full, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    const result = await this.commands.handle(catalogDecider, catalogStreamId(ctx.organizationId), full, {
+      organizationId: ctx.organizationId,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+    });
     await this.env.readYourWrites(result.position);
   }
 }
 
 const dispositionView = ({ organizationId: _org, ...view }: DispositionDocument): DispositionView => view;
 
-const byOrganizationAndName = (ctx: RequestContext, search: string | undefined): Query => ({ where: { organizationId: ctx.organizationId }, ...(search && { search: { field: 'name', text: search } }) });
+const byOrganizationAndName = (ctx: RequestContext, search: string | undefined): Query => ({
+  where: { organizationId: ctx.organizationId },
+  ...(search && { search: { field: 'name', text: search } }),
+});

@@ -30,8 +30,16 @@ type Entry = { id: string; organizationId: string; start_time: string } & Record
 export class LogService {
   constructor(private readonly logs: ReadCollection<Entry>) {}
 
-  async list(ctx: RequestContext, filters: LogFilters): Promise<{ data: Record<string, unknown>[]; pagination: Pagination }> {
-    const { docs, pagination } = await findPage(this.logs, toQuery(ctx, filters), { page: filters.page, limit: LOGS_PER_PAGE }, { field: 'start_time', order: 'desc' });
+  async list(
+    ctx: RequestContext,
+    filters: LogFilters,
+  ): Promise<{ data: Record<string, unknown>[]; pagination: Pagination }> {
+    const { docs, pagination } = await findPage(
+      this.logs,
+      toQuery(ctx, filters),
+      { page: filters.page, limit: LOGS_PER_PAGE },
+      { field: 'start_time', order: 'desc' },
+    );
     return { data: docs.map(entryView), pagination };
   }
 
@@ -43,7 +51,8 @@ export class LogService {
   async call(ctx: RequestContext, callId: string): Promise<Record<string, unknown>> {
     const entry = await this.logs.get(callId);
     if (!entry || entry.type !== 'call') throw notFound(CALL_NOT_FOUND);
-    if (entry.organizationId !== ctx.organizationId) throw forbidden('Access denied - Call belongs to another organization');
+    if (entry.organizationId !== ctx.organizationId)
+      throw forbidden('Access denied - Call belongs to another organization');
     return entryView(entry);
   }
 
@@ -51,28 +60,53 @@ export class LogService {
   async chat(ctx: RequestContext, messageId: string): Promise<Record<string, unknown>> {
     const entry = await this.logs.get(messageId);
     if (!entry || entry.type !== 'chat') throw notFound(CHAT_NOT_FOUND);
-    if (entry.organizationId !== ctx.organizationId) throw forbidden('Access denied - Chat message belongs to another organization');
+    if (entry.organizationId !== ctx.organizationId)
+      throw forbidden('Access denied - Chat message belongs to another organization');
     return chatDetailView(entry);
   }
 }
 
 /** Spec 2.4's fields, in its order; the customer key is `loan_id` or `lead_id`, whichever the entry has. */
-const CHAT_DETAIL_FIELDS = ['message_id', 'platform_msg_id', 'agent_id', 'campaign_id', 'to', 'status', 'template_id', 'name', 'loan_id', 'lead_id', 'conversation', 'errors'] as const;
+const CHAT_DETAIL_FIELDS = [
+  'message_id',
+  'platform_msg_id',
+  'agent_id',
+  'campaign_id',
+  'to',
+  'status',
+  'template_id',
+  'name',
+  'loan_id',
+  'lead_id',
+  'conversation',
+  'errors',
+] as const;
 
 export function chatDetailView(entry: Entry): Record<string, unknown> {
-  return Object.fromEntries(CHAT_DETAIL_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]]));
+  return Object.fromEntries(
+    CHAT_DETAIL_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]]),
+  );
 }
 
 /** The spec's filters as a read-store query; a bad value is a validation error naming the filter. */
 export function toQuery(ctx: RequestContext, f: LogFilters): Omit<Query, 'sort' | 'offset' | 'limit'> {
   const errors: string[] = [];
-  if (f.type !== undefined && !(LOG_TYPES as readonly string[]).includes(f.type)) errors.push(`type must be one of ${LOG_TYPES.join(', ')}`);
+  if (f.type !== undefined && !(LOG_TYPES as readonly string[]).includes(f.type))
+    errors.push(`type must be one of ${LOG_TYPES.join(', ')}`);
   const gte = f.start_time === undefined ? undefined : utcInstant(f.start_time, 'start_time', errors);
   const lte = f.end_time === undefined ? undefined : utcInstant(f.end_time, 'end_time', errors);
   if (gte && lte && gte > lte) errors.push('start_time must not be after end_time');
   if (errors.length > 0) throw invalid('Validation failed', { errors });
   const where: Record<string, Condition> = { organizationId: ctx.organizationId };
-  const equal = { type: f.type, status: f.status, disposition: f.disposition, from: f.from_phone, to: f.phone, campaign_id: f.campaign_id, agent_id: f.agent_id };
+  const equal = {
+    type: f.type,
+    status: f.status,
+    disposition: f.disposition,
+    from: f.from_phone,
+    to: f.phone,
+    campaign_id: f.campaign_id,
+    agent_id: f.agent_id,
+  };
   for (const [field, value] of Object.entries(equal)) if (value !== undefined) where[field] = value;
   return { where, ...((gte || lte) && { range: { field: 'start_time', ...(gte && { gte }), ...(lte && { lte }) } }) };
 }

@@ -18,9 +18,24 @@ import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
 export type AvailableNumber = { number: string; sms_enabled: boolean; voice_enabled: boolean };
-export type OwnedNumberView = { number: string; provider: string; country_iso: string; sms_enabled: boolean; voice_enabled: boolean; purchasedAt: string };
+export type OwnedNumberView = {
+  number: string;
+  provider: string;
+  country_iso: string;
+  sms_enabled: boolean;
+  voice_enabled: boolean;
+  purchasedAt: string;
+};
 export type SearchQuery = { provider: string; country_iso: string; limit: number; page: number; prefix?: string };
-export type SearchAnswer = { success: true; status: 200; data: AvailableNumber[]; page: number; totalPages: number; totalCount: number; message: string };
+export type SearchAnswer = {
+  success: true;
+  status: 200;
+  data: AvailableNumber[];
+  page: number;
+  totalPages: number;
+  totalCount: number;
+  message: string;
+};
 export type PurchaseResult = { number: string; success: boolean; error: string | null };
 export type InventoryItem = StockedNumber & { provider: string };
 
@@ -44,13 +59,25 @@ export class NumberService {
    */
   async seedBuiltinInventory(): Promise<void> {
     const context: CommandContext = { organizationId: null, actor: 'system', requestId: 'seed-builtin-inventory' };
-    const result = await this.commands.handle(inventoryDecider, inventoryStreamId(BUILTIN_PROVIDER), { type: 'SeedInventory', provider: BUILTIN_PROVIDER, numbers: builtinInventory(), at: this.env.now().toISOString() }, context);
+    const result = await this.commands.handle(
+      inventoryDecider,
+      inventoryStreamId(BUILTIN_PROVIDER),
+      {
+        type: 'SeedInventory',
+        provider: BUILTIN_PROVIDER,
+        numbers: builtinInventory(),
+        at: this.env.now().toISOString(),
+      },
+      context,
+    );
     await this.env.readYourWrites(result.position);
   }
 
   /** Adds numbers to providers' inventories; numbers already known (in any inventory, or owned) are skipped. */
   async stock(context: CommandContext, items: readonly InventoryItem[]): Promise<{ added: number }> {
-    const known = new Set((await this.numbers.find({ where: { number: { in: items.map((i) => i.number) } } })).map((d) => d.number));
+    const known = new Set(
+      (await this.numbers.find({ where: { number: { in: items.map((i) => i.number) } } })).map((d) => d.number),
+    );
     const byProvider = new Map<string, StockedNumber[]>();
     for (const { provider, ...number } of items) {
       if (known.has(number.number)) continue;
@@ -61,7 +88,12 @@ export class NumberService {
     let position = -1;
     const at = this.env.now().toISOString();
     for (const [provider, numbers] of byProvider) {
-      const result = await this.commands.handle(inventoryDecider, inventoryStreamId(provider), { type: 'StockNumbers', provider, numbers, at }, context);
+      const result = await this.commands.handle(
+        inventoryDecider,
+        inventoryStreamId(provider),
+        { type: 'StockNumbers', provider, numbers, at },
+        context,
+      );
       for (const event of result.events) added += event.data.numbers.length;
       position = Math.max(position, result.position);
     }
@@ -74,7 +106,9 @@ export class NumberService {
     const filter: Query = {
       where: { provider: query.provider, country_iso: query.country_iso, status: 'available' },
       // Digits compare as text: the numbers starting with the prefix lie between it and it padded with nines.
-      ...(query.prefix && { range: { field: 'national', gte: query.prefix, lte: query.prefix.padEnd(NATIONAL_MAX_DIGITS, '9') } }),
+      ...(query.prefix && {
+        range: { field: 'national', gte: query.prefix, lte: query.prefix.padEnd(NATIONAL_MAX_DIGITS, '9') },
+      }),
     };
     const { docs, pagination } = await findPage(this.numbers, filter, query, { field: 'number', order: 'asc' });
     // Shaped as the search answer: the envelope of spec 7.1 with the `status` field of 4.8.
@@ -91,21 +125,31 @@ export class NumberService {
   }
 
   /** Buys each number for the caller's organization; each succeeds or fails on its own. */
-  async buy(ctx: RequestContext, items: readonly { number: string; provider: string }[]): Promise<{ success: boolean; data: PurchaseResult[] }> {
+  async buy(
+    ctx: RequestContext,
+    items: readonly { number: string; provider: string }[],
+  ): Promise<{ success: boolean; data: PurchaseResult[] }> {
     const context: CommandContext = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
     const at = this.env.now().toISOString();
     const seen = new Set<string>();
     // Each provider's inventory is read once per request.
     const inventories = new Map<string, ReturnType<typeof this.inventoryOf>>();
-    const inventory = (provider: string) => inventories.get(provider) ?? inventories.set(provider, this.inventoryOf(provider)).get(provider)!;
+    const inventory = (provider: string) =>
+      inventories.get(provider) ?? inventories.set(provider, this.inventoryOf(provider)).get(provider)!;
     const outcomes = await Promise.all(
       items.map(async ({ number, provider }): Promise<{ result: PurchaseResult; position: number }> => {
-        if (seen.has(number)) return { result: { number, success: false, error: 'Duplicate number in this request' }, position: -1 };
+        if (seen.has(number))
+          return { result: { number, success: false, error: 'Duplicate number in this request' }, position: -1 };
         seen.add(number);
         if (!isE164(number)) return { result: { number, success: false, error: INVALID_NUMBER }, position: -1 };
         try {
           const stocked = (await inventory(provider)).get(number) ?? null;
-          const bought = await this.commands.handle(phoneNumberDecider, phoneNumberStreamId(number), { type: 'BuyNumber', provider, number, stocked, organizationId: ctx.organizationId, at }, context);
+          const bought = await this.commands.handle(
+            phoneNumberDecider,
+            phoneNumberStreamId(number),
+            { type: 'BuyNumber', provider, number, stocked, organizationId: ctx.organizationId, at },
+            context,
+          );
           return { result: { number, success: true, error: null }, position: bought.position };
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
@@ -123,8 +167,16 @@ export class NumberService {
   }
 
   /** The caller's numbers, newest purchase first. */
-  async owned(ctx: RequestContext, query: { page: number; limit: number }): Promise<{ data: OwnedNumberView[]; pagination: Pagination }> {
-    const { docs, pagination } = await findPage(this.numbers, { where: { organizationId: ctx.organizationId } }, query, { field: 'purchasedAt', order: 'desc' });
+  async owned(
+    ctx: RequestContext,
+    query: { page: number; limit: number },
+  ): Promise<{ data: OwnedNumberView[]; pagination: Pagination }> {
+    const { docs, pagination } = await findPage(
+      this.numbers,
+      { where: { organizationId: ctx.organizationId } },
+      query,
+      { field: 'purchasedAt', order: 'desc' },
+    );
     return { data: docs.map(ownedView), pagination };
   }
 
@@ -133,9 +185,20 @@ export class NumberService {
    * from (`from`). Empty when it has none, in which case a call cannot be placed (decisions.md section 6).
    */
   async voiceNumbersOf(organizationId: string): Promise<OwnedNumberView[]> {
-    const docs = await this.numbers.find({ where: { organizationId, voice_enabled: true }, sort: { field: 'purchasedAt', order: 'asc' }, limit: 1000 });
+    const docs = await this.numbers.find({
+      where: { organizationId, voice_enabled: true },
+      sort: { field: 'purchasedAt', order: 'asc' },
+      limit: 1000,
+    });
     return docs.map(ownedView);
   }
 }
 
-const ownedView = (d: NumberDocument): OwnedNumberView => ({ number: d.number, provider: d.provider, country_iso: d.country_iso, sms_enabled: d.sms_enabled, voice_enabled: d.voice_enabled, purchasedAt: d.purchasedAt ?? '' });
+const ownedView = (d: NumberDocument): OwnedNumberView => ({
+  number: d.number,
+  provider: d.provider,
+  country_iso: d.country_iso,
+  sms_enabled: d.sms_enabled,
+  voice_enabled: d.voice_enabled,
+  purchasedAt: d.purchasedAt ?? '',
+});

@@ -1,5 +1,10 @@
 /** Organization administration: registration, credits, and the record of issued tokens. */
-import { organizationDecider, organizationStreamId, ORGANIZATION_NOT_FOUND, type OrganizationType } from '../../domain/organizations/organization';
+import {
+  organizationDecider,
+  organizationStreamId,
+  ORGANIZATION_NOT_FOUND,
+  type OrganizationType,
+} from '../../domain/organizations/organization';
 import { notFound } from '../../domain/shared/errors';
 import type { OrganizationDocument } from '../../projections/organizations/organizations';
 import type { CommandHandler, CommandContext } from '../command-handler';
@@ -9,7 +14,13 @@ import type { ServiceEnvironment } from '../request-context';
 export const DEFAULT_CREDITS = 1_000_000;
 export const DEFAULT_CONCURRENCY_LIMIT = 5;
 
-export type TokenSigner = (claims: { organizationId: string; subject: string; scopes: string[] | null; tokenId: string; expiresInSeconds: number }) => Promise<string>;
+export type TokenSigner = (claims: {
+  organizationId: string;
+  subject: string;
+  scopes: string[] | null;
+  tokenId: string;
+  expiresInSeconds: number;
+}) => Promise<string>;
 
 export class OrganizationService {
   constructor(
@@ -19,7 +30,10 @@ export class OrganizationService {
     private readonly env: ServiceEnvironment,
   ) {}
 
-  async register(ctx: CommandContext, input: { name: string; type: OrganizationType; credits?: number; concurrencyLimit?: number }): Promise<OrganizationDocument> {
+  async register(
+    ctx: CommandContext,
+    input: { name: string; type: OrganizationType; credits?: number; concurrencyLimit?: number },
+  ): Promise<OrganizationDocument> {
     const organizationId = this.env.newId();
     const result = await this.commands.handle(
       organizationDecider,
@@ -47,19 +61,39 @@ export class OrganizationService {
   }
 
   async adjustCredits(ctx: CommandContext, id: string, amount: number): Promise<number> {
-    const result = await this.commands.handle(organizationDecider, organizationStreamId(id), { type: 'AdjustCredits', amount, at: this.env.now().toISOString() }, { ...ctx, organizationId: id });
+    const result = await this.commands.handle(
+      organizationDecider,
+      organizationStreamId(id),
+      { type: 'AdjustCredits', amount, at: this.env.now().toISOString() },
+      { ...ctx, organizationId: id },
+    );
     await this.env.readYourWrites(result.position);
     return (await this.get(id)).credits;
   }
 
-  async issueToken(ctx: CommandContext, id: string, input: { scopes?: string[]; expiresInSeconds: number; subject?: string }): Promise<{ token: string; expiresAt: string }> {
+  async issueToken(
+    ctx: CommandContext,
+    id: string,
+    input: { scopes?: string[]; expiresInSeconds: number; subject?: string },
+  ): Promise<{ token: string; expiresAt: string }> {
     await this.get(id);
     const tokenId = this.env.newId();
     const subject = input.subject ?? `token:${tokenId}`;
     const expiresAt = new Date(this.env.now().getTime() + input.expiresInSeconds * 1000).toISOString();
     const scopes = input.scopes ?? null;
-    await this.commands.handle(organizationDecider, organizationStreamId(id), { type: 'RecordTokenIssued', tokenId, subject, scopes, expiresAt, at: this.env.now().toISOString() }, { ...ctx, organizationId: id });
-    const token = await this.signToken({ organizationId: id, subject, scopes, tokenId, expiresInSeconds: input.expiresInSeconds });
+    await this.commands.handle(
+      organizationDecider,
+      organizationStreamId(id),
+      { type: 'RecordTokenIssued', tokenId, subject, scopes, expiresAt, at: this.env.now().toISOString() },
+      { ...ctx, organizationId: id },
+    );
+    const token = await this.signToken({
+      organizationId: id,
+      subject,
+      scopes,
+      tokenId,
+      expiresInSeconds: input.expiresInSeconds,
+    });
     return { token, expiresAt };
   }
 }

@@ -67,7 +67,11 @@ export class WrongExpectedRevisionError extends Error {
 }
 
 export interface EventStore {
-  appendToStream(streamId: string, events: readonly EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  appendToStream(
+    streamId: string,
+    events: readonly EventData[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
   /** Events of a stream; an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of all streams in global order. */

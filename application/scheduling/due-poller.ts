@@ -71,12 +71,23 @@ export class DuePoller<Item extends DueItem> {
   private async look(): Promise<void> {
     try {
       const now = this.options.now().toISOString();
-      const due = await this.items.find({ where: this.options.where ?? {}, range: { field: 'dueAt', lte: now }, sort: { field: 'dueAt', order: 'asc' }, limit: this.options.batch ?? 100 });
+      const due = await this.items.find({
+        where: this.options.where ?? {},
+        range: { field: 'dueAt', lte: now },
+        sort: { field: 'dueAt', order: 'asc' },
+        limit: this.options.batch ?? 100,
+      });
       for (const item of due) {
         if (this.busy.has(item.id)) continue;
         this.busy.add(item.id);
         void this.handle(item)
-          .catch((error) => this.options.logger?.error('due work failed', { poller: this.options.name, id: item.id, error: String(error) }))
+          .catch((error) =>
+            this.options.logger?.error('due work failed', {
+              poller: this.options.name,
+              id: item.id,
+              error: String(error),
+            }),
+          )
           .finally(() => this.busy.delete(item.id));
       }
     } catch (error) {

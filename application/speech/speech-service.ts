@@ -3,13 +3,26 @@
  * (concurrency limit and credits, event-sourced so every replica sees the same limits), streamed, and
  * finished with what was actually spoken, which is what it is charged.
  */
-import { CONCURRENCY_LIMIT_EXCEEDED, INSUFFICIENT_CREDITS, organizationDecider, organizationStreamId, type SpeechOutcome } from '../../domain/organizations/organization';
+import {
+  CONCURRENCY_LIMIT_EXCEEDED,
+  INSUFFICIENT_CREDITS,
+  organizationDecider,
+  organizationStreamId,
+  type SpeechOutcome,
+} from '../../domain/organizations/organization';
 import { DomainError } from '../../domain/shared/errors';
 import type { CommandHandler } from '../command-handler';
 import { SpeechRequestError, type AudioChunk, type SpeechEngine, type SynthesisRequest } from '../ports/speech-engine';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
-export type SpeechErrorCode = 'invalid_request' | 'invalid_voice' | 'invalid_language' | 'text_too_long' | 'concurrency_limit_exceeded' | 'insufficient_credits' | 'internal_error';
+export type SpeechErrorCode =
+  | 'invalid_request'
+  | 'invalid_voice'
+  | 'invalid_language'
+  | 'text_too_long'
+  | 'concurrency_limit_exceeded'
+  | 'insufficient_credits'
+  | 'internal_error';
 
 /** A refusal with one of the codes of spec 7.3. */
 export class SpeechError extends Error {
@@ -49,7 +62,8 @@ export class SpeechService {
   }
 
   async open(ctx: RequestContext, input: SpeechInput, signal: AbortSignal): Promise<SpeechStream> {
-    if (input.text.length > this.maxTextLength) throw new SpeechError('text_too_long', `text exceeds the maximum of ${this.maxTextLength} characters`);
+    if (input.text.length > this.maxTextLength)
+      throw new SpeechError('text_too_long', `text exceeds the maximum of ${this.maxTextLength} characters`);
     const { requestId, channel, ...request } = input;
     // The engine's own signal: the caller's, or a refused admission.
     const synthesis = new AbortController();
@@ -96,7 +110,8 @@ export class SpeechService {
       signal.removeEventListener('abort', onAbort);
       await audio.return?.();
       const code = error instanceof DomainError ? error.details.code : undefined;
-      if (code === CONCURRENCY_LIMIT_EXCEEDED || code === INSUFFICIENT_CREDITS) throw new SpeechError(code, error instanceof Error ? error.message : String(error));
+      if (code === CONCURRENCY_LIMIT_EXCEEDED || code === INSUFFICIENT_CREDITS)
+        throw new SpeechError(code, error instanceof Error ? error.message : String(error));
       throw error;
     }
 
@@ -130,7 +145,15 @@ export class SpeechService {
         await commands.handle(
           organizationDecider,
           stream,
-          { type: 'FinishSpeechRequest', speechId, requestId, charactersSpoken, audioDurationMs: Math.round((samples / input.sampleRate) * 1000), outcome, at: env.now().toISOString() },
+          {
+            type: 'FinishSpeechRequest',
+            speechId,
+            requestId,
+            charactersSpoken,
+            audioDurationMs: Math.round((samples / input.sampleRate) * 1000),
+            outcome,
+            at: env.now().toISOString(),
+          },
           context,
         );
       },

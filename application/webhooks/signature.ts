@@ -5,7 +5,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export const signWebhook = (secret: string, timestamp: number, body: string) => `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+export const signWebhook = (secret: string, timestamp: number, body: string) =>
+  `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 
 /** A receiver's check, in constant time. */
 export function verifyWebhook(secret: string, timestamp: string | number, body: string, signature: string): boolean {

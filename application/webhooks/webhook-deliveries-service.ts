@@ -3,7 +3,11 @@ import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
-import type { AttemptDocument, DeliveryStatus, WebhookDeliveryDocument } from '../../projections/webhooks/webhook-deliveries';
+import type {
+  AttemptDocument,
+  DeliveryStatus,
+  WebhookDeliveryDocument,
+} from '../../projections/webhooks/webhook-deliveries';
 
 export const DELIVERY_NOT_FOUND = 'Webhook delivery not found';
 export const DELIVERY_FORBIDDEN = 'Access denied - Webhook delivery belongs to another organization';
@@ -26,14 +30,22 @@ export type DeliveryDetail = DeliverySummary & { attempts: AttemptDocument[]; pa
 export class WebhookDeliveriesService {
   constructor(private readonly deliveries: ReadCollection<WebhookDeliveryDocument>) {}
 
-  async list(ctx: RequestContext, query: { page: number; limit: number; status?: DeliveryStatus }): Promise<{ data: DeliverySummary[]; pagination: Pagination }> {
-    const filter: Query = { where: { organizationId: ctx.organizationId, ...(query.status && { status: query.status }) } };
+  async list(
+    ctx: RequestContext,
+    query: { page: number; limit: number; status?: DeliveryStatus },
+  ): Promise<{ data: DeliverySummary[]; pagination: Pagination }> {
+    const filter: Query = {
+      where: { organizationId: ctx.organizationId, ...(query.status && { status: query.status }) },
+    };
     const { docs, pagination } = await findPage(this.deliveries, filter, query, { field: 'createdAt', order: 'desc' });
     return { data: docs.map(summary), pagination };
   }
 
   async get(ctx: RequestContext, id: string): Promise<DeliveryDetail> {
-    const doc = await ownedDocument(this.deliveries, id, ctx.organizationId, { notFound: DELIVERY_NOT_FOUND, forbidden: DELIVERY_FORBIDDEN });
+    const doc = await ownedDocument(this.deliveries, id, ctx.organizationId, {
+      notFound: DELIVERY_NOT_FOUND,
+      forbidden: DELIVERY_FORBIDDEN,
+    });
     return { ...summary(doc), attempts: doc.attempts, payload: JSON.parse(doc.body) };
   }
 }

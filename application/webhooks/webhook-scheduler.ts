@@ -6,7 +6,12 @@
  */
 import type { CallEvent } from '../../domain/calls/call';
 import { CHAT_ENDED } from '../chats/chat-sending';
-import { deliveryIdFor, webhookDeliveryDecider, webhookDeliveryStreamId, WEBHOOK_EVENTS } from '../../domain/webhooks/webhook-delivery';
+import {
+  deliveryIdFor,
+  webhookDeliveryDecider,
+  webhookDeliveryStreamId,
+  WEBHOOK_EVENTS,
+} from '../../domain/webhooks/webhook-delivery';
 import { webhookSettingsDecider, webhookSettingsStreamId } from '../../domain/webhooks/webhook-settings';
 import type { CommandHandler } from '../command-handler';
 import { entryView } from '../logs/log-service';
@@ -45,9 +50,17 @@ export function webhookScheduler(deps: SchedulerDeps): ProcessManager {
       const organizationId = event.metadata.organizationId;
       const subject = subjectOf(event);
       if (!organizationId || !subject) return;
-      const { state: settings } = await deps.commands.load(webhookSettingsDecider, webhookSettingsStreamId(organizationId));
+      const { state: settings } = await deps.commands.load(
+        webhookSettingsDecider,
+        webhookSettingsStreamId(organizationId),
+      );
       // Only what ends while deliveries are on is delivered (not history replayed after the webhook was set).
-      if (settings.status !== 'configured' || !settings.enabledSince || event.metadata.occurredAt < settings.enabledSince) return;
+      if (
+        settings.status !== 'configured' ||
+        !settings.enabledSince ||
+        event.metadata.occurredAt < settings.enabledSince
+      )
+        return;
       const deliveryId = deliveryIdFor(event.id);
       const stream = webhookDeliveryStreamId(deliveryId);
       if ((await deps.commands.load(webhookDeliveryDecider, stream)).state.status !== 'none') return;
@@ -57,9 +70,30 @@ export function webhookScheduler(deps: SchedulerDeps): ProcessManager {
       if (!entry) throw new Error(`no log entry for ${subject.type} ${subject.id}`);
       const name = WEBHOOK_EVENTS[subject.type];
       const occurredAt = (event.data as { at?: string }).at ?? event.metadata.occurredAt;
-      const body = JSON.stringify({ event: name, event_id: deliveryId, occurred_at: occurredAt, data: entryView(entry) });
-      const context = { organizationId, actor: 'webhooks', requestId: event.metadata.requestId, correlationId: event.metadata.correlationId, causationId: event.id };
-      const command = { type: 'ScheduleWebhookDelivery' as const, deliveryId, organizationId, event: name, subject, sourceEventId: event.id, url: settings.url, body, at: deps.now().toISOString() };
+      const body = JSON.stringify({
+        event: name,
+        event_id: deliveryId,
+        occurred_at: occurredAt,
+        data: entryView(entry),
+      });
+      const context = {
+        organizationId,
+        actor: 'webhooks',
+        requestId: event.metadata.requestId,
+        correlationId: event.metadata.correlationId,
+        causationId: event.id,
+      };
+      const command = {
+        type: 'ScheduleWebhookDelivery' as const,
+        deliveryId,
+        organizationId,
+        event: name,
+        subject,
+        sourceEventId: event.id,
+        url: settings.url,
+        body,
+        at: deps.now().toISOString(),
+      };
       const result = await deps.commands.handle(webhookDeliveryDecider, stream, command, context);
       if (result.events.length > 0 && (await deps.waitFor(result.position, READ_MODEL_WAIT_MS))) deps.scheduled();
     },

@@ -10,7 +10,12 @@
  * delivery then falls due again after an exponential backoff, and is abandoned after the last attempt.
  * Stopping aborts the requests in flight and gives their attempts back, to be made again after a restart.
  */
-import { webhookDeliveryDecider, webhookDeliveryStreamId, type RetryPolicy, type WebhookDeliveryCommand } from '../../domain/webhooks/webhook-delivery';
+import {
+  webhookDeliveryDecider,
+  webhookDeliveryStreamId,
+  type RetryPolicy,
+  type WebhookDeliveryCommand,
+} from '../../domain/webhooks/webhook-delivery';
 import { webhookSettingsDecider, webhookSettingsStreamId } from '../../domain/webhooks/webhook-settings';
 import type { WebhookDeliveryDocument } from '../../projections/webhooks/webhook-deliveries';
 import type { CommandHandler } from '../command-handler';
@@ -63,16 +68,29 @@ export class WebhookSender {
     const { commands, now, policy } = this.deps;
     const stream = webhookDeliveryStreamId(item.id);
     const context = { organizationId: item.organizationId, actor: 'webhooks', requestId: this.deps.newId() };
-    const record = (command: WebhookDeliveryCommand) => commands.handle(webhookDeliveryDecider, stream, command, context);
+    const record = (command: WebhookDeliveryCommand) =>
+      commands.handle(webhookDeliveryDecider, stream, command, context);
     const attempt = item.nextAttempt;
     const startedAt = now();
-    const claimed = await record({ type: 'StartWebhookAttempt', attempt, at: startedAt.toISOString(), leaseUntil: new Date(startedAt.getTime() + this.deps.leaseMs).toISOString() });
+    const claimed = await record({
+      type: 'StartWebhookAttempt',
+      attempt,
+      at: startedAt.toISOString(),
+      leaseUntil: new Date(startedAt.getTime() + this.deps.leaseMs).toISOString(),
+    });
     if (claimed.events.length === 0) return;
 
-    const [{ state: delivery }, { state: settings }] = await Promise.all([commands.load(webhookDeliveryDecider, stream), commands.load(webhookSettingsDecider, webhookSettingsStreamId(item.organizationId))]);
+    const [{ state: delivery }, { state: settings }] = await Promise.all([
+      commands.load(webhookDeliveryDecider, stream),
+      commands.load(webhookSettingsDecider, webhookSettingsStreamId(item.organizationId)),
+    ]);
     if (delivery.status !== 'pending') return;
     if (settings.status !== 'configured' || !settings.enabled) {
-      await record({ type: 'AbandonWebhookDelivery', reason: settings.status === 'configured' ? 'Webhook disabled' : 'Webhook removed', at: now().toISOString() });
+      await record({
+        type: 'AbandonWebhookDelivery',
+        reason: settings.status === 'configured' ? 'Webhook disabled' : 'Webhook removed',
+        at: now().toISOString(),
+      });
       return;
     }
     const signal = this.controller.signal;
@@ -98,8 +116,21 @@ export class WebhookSender {
       await record({ type: 'RecordWebhookDelivered', attempt, statusCode: 200, durationMs: outcome.durationMs, at });
     } else {
       const error = outcome.error ?? `Answered ${outcome.statusCode}`;
-      this.deps.logger?.warn('webhook attempt failed', { deliveryId: delivery.deliveryId, attempt, statusCode: outcome.statusCode, error });
-      await record({ type: 'RecordWebhookAttemptFailed', attempt, statusCode: outcome.statusCode, error, durationMs: outcome.durationMs, at, policy });
+      this.deps.logger?.warn('webhook attempt failed', {
+        deliveryId: delivery.deliveryId,
+        attempt,
+        statusCode: outcome.statusCode,
+        error,
+      });
+      await record({
+        type: 'RecordWebhookAttemptFailed',
+        attempt,
+        statusCode: outcome.statusCode,
+        error,
+        durationMs: outcome.durationMs,
+        at,
+        policy,
+      });
     }
   }
 }

@@ -8,14 +8,27 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { maskSecret, urlProblem, WEBHOOK_NOT_CONFIGURED, webhookSettingsDecider, webhookSettingsStreamId, type WebhookSettingsCommand } from '../../domain/webhooks/webhook-settings';
+import {
+  maskSecret,
+  urlProblem,
+  WEBHOOK_NOT_CONFIGURED,
+  webhookSettingsDecider,
+  webhookSettingsStreamId,
+  type WebhookSettingsCommand,
+} from '../../domain/webhooks/webhook-settings';
 import { invalid, notFound } from '../../domain/shared/errors';
 import type { WebhookSettingsDocument } from '../../projections/webhooks/webhook-settings';
 import type { CommandHandler } from '../command-handler';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
-export type WebhookSettingsView = { url: string; enabled: boolean; secret: string; createdAt: string; updatedAt: string };
+export type WebhookSettingsView = {
+  url: string;
+  enabled: boolean;
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+};
 export type WebhookSettingsInput = { url: string; secret?: string; enabled?: boolean };
 
 /** Where webhooks may point: `isPrivateAddress` judges an IP address (infrastructure's deny list). */
@@ -39,23 +52,47 @@ export class WebhookSettingsService {
     const url = input.url.trim();
     if (this.pointsInside(url)) throw invalid('Validation failed', { errors: [PRIVATE_URL] });
     const generatedSecret = this.newSecret();
-    const command: WebhookSettingsCommand = { type: 'ConfigureWebhook', organizationId: ctx.organizationId, url, secret: input.secret ?? null, generatedSecret, enabled: input.enabled ?? null, at: this.env.now().toISOString() };
+    const command: WebhookSettingsCommand = {
+      type: 'ConfigureWebhook',
+      organizationId: ctx.organizationId,
+      url,
+      secret: input.secret ?? null,
+      generatedSecret,
+      enabled: input.enabled ?? null,
+      at: this.env.now().toISOString(),
+    };
     const result = await this.execute(ctx, command);
     const { state } = await this.commands.load(webhookSettingsDecider, webhookSettingsStreamId(ctx.organizationId));
     if (state.status !== 'configured') throw notFound(WEBHOOK_NOT_CONFIGURED);
     const fresh = input.secret !== undefined || (result.events.length > 0 && state.secret === generatedSecret);
-    return { url: state.url, enabled: state.enabled, secret: fresh ? state.secret : maskSecret(state.secret), createdAt: state.createdAt, updatedAt: state.updatedAt };
+    return {
+      url: state.url,
+      enabled: state.enabled,
+      secret: fresh ? state.secret : maskSecret(state.secret),
+      createdAt: state.createdAt,
+      updatedAt: state.updatedAt,
+    };
   }
 
   async get(ctx: RequestContext): Promise<WebhookSettingsView> {
     const doc = await this.settings.get(ctx.organizationId);
     if (!doc) throw notFound(WEBHOOK_NOT_CONFIGURED);
-    return { url: doc.url, enabled: doc.enabled, secret: maskSecret(doc.secretLast4), createdAt: doc.createdAt, updatedAt: doc.updatedAt };
+    return {
+      url: doc.url,
+      enabled: doc.enabled,
+      secret: maskSecret(doc.secretLast4),
+      createdAt: doc.createdAt,
+      updatedAt: doc.updatedAt,
+    };
   }
 
   /** Stops deliveries: nothing more is scheduled, and pending deliveries are abandoned when they fall due. */
   async remove(ctx: RequestContext): Promise<void> {
-    await this.execute(ctx, { type: 'RemoveWebhook', organizationId: ctx.organizationId, at: this.env.now().toISOString() });
+    await this.execute(ctx, {
+      type: 'RemoveWebhook',
+      organizationId: ctx.organizationId,
+      at: this.env.now().toISOString(),
+    });
   }
 
   /** A well-formed URL whose host is localhost or a private literal IP (a malformed one is the decider's to refuse). */
@@ -68,7 +105,12 @@ export class WebhookSettingsService {
   }
 
   private async execute(ctx: RequestContext, command: WebhookSettingsCommand) {
-    const result = await this.commands.handle(webhookSettingsDecider, webhookSettingsStreamId(ctx.organizationId), command, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    const result = await this.commands.handle(
+      webhookSettingsDecider,
+      webhookSettingsStreamId(ctx.organizationId),
+      command,
+      { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId },
+    );
     await this.env.readYourWrites(result.position);
     return result;
   }

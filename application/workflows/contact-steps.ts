@@ -19,25 +19,50 @@ import type { RequestContext } from '../request-context';
 
 export const CUSTOMER_GONE = { placed: false, error: 'Customer not found', reason: 'customer_not_found' } as const;
 
-export type ContactDeps = { events: EventStore; placer: CallPlacer; chats: ChatSending; customers: ReadCollection<CustomerDocument> };
+export type ContactDeps = {
+  events: EventStore;
+  placer: CallPlacer;
+  chats: ChatSending;
+  customers: ReadCollection<CustomerDocument>;
+};
 
-const streamOf = (step: PlaceCallStep | SendChatStep, contactId: string) => (step.type === 'place_call' ? callStreamId(contactId) : chatStreamId(contactId));
+const streamOf = (step: PlaceCallStep | SendChatStep, contactId: string) =>
+  step.type === 'place_call' ? callStreamId(contactId) : chatStreamId(contactId);
 
-export async function performContact(deps: ContactDeps, ctx: RequestContext, run: RunTarget, step: PlaceCallStep | SendChatStep, contactId: string): Promise<Placement> {
+export async function performContact(
+  deps: ContactDeps,
+  ctx: RequestContext,
+  run: RunTarget,
+  step: PlaceCallStep | SendChatStep,
+  contactId: string,
+): Promise<Placement> {
   if ((await deps.events.readStream(streamOf(step, contactId), { maxCount: 1 })).length > 0) return { placed: true };
   const customer = await deps.customers.get(customerDocumentId(run.campaignId, run.customerKey));
   if (!customer) return CUSTOMER_GONE;
   const scope = { campaignId: run.campaignId, campaignName: run.campaignName, customerKeyField: run.customerKeyField };
   const placement =
     step.type === 'place_call'
-      ? await deps.placer.place(ctx, { agentId: step.agentId, dispositionId: step.dispositionId }, [{ ...callCandidate(scope, run.customerKey, customer.data), callId: contactId }])
-      : await deps.chats.send(ctx, { templateId: step.templateId, ...(step.conversationSettings && { conversationSettings: step.conversationSettings }) }, [{ ...chatCandidate(scope, run.customerKey, customer.data), messageId: contactId }]);
+      ? await deps.placer.place(ctx, { agentId: step.agentId, dispositionId: step.dispositionId }, [
+          { ...callCandidate(scope, run.customerKey, customer.data), callId: contactId },
+        ])
+      : await deps.chats.send(
+          ctx,
+          {
+            templateId: step.templateId,
+            ...(step.conversationSettings && { conversationSettings: step.conversationSettings }),
+          },
+          [{ ...chatCandidate(scope, run.customerKey, customer.data), messageId: contactId }],
+        );
   const failed = placement.failed[0];
   return failed ? { placed: false, error: failed.error, reason: failed.reason } : { placed: true };
 }
 
 /** The outcome of a contact that has ended, read from its stream; null while it goes on. */
-export async function endedOutcome(events: EventStore, channel: 'call' | 'chat', contactId: string): Promise<ContactOutcome | null> {
+export async function endedOutcome(
+  events: EventStore,
+  channel: 'call' | 'chat',
+  contactId: string,
+): Promise<ContactOutcome | null> {
   const stream = channel === 'call' ? callStreamId(contactId) : chatStreamId(contactId);
   const type = channel === 'call' ? 'CallEnded' : CHAT_ENDED;
   const ended = (await events.readStream(stream)).find((e) => e.type === type);

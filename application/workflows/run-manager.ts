@@ -13,7 +13,13 @@
  * Waits end through the timer (`endWaitHandler`, fed by the DuePoller with the waits read model).
  */
 import { isContactStep } from '../../domain/workflows/steps';
-import { workflowRunDecider, workflowRunStreamId, type RunCommand, type RunEvent, type StartedRun } from '../../domain/workflows/workflow-run';
+import {
+  workflowRunDecider,
+  workflowRunStreamId,
+  type RunCommand,
+  type RunEvent,
+  type StartedRun,
+} from '../../domain/workflows/workflow-run';
 import type { WorkflowContactDocument } from '../../projections/workflows/workflow-contacts';
 import type { WorkflowWaitDocument } from '../../projections/workflows/workflow-waits';
 import { CHAT_ENDED } from '../chats/chat-sending';
@@ -34,13 +40,25 @@ export type RunManagerDeps = ContactDeps & {
 
 type Running = StartedRun;
 
-const contextOf = (organizationId: string | null, event: RecordedEvent, actor = 'workflow'): CommandContext => ({ organizationId, actor, requestId: event.metadata.requestId, correlationId: event.metadata.correlationId, causationId: event.id });
+const contextOf = (organizationId: string | null, event: RecordedEvent, actor = 'workflow'): CommandContext => ({
+  organizationId,
+  actor,
+  requestId: event.metadata.requestId,
+  correlationId: event.metadata.correlationId,
+  causationId: event.id,
+});
 
 export function workflowRunManager(deps: RunManagerDeps): ProcessManager {
   const { commands } = deps;
   const at = () => deps.now().toISOString();
   const load = async (runId: string) => (await commands.load(workflowRunDecider, workflowRunStreamId(runId))).state;
-  const run = (state: Running, command: RunCommand, event: RecordedEvent) => commands.handle(workflowRunDecider, workflowRunStreamId(state.runId), command, contextOf(state.organizationId, event));
+  const run = (state: Running, command: RunCommand, event: RecordedEvent) =>
+    commands.handle(
+      workflowRunDecider,
+      workflowRunStreamId(state.runId),
+      command,
+      contextOf(state.organizationId, event),
+    );
 
   /** Claims the visit the run is ready for, if it has not been claimed. */
   async function claimNext(runId: string, event: RecordedEvent): Promise<void> {
@@ -51,21 +69,33 @@ export function workflowRunManager(deps: RunManagerDeps): ProcessManager {
   }
 
   /** Does what a claimed visit needs from the world: make the contact, or look whether the awaited one already ended. */
-  async function perform(data: Extract<RunEvent, { type: 'WorkflowStepStarted' }>['data'], event: RecordedEvent): Promise<void> {
+  async function perform(
+    data: Extract<RunEvent, { type: 'WorkflowStepStarted' }>['data'],
+    event: RecordedEvent,
+  ): Promise<void> {
     const state = await load(data.runId);
     // A visit already completed (an old event read again after a restart) needs nothing more.
     if (state.status !== 'running' || state.current?.visit !== data.visit) return;
     const step = state.steps[data.index]!;
     if (isContactStep(step) && data.contactId) {
-      const ctx = { organizationId: state.organizationId, organizationType: state.organizationType, actor: `workflow:${state.workflowId}`, requestId: event.metadata.requestId, scopes: null };
+      const ctx = {
+        organizationId: state.organizationId,
+        organizationType: state.organizationType,
+        actor: `workflow:${state.workflowId}`,
+        requestId: event.metadata.requestId,
+        scopes: null,
+      };
       const placement = await performContact(deps, ctx, state, step, data.contactId);
       await run(state, { type: 'CompleteStep', visit: data.visit, placement, at: at() }, event);
       return;
     }
     if (step.type === 'wait_for_outcome' && data.contactId) {
       // The contact may have ended before the run came to wait for it.
-      const outcome = (await endedOutcome(deps.events, 'call', data.contactId)) ?? (await endedOutcome(deps.events, 'chat', data.contactId));
-      if (outcome) await run(state, { type: 'RecordContactEnded', contactId: data.contactId, ...outcome, at: at() }, event);
+      const outcome =
+        (await endedOutcome(deps.events, 'call', data.contactId)) ??
+        (await endedOutcome(deps.events, 'chat', data.contactId));
+      if (outcome)
+        await run(state, { type: 'RecordContactEnded', contactId: data.contactId, ...outcome, at: at() }, event);
     }
     if (data.dueAt !== null) deps.waitScheduled();
   }
@@ -100,8 +130,18 @@ export function workflowOutcomeManager(deps: RunManagerDeps): ProcessManager {
       // event over once the read models include it: the contact is in the read model if it is a run's.
       const contact = await deps.contacts.get(contactId);
       if (!contact) return;
-      const command: RunCommand = { type: 'RecordContactEnded', contactId, ...contactOutcomeOf(event.data), at: deps.now().toISOString() };
-      await deps.commands.handle(workflowRunDecider, workflowRunStreamId(contact.runId), command, contextOf(contact.organizationId, event));
+      const command: RunCommand = {
+        type: 'RecordContactEnded',
+        contactId,
+        ...contactOutcomeOf(event.data),
+        at: deps.now().toISOString(),
+      };
+      await deps.commands.handle(
+        workflowRunDecider,
+        workflowRunStreamId(contact.runId),
+        command,
+        contextOf(contact.organizationId, event),
+      );
     },
   };
 }
@@ -109,7 +149,16 @@ export function workflowOutcomeManager(deps: RunManagerDeps): ProcessManager {
 /** The timer's handler: ends a wait whose time is up (taken once per visit, so a repeat changes nothing). */
 export function endWaitHandler(deps: { commands: CommandHandler; now: () => Date }) {
   return async (item: WorkflowWaitDocument): Promise<void> => {
-    const context: CommandContext = { organizationId: item.organizationId, actor: 'workflow-timer', requestId: `workflow-timer-${item.runId}-${item.visit}` };
-    await deps.commands.handle(workflowRunDecider, workflowRunStreamId(item.runId), { type: 'EndWait', visit: item.visit, at: deps.now().toISOString() }, context);
+    const context: CommandContext = {
+      organizationId: item.organizationId,
+      actor: 'workflow-timer',
+      requestId: `workflow-timer-${item.runId}-${item.visit}`,
+    };
+    await deps.commands.handle(
+      workflowRunDecider,
+      workflowRunStreamId(item.runId),
+      { type: 'EndWait', visit: item.visit, at: deps.now().toISOString() },
+      context,
+    );
   };
 }

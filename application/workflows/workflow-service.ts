@@ -4,7 +4,15 @@
  * models), delete, list, get, and the runs of a workflow. Runs carry their own copy of the steps, so
  * an update or a delete never reaches a run already going.
  */
-import { ownedWorkflow, WORKFLOW_FORBIDDEN, WORKFLOW_NOT_FOUND, workflowDecider, workflowStreamId, type WorkflowCommand, type WorkflowDefinition } from '../../domain/workflows/workflow';
+import {
+  ownedWorkflow,
+  WORKFLOW_FORBIDDEN,
+  WORKFLOW_NOT_FOUND,
+  workflowDecider,
+  workflowStreamId,
+  type WorkflowCommand,
+  type WorkflowDefinition,
+} from '../../domain/workflows/workflow';
 import { stepErrors, type WorkflowStep } from '../../domain/workflows/steps';
 import { invalid } from '../../domain/shared/errors';
 import type { WorkflowRunDocument } from '../../projections/workflows/workflow-runs';
@@ -17,7 +25,19 @@ import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
 export type WorkflowView = Omit<WorkflowDocument, 'organizationId'>;
-export type RunView = { runId: string; workflowId: string; campaignId: string; customerKey: string; status: WorkflowRunDocument['status']; currentStep: number | null; failureReason: string | null; history: WorkflowRunDocument['history']; startedAt: string; updatedAt: string; endedAt: string | null } & Partial<Record<'loan_id' | 'lead_id', string>>;
+export type RunView = {
+  runId: string;
+  workflowId: string;
+  campaignId: string;
+  customerKey: string;
+  status: WorkflowRunDocument['status'];
+  currentStep: number | null;
+  failureReason: string | null;
+  history: WorkflowRunDocument['history'];
+  startedAt: string;
+  updatedAt: string;
+  endedAt: string | null;
+} & Partial<Record<'loan_id' | 'lead_id', string>>;
 
 /** What the service asks of the rest of the system about the names in a workflow's steps. */
 export type WorkflowReferences = {
@@ -39,7 +59,14 @@ export class WorkflowService {
   async create(ctx: RequestContext, input: WorkflowDefinition): Promise<WorkflowView> {
     const workflowId = this.env.newId();
     await this.checkSteps(ctx.organizationId, input.steps);
-    await this.execute(ctx, workflowId, { type: 'CreateWorkflow', workflowId, organizationId: ctx.organizationId, name: input.name.trim(), steps: input.steps, at: this.env.now().toISOString() });
+    await this.execute(ctx, workflowId, {
+      type: 'CreateWorkflow',
+      workflowId,
+      organizationId: ctx.organizationId,
+      name: input.name.trim(),
+      steps: input.steps,
+      at: this.env.now().toISOString(),
+    });
     return this.get(ctx, workflowId);
   }
 
@@ -48,30 +75,62 @@ export class WorkflowService {
     // 404/403 before judging the steps: whose workflow it is comes first.
     await this.owned(ctx.organizationId, id);
     if (changes.steps !== undefined) await this.checkSteps(ctx.organizationId, changes.steps);
-    const given = { ...(changes.name !== undefined && { name: changes.name.trim() }), ...(changes.steps !== undefined && { steps: changes.steps }) };
-    await this.execute(ctx, id, { type: 'UpdateWorkflow', organizationId: ctx.organizationId, changes: given, at: this.env.now().toISOString() });
+    const given = {
+      ...(changes.name !== undefined && { name: changes.name.trim() }),
+      ...(changes.steps !== undefined && { steps: changes.steps }),
+    };
+    await this.execute(ctx, id, {
+      type: 'UpdateWorkflow',
+      organizationId: ctx.organizationId,
+      changes: given,
+      at: this.env.now().toISOString(),
+    });
     return this.get(ctx, id);
   }
 
   /** Deletes the definition (its events stay): it can no longer be read or started; runs already going finish. */
   async delete(ctx: RequestContext, id: string): Promise<void> {
-    await this.execute(ctx, id, { type: 'DeleteWorkflow', organizationId: ctx.organizationId, at: this.env.now().toISOString() });
+    await this.execute(ctx, id, {
+      type: 'DeleteWorkflow',
+      organizationId: ctx.organizationId,
+      at: this.env.now().toISOString(),
+    });
   }
 
-  async list(ctx: RequestContext, query: { page: number; limit: number; search?: string }): Promise<{ data: WorkflowView[]; pagination: Pagination }> {
-    const filter: Query = { where: { organizationId: ctx.organizationId }, ...(query.search && { search: { field: 'name', text: query.search } }) };
+  async list(
+    ctx: RequestContext,
+    query: { page: number; limit: number; search?: string },
+  ): Promise<{ data: WorkflowView[]; pagination: Pagination }> {
+    const filter: Query = {
+      where: { organizationId: ctx.organizationId },
+      ...(query.search && { search: { field: 'name', text: query.search } }),
+    };
     const { docs, pagination } = await findPage(this.workflows, filter, query);
     return { data: docs.map(view), pagination };
   }
 
   async get(ctx: RequestContext, id: string): Promise<WorkflowView> {
-    return view(await ownedDocument(this.workflows, id, ctx.organizationId, { notFound: WORKFLOW_NOT_FOUND, forbidden: WORKFLOW_FORBIDDEN }));
+    return view(
+      await ownedDocument(this.workflows, id, ctx.organizationId, {
+        notFound: WORKFLOW_NOT_FOUND,
+        forbidden: WORKFLOW_FORBIDDEN,
+      }),
+    );
   }
 
   /** The workflow's runs, oldest first (the order customers were added), optionally of one status. */
-  async runsOf(ctx: RequestContext, id: string, query: { page: number; limit: number; status?: string }): Promise<{ data: RunView[]; pagination: Pagination }> {
+  async runsOf(
+    ctx: RequestContext,
+    id: string,
+    query: { page: number; limit: number; status?: string },
+  ): Promise<{ data: RunView[]; pagination: Pagination }> {
     await this.get(ctx, id);
-    const { docs, pagination } = await findPage(this.runs, { where: { workflowId: id, ...(query.status && { status: query.status }) } }, query, { field: 'startedSeq', order: 'asc' });
+    const { docs, pagination } = await findPage(
+      this.runs,
+      { where: { workflowId: id, ...(query.status && { status: query.status }) } },
+      query,
+      { field: 'startedSeq', order: 'asc' },
+    );
     return { data: docs.map(runView), pagination };
   }
 
@@ -87,7 +146,11 @@ export class WorkflowService {
   }
 
   private async execute(ctx: RequestContext, workflowId: string, command: WorkflowCommand): Promise<void> {
-    const result = await this.commands.handle(workflowDecider, workflowStreamId(workflowId), command, { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId });
+    const result = await this.commands.handle(workflowDecider, workflowStreamId(workflowId), command, {
+      organizationId: ctx.organizationId,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+    });
     await this.env.readYourWrites(result.position);
   }
 
@@ -96,11 +159,22 @@ export class WorkflowService {
       steps.map(async (step, i): Promise<string[]> => {
         const at = `steps[${i}]`;
         if (step.type === 'place_call') {
-          const [agent, disposition] = await Promise.all([this.references.agentExists(organizationId, step.agentId), this.references.dispositionExists(organizationId, step.dispositionId)]);
-          return [...(agent ? [] : [`${at}.agentId names no agent of this organization`]), ...(disposition ? [] : [`${at}.dispositionId names no disposition or disposition group of this organization`])];
+          const [agent, disposition] = await Promise.all([
+            this.references.agentExists(organizationId, step.agentId),
+            this.references.dispositionExists(organizationId, step.dispositionId),
+          ]);
+          return [
+            ...(agent ? [] : [`${at}.agentId names no agent of this organization`]),
+            ...(disposition
+              ? []
+              : [`${at}.dispositionId names no disposition or disposition group of this organization`]),
+          ];
         }
         if (step.type === 'send_chat') {
-          const refused = await this.references.chatRefusal(organizationId, { templateId: step.templateId, ...(step.conversationSettings && { conversationSettings: step.conversationSettings }) });
+          const refused = await this.references.chatRefusal(organizationId, {
+            templateId: step.templateId,
+            ...(step.conversationSettings && { conversationSettings: step.conversationSettings }),
+          });
           return refused ? [`${at}: ${refused.error}`] : [];
         }
         return [];

@@ -9,7 +9,12 @@
 import { campaignDecider, campaignStreamId } from '../../domain/campaigns/campaign';
 import { keyFieldOf } from '../../domain/customers/record';
 import { invalid } from '../../domain/shared/errors';
-import { usableWorkflow, WORKFLOW_ID_UNKNOWN, workflowDecider, workflowStreamId } from '../../domain/workflows/workflow';
+import {
+  usableWorkflow,
+  WORKFLOW_ID_UNKNOWN,
+  workflowDecider,
+  workflowStreamId,
+} from '../../domain/workflows/workflow';
 import { workflowRunDecider, workflowRunStreamId, type RunTarget } from '../../domain/workflows/workflow-run';
 import type { CommandHandler } from '../command-handler';
 import type { WorkflowStarter } from '../customers/customer-service';
@@ -18,7 +23,11 @@ import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { derivedId } from '../derived-id';
 import { sliceBoundary } from '../append-slices';
 
-export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEnvironment; logger: Logger }): WorkflowStarter {
+export function workflowStarter(deps: {
+  commands: CommandHandler;
+  env: ServiceEnvironment;
+  logger: Logger;
+}): WorkflowStarter {
   const { commands, env } = deps;
 
   /**
@@ -29,7 +38,10 @@ export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEn
   async function workflowFor(organizationId: string, campaignId: string | null, requested: string | undefined) {
     const workflowId = requested ?? (campaignId === null ? null : await campaignWorkflowId(campaignId));
     if (!workflowId) return null;
-    const workflow = usableWorkflow((await commands.load(workflowDecider, workflowStreamId(workflowId))).state, organizationId);
+    const workflow = usableWorkflow(
+      (await commands.load(workflowDecider, workflowStreamId(workflowId))).state,
+      organizationId,
+    );
     if (!workflow && requested !== undefined) throw invalid('Validation failed', { errors: [WORKFLOW_ID_UNKNOWN] });
     return workflow;
   }
@@ -43,7 +55,11 @@ export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEn
     await workflowFor(ctx.organizationId, null, workflowId);
   }
 
-  async function start(ctx: RequestContext, campaign: { campaignId: string; campaignName: string; workflowId?: string }, customers: readonly { customerKey: string }[]): Promise<boolean> {
+  async function start(
+    ctx: RequestContext,
+    campaign: { campaignId: string; campaignName: string; workflowId?: string },
+    customers: readonly { customerKey: string }[],
+  ): Promise<boolean> {
     const workflow = await workflowFor(ctx.organizationId, campaign.campaignId, campaign.workflowId);
     if (!workflow || customers.length === 0) return false;
     const at = env.now().toISOString();
@@ -52,14 +68,37 @@ export function workflowStarter(deps: { commands: CommandHandler; env: ServiceEn
     const pending: Promise<{ position: number }>[] = [];
     for (const [i, { customerKey }] of customers.entries()) {
       const runId = derivedId('workflow-run', ctx.requestId, workflow.workflowId, campaign.campaignId, customerKey);
-      const target: RunTarget = { runId, workflowId: workflow.workflowId, workflowName: workflow.name, organizationId: ctx.organizationId, organizationType: ctx.organizationType, campaignId: campaign.campaignId, campaignName: campaign.campaignName, customerKeyField, customerKey, steps: workflow.steps };
-      pending.push(commands.handle(workflowRunDecider, workflowRunStreamId(runId), { type: 'StartWorkflowRun', at, ...target }, context));
+      const target: RunTarget = {
+        runId,
+        workflowId: workflow.workflowId,
+        workflowName: workflow.name,
+        organizationId: ctx.organizationId,
+        organizationType: ctx.organizationType,
+        campaignId: campaign.campaignId,
+        campaignName: campaign.campaignName,
+        customerKeyField,
+        customerKey,
+        steps: workflow.steps,
+      };
+      pending.push(
+        commands.handle(
+          workflowRunDecider,
+          workflowRunStreamId(runId),
+          { type: 'StartWorkflowRun', at, ...target },
+          context,
+        ),
+      );
       await sliceBoundary(i + 1);
     }
     const outcomes = await Promise.allSettled(pending);
     const started = outcomes.filter((o) => o.status === 'fulfilled');
     const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
-    if (failures.length > 0) deps.logger.error('workflow runs failed to start', { workflowId: workflow.workflowId, failed: failures.length, first: failures[0] });
+    if (failures.length > 0)
+      deps.logger.error('workflow runs failed to start', {
+        workflowId: workflow.workflowId,
+        failed: failures.length,
+        first: failures[0],
+      });
     // The runs list shows every started run to any later request (api/http/consistent-reads).
     return started.length > 0;
   }

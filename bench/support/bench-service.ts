@@ -29,14 +29,24 @@ export const benchCustomer = (i: number, { loanId, language }: { loanId: string;
 
 export async function benchService(prefix: string) {
   const dir = tempDir(prefix);
-  const config = loadConfig({ DATA_DIR: dir.path, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'error', SERVICES: 'agent' });
+  const config = loadConfig({
+    DATA_DIR: dir.path,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+    ADMIN_TOKEN: 'bench-admin',
+    LOG_LEVEL: 'error',
+    SERVICES: 'agent',
+  });
   const service = await createService(config, { logger: silentLogger });
   const server = service.server;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const send = async (path: string, token: string, body: unknown, method = 'POST'): Promise<Reply> => {
-    const r = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(method !== 'GET' && { body: JSON.stringify(body) }) });
+    const r = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(method !== 'GET' && { body: JSON.stringify(body) }),
+    });
     return { status: r.status, body: (await r.json()) as Reply['body'] };
   };
   /** A POST that must answer 201; its `data`. */
@@ -56,7 +66,9 @@ export async function benchService(prefix: string) {
     /** Buys one of the built-in provider's voice numbers for the organization, so calls are really placed. */
     async buyVoiceNumber(): Promise<string> {
       const search = await send('/api/v1/numbers/search?limit=20', token, undefined, 'GET');
-      const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find((n) => n.voice_enabled)!.number;
+      const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find(
+        (n) => n.voice_enabled,
+      )!.number;
       const bought = await send('/api/v1/numbers/buyNumbers', token, [{ number, provider: 'builtin' }]);
       if (!bought.body.success) throw new Error(`could not buy a number: ${JSON.stringify(bought.body)}`);
       return number;

@@ -12,7 +12,10 @@ const { hostname, port } = new URL(url);
 
 const serialized = requests.map(({ method, path, token, body }) => {
   const payload = body === undefined ? '' : JSON.stringify(body);
-  const head = `${method} ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\nConnection: keep-alive\r\n` + (payload ? `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` : '') + '\r\n';
+  const head =
+    `${method} ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\nConnection: keep-alive\r\n` +
+    (payload ? `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` : '') +
+    '\r\n';
   return Buffer.from(head + payload);
 });
 

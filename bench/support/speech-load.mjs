@@ -6,11 +6,14 @@ import { request } from 'node:http';
 import WebSocket from 'ws';
 
 const { url, token, kind, clients, rounds, text, voices, sampleRate } = workerData;
-const body = (voice) => JSON.stringify({ text, voice_id: voice, language: 'en', sample_rate: sampleRate, add_wav_header: false });
+const body = (voice) =>
+  JSON.stringify({ text, voice_id: voice, language: 'en', sample_rate: sampleRate, add_wav_header: false });
 
 function viaSocket(voice) {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/v1/get_speech`, { headers: { authorization: `Bearer ${token}` } });
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/v1/get_speech`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     let start = 0;
     let firstMs = -1;
     let bytes = 0;
@@ -36,16 +39,31 @@ function viaRest(voice) {
     const start = performance.now();
     const payload = body(voice);
     const { hostname, port } = new URL(url);
-    const req = request({ hostname, port, path: '/api/v1/get_speech', method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`REST ${res.statusCode}`));
-      let firstMs = -1;
-      let bytes = 0;
-      res.on('data', (chunk) => {
-        if (firstMs < 0) firstMs = performance.now() - start;
-        bytes += chunk.length;
-      });
-      res.on('end', () => resolve({ firstMs, totalMs: performance.now() - start, audioMs: (bytes / 2 / sampleRate) * 1000 }));
-    });
+    const req = request(
+      {
+        hostname,
+        port,
+        path: '/api/v1/get_speech',
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`REST ${res.statusCode}`));
+        let firstMs = -1;
+        let bytes = 0;
+        res.on('data', (chunk) => {
+          if (firstMs < 0) firstMs = performance.now() - start;
+          bytes += chunk.length;
+        });
+        res.on('end', () =>
+          resolve({ firstMs, totalMs: performance.now() - start, audioMs: (bytes / 2 / sampleRate) * 1000 }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });

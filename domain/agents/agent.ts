@@ -14,7 +14,13 @@ export const agentStreamId = (agentId: string) => `agent-${agentId}`;
 
 export const AGENT_NOT_FOUND = 'Agent not found';
 export const AGENT_FORBIDDEN = 'Access denied - Agent belongs to another organization';
-export const VOICE_IDS = ['Ogbs15oBevLzXsUuTtA1', 'Owbs15oBevLzXsUurdA_', 'PAbs15oBevLzXsUu4dCi', 'PQbt15oBevLzXsUuNtD3', 'Pgbt15oBevLzXsUubdA6'] as const;
+export const VOICE_IDS = [
+  'Ogbs15oBevLzXsUuTtA1',
+  'Owbs15oBevLzXsUurdA_',
+  'PAbs15oBevLzXsUu4dCi',
+  'PQbt15oBevLzXsUuNtD3',
+  'Pgbt15oBevLzXsUubdA6',
+] as const;
 export const DEFAULT_VOICE_ID = VOICE_IDS[0];
 
 export type AgentDetails = {
@@ -26,21 +32,42 @@ export type AgentDetails = {
   lines: string[];
 };
 
-export type AgentState = { status: 'none' } | ({ status: 'active'; agentId: string; organizationId: string } & AgentDetails);
+export type AgentState =
+  { status: 'none' } | ({ status: 'active'; agentId: string; organizationId: string } & AgentDetails);
 
-export type AgentCommand = { type: 'CreateAgent'; agentId: string; organizationId: string; organizationType: OrganizationType; at: string } & AgentDetails;
+export type AgentCommand = {
+  type: 'CreateAgent';
+  agentId: string;
+  organizationId: string;
+  organizationType: OrganizationType;
+  at: string;
+} & AgentDetails;
 
-export type AgentEvent = { type: 'AgentCreated'; data: { agentId: string; organizationId: string; at: string } & AgentDetails };
+export type AgentEvent = {
+  type: 'AgentCreated';
+  data: { agentId: string; organizationId: string; at: string } & AgentDetails;
+};
 
 export const agentEventTypes = ['AgentCreated'] as const satisfies readonly AgentEvent['type'][];
 
 /** Messages naming each template whose placeholders are not fields of the organization's records. */
-export function placeholderErrors(organizationType: OrganizationType, greeting: string | null, lines: readonly string[]): string[] {
+export function placeholderErrors(
+  organizationType: OrganizationType,
+  greeting: string | null,
+  lines: readonly string[],
+): string[] {
   const fields = recordFields(organizationType);
-  const templates: [string, string][] = [...(greeting === null ? [] : [['greeting', greeting] as [string, string]]), ...lines.map((line, i) => [`lines[${i}]`, line] as [string, string])];
+  const templates: [string, string][] = [
+    ...(greeting === null ? [] : [['greeting', greeting] as [string, string]]),
+    ...lines.map((line, i) => [`lines[${i}]`, line] as [string, string]),
+  ];
   return templates.flatMap(([where, template]) => {
     const unknown = unknownPlaceholders(template, fields);
-    return unknown.length === 0 ? [] : [`${where} has unknown placeholders: ${unknown.map((name) => `{{${name}}}`).join(', ')} (customer record fields: ${fields.join(', ')})`];
+    return unknown.length === 0
+      ? []
+      : [
+          `${where} has unknown placeholders: ${unknown.map((name) => `{{${name}}}`).join(', ')} (customer record fields: ${fields.join(', ')})`,
+        ];
   });
 }
 

@@ -32,14 +32,18 @@ export type BlacklistEvent =
   | { type: 'NumbersBlacklisted'; data: { organizationId: string; entries: BlacklistEntry[]; at: string } }
   | { type: 'NumbersRemovedFromBlacklist'; data: { organizationId: string; numbers: string[]; at: string } };
 
-export const blacklistEventTypes = ['NumbersBlacklisted', 'NumbersRemovedFromBlacklist'] as const satisfies readonly BlacklistEvent['type'][];
+export const blacklistEventTypes = [
+  'NumbersBlacklisted',
+  'NumbersRemovedFromBlacklist',
+] as const satisfies readonly BlacklistEvent['type'][];
 
 /** Normalized numbers of a request, or a validation failure naming every bad item. */
 export function normalizeAll(numbers: readonly string[]): string[] {
   const errors: string[] = [];
   const normalized = numbers.map((raw, i) => {
     const number = normalizePhoneNumber(raw);
-    if (number === null) errors.push(`[${i}].number must be 7 to 15 digits with an optional leading + (got ${JSON.stringify(raw)})`);
+    if (number === null)
+      errors.push(`[${i}].number must be 7 to 15 digits with an optional leading + (got ${JSON.stringify(raw)})`);
     return number ?? '';
   });
   if (errors.length > 0) throw invalid('Validation failed', { errors });
@@ -63,12 +67,26 @@ export function decide(command: BlacklistCommand, state: BlacklistState): Blackl
         if (listed && (name === null || name === listed.name)) return;
         added.set(key, { number: listed?.number ?? number, name });
       });
-      return added.size === 0 ? [] : [{ type: 'NumbersBlacklisted', data: { organizationId: command.organizationId, entries: [...added.values()], at: command.at } }];
+      return added.size === 0
+        ? []
+        : [
+            {
+              type: 'NumbersBlacklisted',
+              data: { organizationId: command.organizationId, entries: [...added.values()], at: command.at },
+            },
+          ];
     }
     case 'RemoveFromBlacklist': {
       const keys = new Set(normalizeAll(command.numbers).map(blacklistKey));
       const removed = [...keys].filter((key) => state.entries.has(key)).map((key) => state.entries.get(key)!.number);
-      return removed.length === 0 ? [] : [{ type: 'NumbersRemovedFromBlacklist', data: { organizationId: command.organizationId, numbers: removed, at: command.at } }];
+      return removed.length === 0
+        ? []
+        : [
+            {
+              type: 'NumbersRemovedFromBlacklist',
+              data: { organizationId: command.organizationId, numbers: removed, at: command.at },
+            },
+          ];
     }
     default:
       return assertNever(command);

@@ -11,7 +11,14 @@ export const callStreamId = (callId: string) => `call-${callId}`;
 
 export type CallStatus = 'Queued' | 'Ringing' | 'In Progress' | 'Completed' | 'No Contact' | 'Failed';
 export const FINAL_CALL_STATUSES: readonly CallStatus[] = ['Completed', 'No Contact', 'Failed'];
-const RANK: Record<CallStatus, number> = { Queued: 0, Ringing: 1, 'In Progress': 2, Completed: 3, 'No Contact': 3, Failed: 3 };
+const RANK: Record<CallStatus, number> = {
+  Queued: 0,
+  Ringing: 1,
+  'In Progress': 2,
+  Completed: 3,
+  'No Contact': 3,
+  Failed: 3,
+};
 /** Every status a call can have, in the order a call goes through them (RANK's keys: complete by its type). */
 export const CALL_STATUSES = Object.keys(RANK) as readonly CallStatus[];
 
@@ -47,7 +54,14 @@ export type CallEnding = {
 
 export type CallState =
   | { status: 'none' }
-  | ({ status: CallStatus; callId: string; queuedAt: string; startedAt: string | null; dialedBy: string | null; dialedAt: string | null } & CallTarget);
+  | ({
+      status: CallStatus;
+      callId: string;
+      queuedAt: string;
+      startedAt: string | null;
+      dialedBy: string | null;
+      dialedAt: string | null;
+    } & CallTarget);
 
 export type CallCommand =
   | ({ type: 'RequestCall'; callId: string; at: string } & CallTarget)
@@ -63,7 +77,13 @@ export type CallEvent =
   | { type: 'CallAnswered'; data: { callId: string; at: string } }
   | { type: 'CallEnded'; data: { callId: string; at: string } & CallEnding };
 
-export const callEventTypes = ['CallQueued', 'CallDialed', 'CallRinging', 'CallAnswered', 'CallEnded'] as const satisfies readonly CallEvent['type'][];
+export const callEventTypes = [
+  'CallQueued',
+  'CallDialed',
+  'CallRinging',
+  'CallAnswered',
+  'CallEnded',
+] as const satisfies readonly CallEvent['type'][];
 
 export const CALL_NOT_FOUND = 'Call not found';
 
@@ -81,11 +101,15 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
   switch (command.type) {
     case 'DialCall':
       // A call is handed to a carrier once: after a restart, a dialed call is not dialed again.
-      return state.dialedBy === null && state.status === 'Queued' ? [{ type: 'CallDialed', data: { callId, provider: command.provider, at: command.at } }] : [];
+      return state.dialedBy === null && state.status === 'Queued'
+        ? [{ type: 'CallDialed', data: { callId, provider: command.provider, at: command.at } }]
+        : [];
     case 'RecordCallRinging':
       return movesForward(state.status, 'Ringing') ? [{ type: 'CallRinging', data: { callId, at: command.at } }] : [];
     case 'RecordCallAnswered':
-      return movesForward(state.status, 'In Progress') ? [{ type: 'CallAnswered', data: { callId, at: command.at } }] : [];
+      return movesForward(state.status, 'In Progress')
+        ? [{ type: 'CallAnswered', data: { callId, at: command.at } }]
+        : [];
     case 'RecordCallEnded': {
       if (!movesForward(state.status, command.status)) return [];
       const { type: _type, ...ending } = command;
@@ -105,9 +129,13 @@ export function evolve(state: CallState, event: CallEvent): CallState {
     case 'CallDialed':
       return state.status === 'none' ? state : { ...state, dialedBy: event.data.provider, dialedAt: event.data.at };
     case 'CallRinging':
-      return state.status === 'none' ? state : { ...state, status: 'Ringing', startedAt: state.startedAt ?? event.data.at };
+      return state.status === 'none'
+        ? state
+        : { ...state, status: 'Ringing', startedAt: state.startedAt ?? event.data.at };
     case 'CallAnswered':
-      return state.status === 'none' ? state : { ...state, status: 'In Progress', startedAt: state.startedAt ?? event.data.at };
+      return state.status === 'none'
+        ? state
+        : { ...state, status: 'In Progress', startedAt: state.startedAt ?? event.data.at };
     case 'CallEnded':
       return state.status === 'none' ? state : { ...state, status: event.data.status };
     default:

@@ -9,10 +9,26 @@ import type { OrganizationType } from '../organizations/organization';
 export const campaignStreamId = (campaignId: string) => `campaign-${campaignId}`;
 
 export type CampaignType = 'emi' | 'edi' | 'lead';
-export const CAMPAIGN_TYPES: Record<OrganizationType, readonly CampaignType[]> = { collection: ['emi', 'edi'], lead_generation: ['lead'] };
+export const CAMPAIGN_TYPES: Record<OrganizationType, readonly CampaignType[]> = {
+  collection: ['emi', 'edi'],
+  lead_generation: ['lead'],
+};
 
 /** The anchor's campaign languages, as words. */
-export const CAMPAIGN_LANGUAGES = ['hindi', 'english', 'bengali', 'telugu', 'marathi', 'tamil', 'gujarati', 'kannada', 'malayalam', 'punjabi', 'odia', 'assamese'] as const;
+export const CAMPAIGN_LANGUAGES = [
+  'hindi',
+  'english',
+  'bengali',
+  'telugu',
+  'marathi',
+  'tamil',
+  'gujarati',
+  'kannada',
+  'malayalam',
+  'punjabi',
+  'odia',
+  'assamese',
+] as const;
 export const CAMPAIGN_REGIONS = ['north', 'south', 'east', 'west', 'central'] as const;
 export type CampaignLanguage = (typeof CAMPAIGN_LANGUAGES)[number];
 export type CampaignRegion = (typeof CAMPAIGN_REGIONS)[number];
@@ -38,7 +54,21 @@ export type CampaignDetails = {
   tags?: string[];
 };
 
-const DETAIL_FIELDS = ['name', 'description', 'language', 'agentId', 'dispositionGroupId', 'startDate', 'endDate', 'workflowId', 'startTime', 'endTime', 'languages', 'region', 'tags'] as const satisfies readonly (keyof CampaignDetails)[];
+const DETAIL_FIELDS = [
+  'name',
+  'description',
+  'language',
+  'agentId',
+  'dispositionGroupId',
+  'startDate',
+  'endDate',
+  'workflowId',
+  'startTime',
+  'endTime',
+  'languages',
+  'region',
+  'tags',
+] as const satisfies readonly (keyof CampaignDetails)[];
 
 /**
  * The campaign fields of `changes`, and only those: whatever else a command or a stored event holds
@@ -52,24 +82,45 @@ export function campaignChanges(changes: Partial<CampaignDetails>): Partial<Camp
 
 export type CampaignState =
   | { status: 'none' }
-  | ({ status: 'active' | 'paused'; campaignId: string; organizationId: string; campaignType: CampaignType } & CampaignDetails)
+  | ({
+      status: 'active' | 'paused';
+      campaignId: string;
+      organizationId: string;
+      campaignType: CampaignType;
+    } & CampaignDetails)
   | { status: 'deleted'; campaignId: string; organizationId: string };
 
 export type CampaignCommand =
-  | ({ type: 'CreateCampaign'; campaignId: string; organizationId: string; organizationType: OrganizationType; campaignType: CampaignType; at: string } & CampaignDetails)
+  | ({
+      type: 'CreateCampaign';
+      campaignId: string;
+      organizationId: string;
+      organizationType: OrganizationType;
+      campaignType: CampaignType;
+      at: string;
+    } & CampaignDetails)
   | { type: 'UpdateCampaign'; organizationId: string; changes: Partial<CampaignDetails>; at: string }
   | { type: 'PauseCampaign'; organizationId: string; at: string }
   | { type: 'ResumeCampaign'; organizationId: string; at: string }
   | { type: 'DeleteCampaign'; organizationId: string; at: string };
 
 export type CampaignEvent =
-  | { type: 'CampaignCreated'; data: { campaignId: string; organizationId: string; campaignType: CampaignType; at: string } & CampaignDetails }
+  | {
+      type: 'CampaignCreated';
+      data: { campaignId: string; organizationId: string; campaignType: CampaignType; at: string } & CampaignDetails;
+    }
   | { type: 'CampaignUpdated'; data: { campaignId: string; changes: Partial<CampaignDetails>; at: string } }
   | { type: 'CampaignPaused'; data: { campaignId: string; at: string } }
   | { type: 'CampaignResumed'; data: { campaignId: string; at: string } }
   | { type: 'CampaignDeleted'; data: { campaignId: string; at: string } };
 
-export const campaignEventTypes = ['CampaignCreated', 'CampaignUpdated', 'CampaignPaused', 'CampaignResumed', 'CampaignDeleted'] as const satisfies readonly CampaignEvent['type'][];
+export const campaignEventTypes = [
+  'CampaignCreated',
+  'CampaignUpdated',
+  'CampaignPaused',
+  'CampaignResumed',
+  'CampaignDeleted',
+] as const satisfies readonly CampaignEvent['type'][];
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found';
 export const CAMPAIGN_FORBIDDEN = 'Access denied - Campaign belongs to another organization';
@@ -90,14 +141,20 @@ export function decide(command: CampaignCommand, state: CampaignState): Campaign
       if (state.status !== 'none') throw invalid('Campaign already exists');
       const allowed = CAMPAIGN_TYPES[command.organizationType];
       if (!allowed.includes(command.campaignType)) {
-        throw invalid('Validation failed', { errors: [`campaignType must be one of ${allowed.join(', ')} for a ${command.organizationType} organization`] });
+        throw invalid('Validation failed', {
+          errors: [`campaignType must be one of ${allowed.join(', ')} for a ${command.organizationType} organization`],
+        });
       }
       const { campaignId, organizationId, campaignType, at } = command;
-      return [{ type: 'CampaignCreated', data: { ...createdDetails(command), campaignId, organizationId, campaignType, at } }];
+      return [
+        { type: 'CampaignCreated', data: { ...createdDetails(command), campaignId, organizationId, campaignType, at } },
+      ];
     }
     case 'UpdateCampaign': {
       const campaignId = ownedId(state, command.organizationId);
-      return [{ type: 'CampaignUpdated', data: { campaignId, changes: campaignChanges(command.changes), at: command.at } }];
+      return [
+        { type: 'CampaignUpdated', data: { campaignId, changes: campaignChanges(command.changes), at: command.at } },
+      ];
     }
     case 'PauseCampaign': {
       const campaignId = ownedId(state, command.organizationId);
@@ -119,10 +176,20 @@ export function decide(command: CampaignCommand, state: CampaignState): Campaign
 
 /** The details a creation recorded, each named (the required ones present even in the oldest events). */
 export function createdDetails(data: CampaignDetails): CampaignDetails {
-  return { ...campaignChanges(data), name: data.name, description: data.description, language: data.language, agentId: data.agentId, dispositionGroupId: data.dispositionGroupId, startDate: data.startDate, endDate: data.endDate };
+  return {
+    ...campaignChanges(data),
+    name: data.name,
+    description: data.description,
+    language: data.language,
+    agentId: data.agentId,
+    dispositionGroupId: data.dispositionGroupId,
+    startDate: data.startDate,
+    endDate: data.endDate,
+  };
 }
 
-const ownedId = (state: CampaignState, organizationId: string): string => ownedCampaign(state, organizationId).campaignId;
+const ownedId = (state: CampaignState, organizationId: string): string =>
+  ownedCampaign(state, organizationId).campaignId;
 
 export function evolve(state: CampaignState, event: CampaignEvent): CampaignState {
   switch (event.type) {
@@ -131,13 +198,17 @@ export function evolve(state: CampaignState, event: CampaignEvent): CampaignStat
       return { status: 'active', ...createdDetails(event.data), campaignId, organizationId, campaignType };
     }
     case 'CampaignUpdated':
-      return state.status === 'active' || state.status === 'paused' ? { ...state, ...campaignChanges(event.data.changes) } : state;
+      return state.status === 'active' || state.status === 'paused'
+        ? { ...state, ...campaignChanges(event.data.changes) }
+        : state;
     case 'CampaignPaused':
       return state.status === 'active' ? { ...state, status: 'paused' } : state;
     case 'CampaignResumed':
       return state.status === 'paused' ? { ...state, status: 'active' } : state;
     case 'CampaignDeleted':
-      return state.status === 'none' ? state : { status: 'deleted', campaignId: state.campaignId, organizationId: state.organizationId };
+      return state.status === 'none'
+        ? state
+        : { status: 'deleted', campaignId: state.campaignId, organizationId: state.organizationId };
     default:
       return assertNever(event);
   }

@@ -23,7 +23,13 @@ const RANK: Record<Exclude<ChatStatus, 'Failed'>, number> = { Accepted: 0, Sent:
 export const CHAT_NOT_FOUND = 'Chat message not found';
 
 /** A delivery error as spec 2.3 shows it. */
-export type DeliveryError = { code: number; title: string; message: string; href: string; error_data: { details: string } };
+export type DeliveryError = {
+  code: number;
+  title: string;
+  message: string;
+  href: string;
+  error_data: { details: string };
+};
 export type ConversationRole = 'assistant' | 'user';
 export type DispositionRef = { id: string; name: string };
 
@@ -47,14 +53,31 @@ export type ChatTarget = {
 
 export type ChatState =
   | { status: 'none' }
-  | ({ status: ChatStatus; messageId: string; requestedAt: string; dispatchedBy: string | null; dispatchedAt: string | null; platformMsgId: string | null; entries: ReadonlySet<string>; ended: boolean; lastActivityAt: string } & ChatTarget);
+  | ({
+      status: ChatStatus;
+      messageId: string;
+      requestedAt: string;
+      dispatchedBy: string | null;
+      dispatchedAt: string | null;
+      platformMsgId: string | null;
+      entries: ReadonlySet<string>;
+      ended: boolean;
+      lastActivityAt: string;
+    } & ChatTarget);
 
 export type ChatCommand =
   | ({ type: 'RequestChat'; messageId: string; at: string } & ChatTarget)
   | { type: 'DispatchChat'; provider: string; at: string }
   | { type: 'RecordChatStatus'; status: ChatStatus; at: string; platformMsgId?: string; errors?: DeliveryError[] }
   | { type: 'RecordChatMessage'; entryId: string; role: ConversationRole; content: string; at: string }
-  | { type: 'CloseChat'; at: string; reason: string; disposition: DispositionRef | null; summary: string; /** Close only if nothing happened after this time. */ quietSince?: string };
+  | {
+      type: 'CloseChat';
+      at: string;
+      reason: string;
+      disposition: DispositionRef | null;
+      summary: string;
+      /** Close only if nothing happened after this time. */ quietSince?: string;
+    };
 
 type Id = { messageId: string; at: string };
 export type ChatEvent =
@@ -66,9 +89,22 @@ export type ChatEvent =
   | { type: 'ChatRead'; data: Id }
   | { type: 'ChatFailed'; data: Id & { errors: DeliveryError[] } }
   | { type: 'ChatMessageAdded'; data: Id & { entryId: string; role: ConversationRole; content: string } }
-  | { type: 'ChatEnded'; data: Id & { status: ChatStatus; reason: string; disposition: DispositionRef | null; summary: string } };
+  | {
+      type: 'ChatEnded';
+      data: Id & { status: ChatStatus; reason: string; disposition: DispositionRef | null; summary: string };
+    };
 
-export const chatEventTypes = ['ChatRequested', 'ChatDispatched', 'ChatAccepted', 'ChatSent', 'ChatDelivered', 'ChatRead', 'ChatFailed', 'ChatMessageAdded', 'ChatEnded'] as const satisfies readonly ChatEvent['type'][];
+export const chatEventTypes = [
+  'ChatRequested',
+  'ChatDispatched',
+  'ChatAccepted',
+  'ChatSent',
+  'ChatDelivered',
+  'ChatRead',
+  'ChatFailed',
+  'ChatMessageAdded',
+  'ChatEnded',
+] as const satisfies readonly ChatEvent['type'][];
 
 const STATUS_EVENT = { Sent: 'ChatSent', Delivered: 'ChatDelivered', Read: 'ChatRead' } as const;
 
@@ -85,7 +121,10 @@ function recordStatus(state: Chat, command: Extract<ChatCommand, { type: 'Record
   const { messageId } = state;
   const at = command.at;
   // The platform's id arrives with its first report that carries one, whatever its status.
-  const accepted: ChatEvent[] = command.platformMsgId && state.platformMsgId === null ? [{ type: 'ChatAccepted', data: { messageId, at, platformMsgId: command.platformMsgId } }] : [];
+  const accepted: ChatEvent[] =
+    command.platformMsgId && state.platformMsgId === null
+      ? [{ type: 'ChatAccepted', data: { messageId, at, platformMsgId: command.platformMsgId } }]
+      : [];
   if (!movesForward(state.status, command.status)) return accepted;
   switch (command.status) {
     case 'Accepted':
@@ -94,7 +133,17 @@ function recordStatus(state: Chat, command: Extract<ChatCommand, { type: 'Record
       return [
         ...accepted,
         { type: 'ChatFailed', data: { messageId, at, errors: command.errors ?? [] } },
-        { type: 'ChatEnded', data: { messageId, at, status: 'Failed', reason: 'failed', disposition: null, summary: failureSummary(command.errors ?? []) } },
+        {
+          type: 'ChatEnded',
+          data: {
+            messageId,
+            at,
+            status: 'Failed',
+            reason: 'failed',
+            disposition: null,
+            summary: failureSummary(command.errors ?? []),
+          },
+        },
       ];
     default:
       return [...accepted, { type: STATUS_EVENT[command.status], data: { messageId, at } }];
@@ -112,7 +161,8 @@ export function latestActivity(current: string | null, at: string): string {
   return new Date(time).toISOString();
 }
 
-const failureSummary = (errors: readonly DeliveryError[]) => `The message was not delivered${errors[0] ? `: ${errors[0].title}` : ''}.`;
+const failureSummary = (errors: readonly DeliveryError[]) =>
+  `The message was not delivered${errors[0] ? `: ${errors[0].title}` : ''}.`;
 
 export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
   if (command.type === 'RequestChat') {
@@ -130,16 +180,36 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
   switch (command.type) {
     case 'DispatchChat':
       // A message is handed to the platform once: after a restart, a dispatched message is not sent again.
-      return state.dispatchedBy === null ? [{ type: 'ChatDispatched', data: { messageId, at: command.at, provider: command.provider } }] : [];
+      return state.dispatchedBy === null
+        ? [{ type: 'ChatDispatched', data: { messageId, at: command.at, provider: command.provider } }]
+        : [];
     case 'RecordChatStatus':
       return recordStatus(state, command);
     case 'RecordChatMessage':
       if (state.entries.has(command.entryId)) return [];
-      return [{ type: 'ChatMessageAdded', data: { messageId, at: command.at, entryId: command.entryId, role: command.role, content: command.content } }];
+      return [
+        {
+          type: 'ChatMessageAdded',
+          data: { messageId, at: command.at, entryId: command.entryId, role: command.role, content: command.content },
+        },
+      ];
     case 'CloseChat':
       // Activity after the time the closer asked to be quiet since: the chat is not inactive after all.
-      if (command.quietSince !== undefined && Date.parse(state.lastActivityAt) > Date.parse(command.quietSince)) return [];
-      return [{ type: 'ChatEnded', data: { messageId, at: command.at, status: state.status, reason: command.reason, disposition: command.disposition, summary: command.summary } }];
+      if (command.quietSince !== undefined && Date.parse(state.lastActivityAt) > Date.parse(command.quietSince))
+        return [];
+      return [
+        {
+          type: 'ChatEnded',
+          data: {
+            messageId,
+            at: command.at,
+            status: state.status,
+            reason: command.reason,
+            disposition: command.disposition,
+            summary: command.summary,
+          },
+        },
+      ];
     default:
       return assertNever(command);
   }
@@ -148,7 +218,17 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
 export function evolve(state: ChatState, event: ChatEvent): ChatState {
   if (event.type === 'ChatRequested') {
     const { at, ...target } = event.data;
-    return { status: 'Accepted', requestedAt: at, dispatchedBy: null, dispatchedAt: null, platformMsgId: null, entries: new Set(), ended: false, lastActivityAt: latestActivity(null, at), ...target };
+    return {
+      status: 'Accepted',
+      requestedAt: at,
+      dispatchedBy: null,
+      dispatchedAt: null,
+      platformMsgId: null,
+      entries: new Set(),
+      ended: false,
+      lastActivityAt: latestActivity(null, at),
+      ...target,
+    };
   }
   if (state.status === 'none') return state;
   return { ...apply(state, event), lastActivityAt: latestActivity(state.lastActivityAt, event.data.at) };

@@ -6,15 +6,46 @@
  */
 import type { DeliveryError } from './chat';
 
-export type DeliveryErrorCause = 'invalid_number' | 'not_on_platform' | 'reengagement_window_closed' | 'rate_limited' | 'platform_refused' | 'customer_not_found';
+export type DeliveryErrorCause =
+  | 'invalid_number'
+  | 'not_on_platform'
+  | 'reengagement_window_closed'
+  | 'rate_limited'
+  | 'platform_refused'
+  | 'customer_not_found';
 
 const CATALOG: Readonly<Record<DeliveryErrorCause, { code: number; title: string; message: string }>> = {
-  invalid_number: { code: 4001, title: 'Invalid phone number', message: 'The recipient number is not a valid phone number.' },
-  not_on_platform: { code: 4002, title: 'Recipient not on the chat platform', message: 'The recipient number has no account on the chat platform.' },
-  reengagement_window_closed: { code: 4003, title: 'Re-engagement window closed', message: 'More than 24 hours passed since the customer last wrote; only an approved template may reopen the conversation.' },
-  rate_limited: { code: 4290, title: 'Rate limit hit', message: 'Too many messages were sent from the business account in a short time.' },
-  platform_refused: { code: 5001, title: 'Platform refused the message', message: 'The chat platform did not take the message.' },
-  customer_not_found: { code: 5002, title: 'Customer not found', message: 'The customer is no longer in the campaign; the message was not sent.' },
+  invalid_number: {
+    code: 4001,
+    title: 'Invalid phone number',
+    message: 'The recipient number is not a valid phone number.',
+  },
+  not_on_platform: {
+    code: 4002,
+    title: 'Recipient not on the chat platform',
+    message: 'The recipient number has no account on the chat platform.',
+  },
+  reengagement_window_closed: {
+    code: 4003,
+    title: 'Re-engagement window closed',
+    message:
+      'More than 24 hours passed since the customer last wrote; only an approved template may reopen the conversation.',
+  },
+  rate_limited: {
+    code: 4290,
+    title: 'Rate limit hit',
+    message: 'Too many messages were sent from the business account in a short time.',
+  },
+  platform_refused: {
+    code: 5001,
+    title: 'Platform refused the message',
+    message: 'The chat platform did not take the message.',
+  },
+  customer_not_found: {
+    code: 5002,
+    title: 'Customer not found',
+    message: 'The customer is no longer in the campaign; the message was not sent.',
+  },
 };
 
 export const CHAT_ERROR_REFERENCE = '/chat/v1/errors';

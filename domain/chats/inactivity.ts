@@ -16,16 +16,28 @@ export function durationText(seconds: number): string {
   return unit(seconds, 'second');
 }
 
-export const inactivitySummary = (timeoutSeconds: number) => `No activity for ${durationText(timeoutSeconds)}; the conversation was closed.`;
+export const inactivitySummary = (timeoutSeconds: number) =>
+  `No activity for ${durationText(timeoutSeconds)}; the conversation was closed.`;
 
 /**
  * The command that closes a chat quiet for `timeoutSeconds` at `now`, or null when it ended already or
  * is not due yet. The command asks for quiet since the deadline's start, so an activity recorded
  * between this look and the close keeps the chat open (the decider checks it again).
  */
-export function inactiveClose(state: ChatState, now: Date, timeoutSeconds: number): Extract<ChatCommand, { type: 'CloseChat' }> | null {
+export function inactiveClose(
+  state: ChatState,
+  now: Date,
+  timeoutSeconds: number,
+): Extract<ChatCommand, { type: 'CloseChat' }> | null {
   if (state.status === 'none' || state.ended) return null;
   const quietSince = new Date(now.getTime() - timeoutSeconds * 1000).toISOString();
   if (Date.parse(state.lastActivityAt) > Date.parse(quietSince)) return null;
-  return { type: 'CloseChat', at: now.toISOString(), reason: INACTIVE_REASON, disposition: null, summary: inactivitySummary(timeoutSeconds), quietSince };
+  return {
+    type: 'CloseChat',
+    at: now.toISOString(),
+    reason: INACTIVE_REASON,
+    disposition: null,
+    summary: inactivitySummary(timeoutSeconds),
+    quietSince,
+  };
 }

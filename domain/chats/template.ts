@@ -17,11 +17,21 @@ export const TEMPLATE_FORBIDDEN = 'Access denied - Template belongs to another o
 
 export type TemplateDetails = { name: string; language: LanguageCode; body: string };
 
-export type TemplateState = { status: 'none' } | ({ status: 'active'; templateId: string; organizationId: string } & TemplateDetails);
+export type TemplateState =
+  { status: 'none' } | ({ status: 'active'; templateId: string; organizationId: string } & TemplateDetails);
 
-export type TemplateCommand = { type: 'CreateChatTemplate'; templateId: string; organizationId: string; organizationType: OrganizationType; at: string } & TemplateDetails;
+export type TemplateCommand = {
+  type: 'CreateChatTemplate';
+  templateId: string;
+  organizationId: string;
+  organizationType: OrganizationType;
+  at: string;
+} & TemplateDetails;
 
-export type TemplateEvent = { type: 'ChatTemplateCreated'; data: { templateId: string; organizationId: string; at: string } & TemplateDetails };
+export type TemplateEvent = {
+  type: 'ChatTemplateCreated';
+  data: { templateId: string; organizationId: string; at: string } & TemplateDetails;
+};
 
 export const templateEventTypes = ['ChatTemplateCreated'] as const satisfies readonly TemplateEvent['type'][];
 
@@ -29,7 +39,11 @@ export const templateEventTypes = ['ChatTemplateCreated'] as const satisfies rea
 export function templatePlaceholderErrors(organizationType: OrganizationType, body: string): string[] {
   const fields = recordFields(organizationType);
   const unknown = unknownPlaceholders(body, fields);
-  return unknown.length === 0 ? [] : [`body has unknown placeholders: ${unknown.map((name) => `{{${name}}}`).join(', ')} (customer record fields: ${fields.join(', ')})`];
+  return unknown.length === 0
+    ? []
+    : [
+        `body has unknown placeholders: ${unknown.map((name) => `{{${name}}}`).join(', ')} (customer record fields: ${fields.join(', ')})`,
+      ];
 }
 
 export function decide(command: TemplateCommand, state: TemplateState): TemplateEvent[] {

@@ -11,22 +11,51 @@ import { keyFieldOf, mergeRecord, recordErrors, type CustomerRecord } from './re
 export const customerStreamId = (campaignId: string, customerId: string) => `customer-${campaignId}-${customerId}`;
 
 export const CUSTOMER_NOT_FOUND = 'Customer not found';
-export const customerExists = (type: OrganizationType) => `Customer with this ${keyFieldOf(type)} already exists in this campaign`;
+export const customerExists = (type: OrganizationType) =>
+  `Customer with this ${keyFieldOf(type)} already exists in this campaign`;
 
 export type CustomerState =
   | { status: 'none' }
-  | { status: 'active'; campaignId: string; customerId: string; organizationId: string; organizationType: OrganizationType; record: CustomerRecord };
+  | {
+      status: 'active';
+      campaignId: string;
+      customerId: string;
+      organizationId: string;
+      organizationType: OrganizationType;
+      record: CustomerRecord;
+    };
 
 export type CustomerCommand =
-  | { type: 'AddCustomer'; campaignId: string; customerId: string; organizationId: string; organizationType: OrganizationType; record: CustomerRecord; at: string }
+  | {
+      type: 'AddCustomer';
+      campaignId: string;
+      customerId: string;
+      organizationId: string;
+      organizationType: OrganizationType;
+      record: CustomerRecord;
+      at: string;
+    }
   /** `changes`: fields to set; a field set to null is removed. */
   | { type: 'UpdateCustomer'; organizationId: string; changes: CustomerRecord; at: string };
 
 export type CustomerEvent =
-  | { type: 'CustomerAdded'; data: { campaignId: string; customerId: string; organizationId: string; organizationType: OrganizationType; record: CustomerRecord; at: string } }
+  | {
+      type: 'CustomerAdded';
+      data: {
+        campaignId: string;
+        customerId: string;
+        organizationId: string;
+        organizationType: OrganizationType;
+        record: CustomerRecord;
+        at: string;
+      };
+    }
   | { type: 'CustomerUpdated'; data: { campaignId: string; customerId: string; changes: CustomerRecord; at: string } };
 
-export const customerEventTypes = ['CustomerAdded', 'CustomerUpdated'] as const satisfies readonly CustomerEvent['type'][];
+export const customerEventTypes = [
+  'CustomerAdded',
+  'CustomerUpdated',
+] as const satisfies readonly CustomerEvent['type'][];
 
 export function decide(command: CustomerCommand, state: CustomerState): CustomerEvent[] {
   switch (command.type) {
@@ -40,23 +69,33 @@ export function decide(command: CustomerCommand, state: CustomerState): Customer
       return [{ type: 'CustomerAdded', data }];
     }
     case 'UpdateCustomer': {
-      if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound(CUSTOMER_NOT_FOUND);
+      if (state.status === 'none' || state.organizationId !== command.organizationId)
+        throw notFound(CUSTOMER_NOT_FOUND);
       const keyField = keyFieldOf(state.organizationType);
-      if (keyField in command.changes && command.changes[keyField] !== state.customerId) throw invalid('Validation failed', { errors: [`data.${keyField} cannot be changed`] });
+      if (keyField in command.changes && command.changes[keyField] !== state.customerId)
+        throw invalid('Validation failed', { errors: [`data.${keyField} cannot be changed`] });
       const merged = mergeRecord(state.record, command.changes);
       const errors = recordErrors(state.organizationType, merged, 'data.');
       if (errors.length > 0) throw invalid('Validation failed', { errors });
       // Only what really changes is recorded; a change to nothing succeeds without an event.
-      const changes = Object.fromEntries(Object.entries(command.changes).filter(([field, value]) => !sameValue(state.record[field], value)));
+      const changes = Object.fromEntries(
+        Object.entries(command.changes).filter(([field, value]) => !sameValue(state.record[field], value)),
+      );
       if (Object.keys(changes).length === 0) return [];
-      return [{ type: 'CustomerUpdated', data: { campaignId: state.campaignId, customerId: state.customerId, changes, at: command.at } }];
+      return [
+        {
+          type: 'CustomerUpdated',
+          data: { campaignId: state.campaignId, customerId: state.customerId, changes, at: command.at },
+        },
+      ];
     }
     default:
       return assertNever(command);
   }
 }
 
-const sameValue = (current: unknown, next: unknown) => (next === null ? current === undefined : JSON.stringify(current) === JSON.stringify(next));
+const sameValue = (current: unknown, next: unknown) =>
+  next === null ? current === undefined : JSON.stringify(current) === JSON.stringify(next);
 
 export function evolve(state: CustomerState, event: CustomerEvent): CustomerState {
   switch (event.type) {

@@ -18,17 +18,40 @@ const MAX_TEXT_LENGTH = 1000;
 
 type FieldRule = { required: boolean; check: (value: unknown) => string | null };
 
-const text: FieldRule['check'] = (v) => (typeof v !== 'string' ? 'must be a string' : v.trim() === '' ? 'must not be empty' : v.length > MAX_TEXT_LENGTH ? `must be at most ${MAX_TEXT_LENGTH} characters` : null);
-const identifier: FieldRule['check'] = (v) => (typeof v !== 'string' ? 'must be a string' : v.trim() === '' ? 'must not be empty' : v.length > MAX_ID_LENGTH ? `must be at most ${MAX_ID_LENGTH} characters` : null);
-const phone: FieldRule['check'] = (v) => (typeof v !== 'string' ? 'must be a string' : /^\+?\d{7,15}$/.test(v) ? null : 'must be 7 to 15 digits with an optional leading +');
-const date: FieldRule['check'] = (v) => (typeof v !== 'string' ? 'must be a string' : isIsoDate(v) ? null : 'must be a real date in YYYY-MM-DD format');
-const amount: FieldRule['check'] = (v) => (typeof v !== 'number' || !Number.isFinite(v) ? 'must be a number' : v < 0 ? 'must be >= 0' : null);
+const text: FieldRule['check'] = (v) =>
+  typeof v !== 'string'
+    ? 'must be a string'
+    : v.trim() === ''
+      ? 'must not be empty'
+      : v.length > MAX_TEXT_LENGTH
+        ? `must be at most ${MAX_TEXT_LENGTH} characters`
+        : null;
+const identifier: FieldRule['check'] = (v) =>
+  typeof v !== 'string'
+    ? 'must be a string'
+    : v.trim() === ''
+      ? 'must not be empty'
+      : v.length > MAX_ID_LENGTH
+        ? `must be at most ${MAX_ID_LENGTH} characters`
+        : null;
+const phone: FieldRule['check'] = (v) =>
+  typeof v !== 'string'
+    ? 'must be a string'
+    : /^\+?\d{7,15}$/.test(v)
+      ? null
+      : 'must be 7 to 15 digits with an optional leading +';
+const date: FieldRule['check'] = (v) =>
+  typeof v !== 'string' ? 'must be a string' : isIsoDate(v) ? null : 'must be a real date in YYYY-MM-DD format';
+const amount: FieldRule['check'] = (v) =>
+  typeof v !== 'number' || !Number.isFinite(v) ? 'must be a number' : v < 0 ? 'must be >= 0' : null;
 const count =
   (min: number): FieldRule['check'] =>
   (v) =>
     typeof v !== 'number' || !Number.isInteger(v) ? 'must be an integer' : v < min ? `must be >= ${min}` : null;
-const paymentStatus: FieldRule['check'] = (v) => ((PAYMENT_STATUSES as readonly unknown[]).includes(v) ? null : `must be one of ${PAYMENT_STATUSES.join(', ')}`);
-const language: FieldRule['check'] = (v) => (typeof v !== 'string' ? 'must be a string' : v.length > 50 ? 'must be at most 50 characters' : null);
+const paymentStatus: FieldRule['check'] = (v) =>
+  (PAYMENT_STATUSES as readonly unknown[]).includes(v) ? null : `must be one of ${PAYMENT_STATUSES.join(', ')}`;
+const language: FieldRule['check'] = (v) =>
+  typeof v !== 'string' ? 'must be a string' : v.length > 50 ? 'must be at most 50 characters' : null;
 
 const RULES: Record<OrganizationType, Record<string, FieldRule>> = {
   collection: {
@@ -59,7 +82,8 @@ export const recordFields = (type: OrganizationType): readonly string[] => Objec
 
 export const keyFieldOf = (type: OrganizationType): CustomerKeyField => (type === 'collection' ? 'loan_id' : 'lead_id');
 
-const isObject = (value: unknown): value is CustomerRecord => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is CustomerRecord =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Every problem of a record, each naming its field; empty when the record is valid. */
 export function recordErrors(type: OrganizationType, record: unknown, prefix = ''): string[] {
@@ -75,7 +99,12 @@ export function recordErrors(type: OrganizationType, record: unknown, prefix = '
     const problem = rule.check(value);
     if (problem) errors.push(`${name(field)} ${problem}`);
   }
-  if (type === 'collection' && Number.isInteger(record.current_emi) && Number.isInteger(record.loan_period) && (record.current_emi as number) > (record.loan_period as number)) {
+  if (
+    type === 'collection' &&
+    Number.isInteger(record.current_emi) &&
+    Number.isInteger(record.loan_period) &&
+    (record.current_emi as number) > (record.loan_period as number)
+  ) {
     errors.push(`${name('current_emi')} must not be greater than ${name('loan_period')}`);
   }
   return errors;

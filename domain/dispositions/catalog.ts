@@ -27,21 +27,53 @@ export type CatalogState = {
 };
 
 export type CatalogCommand =
-  | { type: 'CreateDisposition'; dispositionId: string; name: string; description: string; priority: number; at: string }
+  | {
+      type: 'CreateDisposition';
+      dispositionId: string;
+      name: string;
+      description: string;
+      priority: number;
+      at: string;
+    }
   | { type: 'UpdateDisposition'; dispositionId: string; changes: Partial<Disposition>; at: string }
   | { type: 'DeleteDisposition'; dispositionId: string; at: string }
-  | { type: 'CreateDispositionGroup'; groupId: string; name: string; description: string; dispositionIds: string[]; at: string }
-  | { type: 'UpdateDispositionGroup'; groupId: string; changes: { name?: string; description?: string; dispositionIds?: string[] }; at: string }
+  | {
+      type: 'CreateDispositionGroup';
+      groupId: string;
+      name: string;
+      description: string;
+      dispositionIds: string[];
+      at: string;
+    }
+  | {
+      type: 'UpdateDispositionGroup';
+      groupId: string;
+      changes: { name?: string; description?: string; dispositionIds?: string[] };
+      at: string;
+    }
   | { type: 'DeleteDispositionGroup'; groupId: string; at: string }
   | { type: 'AddDispositionsToGroup'; groupId: string; dispositionIds: string[]; at: string }
   | { type: 'RemoveDispositionsFromGroup'; groupId: string; dispositionIds: string[]; at: string };
 
 export type CatalogEvent =
-  | { type: 'DispositionCreated'; data: { dispositionId: string; name: string; description: string; priority: number; at: string } }
+  | {
+      type: 'DispositionCreated';
+      data: { dispositionId: string; name: string; description: string; priority: number; at: string };
+    }
   | { type: 'DispositionUpdated'; data: { dispositionId: string; changes: Partial<Disposition>; at: string } }
   | { type: 'DispositionDeleted'; data: { dispositionId: string; at: string } }
-  | { type: 'DispositionGroupCreated'; data: { groupId: string; name: string; description: string; dispositionIds: string[]; at: string } }
-  | { type: 'DispositionGroupUpdated'; data: { groupId: string; changes: { name?: string; description?: string; dispositionIds?: string[] }; at: string } }
+  | {
+      type: 'DispositionGroupCreated';
+      data: { groupId: string; name: string; description: string; dispositionIds: string[]; at: string };
+    }
+  | {
+      type: 'DispositionGroupUpdated';
+      data: {
+        groupId: string;
+        changes: { name?: string; description?: string; dispositionIds?: string[] };
+        at: string;
+      };
+    }
   | { type: 'DispositionGroupDeleted'; data: { groupId: string; at: string } }
   | { type: 'DispositionsAddedToGroup'; data: { groupId: string; dispositionIds: string[]; at: string } }
   | { type: 'DispositionsRemovedFromGroup'; data: { groupId: string; dispositionIds: string[]; at: string } };
@@ -71,11 +103,19 @@ const unique = (ids: readonly string[]) => [...new Set(ids)];
  * reaches the state (an event recorded before requests were checked strictly may hold more).
  */
 export function dispositionChanges({ name, description, priority }: Partial<Disposition>): Partial<Disposition> {
-  return { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(priority !== undefined && { priority }) };
+  return {
+    ...(name !== undefined && { name }),
+    ...(description !== undefined && { description }),
+    ...(priority !== undefined && { priority }),
+  };
 }
 
 export function groupChanges({ name, description, dispositionIds }: Partial<Group>): Partial<Group> {
-  return { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(dispositionIds !== undefined && { dispositionIds }) };
+  return {
+    ...(name !== undefined && { name }),
+    ...(description !== undefined && { description }),
+    ...(dispositionIds !== undefined && { dispositionIds }),
+  };
 }
 
 function disposition(state: CatalogState, id: string): Disposition {
@@ -105,7 +145,12 @@ function assertGroupNameFree(state: CatalogState, name: string, except?: string)
   if (holder !== undefined && holder !== except) throw conflict(DUPLICATE_GROUP);
 }
 
-function renamed(names: PersistentMap<string>, id: string, from: string | undefined, to: string | undefined): PersistentMap<string> {
+function renamed(
+  names: PersistentMap<string>,
+  id: string,
+  from: string | undefined,
+  to: string | undefined,
+): PersistentMap<string> {
   let next = names;
   if (from !== undefined && next.get(nameKey(from)) === id) next = next.delete(nameKey(from));
   if (to !== undefined) next = next.set(nameKey(to), id);
@@ -113,10 +158,15 @@ function renamed(names: PersistentMap<string>, id: string, from: string | undefi
 }
 
 /** `map` with `key` set to `value`, or removed when `value` is undefined. */
-const changed = <V>(map: PersistentMap<V>, key: string, value: V | undefined): PersistentMap<V> => (value === undefined ? map.delete(key) : map.set(key, value));
+const changed = <V>(map: PersistentMap<V>, key: string, value: V | undefined): PersistentMap<V> =>
+  value === undefined ? map.delete(key) : map.set(key, value);
 
 /** A copy of the groups with `groupId` set to `group`, or removed when `group` is undefined. */
-function changedGroups(groups: ReadonlyMap<string, Group>, groupId: string, group: Group | undefined): ReadonlyMap<string, Group> {
+function changedGroups(
+  groups: ReadonlyMap<string, Group>,
+  groupId: string,
+  group: Group | undefined,
+): ReadonlyMap<string, Group> {
   const next = new Map(groups);
   if (group === undefined) next.delete(groupId);
   else next.set(groupId, group);
@@ -137,27 +187,48 @@ export function decide(command: CatalogCommand, state: CatalogState): CatalogEve
     }
     case 'UpdateDisposition': {
       disposition(state, command.dispositionId);
-      if (command.changes.name !== undefined) assertDispositionNameFree(state, command.changes.name, command.dispositionId);
-      return [{ type: 'DispositionUpdated', data: { dispositionId: command.dispositionId, changes: dispositionChanges(command.changes), at } }];
+      if (command.changes.name !== undefined)
+        assertDispositionNameFree(state, command.changes.name, command.dispositionId);
+      return [
+        {
+          type: 'DispositionUpdated',
+          data: { dispositionId: command.dispositionId, changes: dispositionChanges(command.changes), at },
+        },
+      ];
     }
     case 'DeleteDisposition': {
       disposition(state, command.dispositionId);
       const groups = groupsContaining(state, command.dispositionId);
-      if (groups.length > 0) throw invalid(`Cannot delete: Disposition is used in group(s): ${groups.map(([, g]) => g.name).join(', ')}`);
+      if (groups.length > 0)
+        throw invalid(`Cannot delete: Disposition is used in group(s): ${groups.map(([, g]) => g.name).join(', ')}`);
       return [{ type: 'DispositionDeleted', data: { dispositionId: command.dispositionId, at } }];
     }
     case 'CreateDispositionGroup': {
       assertGroupNameFree(state, command.name);
       assertKnown(state, command.dispositionIds);
       const { groupId, name, description } = command;
-      return [{ type: 'DispositionGroupCreated', data: { groupId, name, description, dispositionIds: unique(command.dispositionIds), at } }];
+      return [
+        {
+          type: 'DispositionGroupCreated',
+          data: { groupId, name, description, dispositionIds: unique(command.dispositionIds), at },
+        },
+      ];
     }
     case 'UpdateDispositionGroup': {
       group(state, command.groupId);
       const { name, description, dispositionIds } = command.changes;
       if (name !== undefined) assertGroupNameFree(state, name, command.groupId);
       if (dispositionIds !== undefined) assertKnown(state, dispositionIds);
-      return [{ type: 'DispositionGroupUpdated', data: { groupId: command.groupId, changes: groupChanges({ name, description, dispositionIds: dispositionIds && unique(dispositionIds) }), at } }];
+      return [
+        {
+          type: 'DispositionGroupUpdated',
+          data: {
+            groupId: command.groupId,
+            changes: groupChanges({ name, description, dispositionIds: dispositionIds && unique(dispositionIds) }),
+            at,
+          },
+        },
+      ];
     }
     case 'DeleteDispositionGroup': {
       group(state, command.groupId);
@@ -167,13 +238,17 @@ export function decide(command: CatalogCommand, state: CatalogState): CatalogEve
       const target = group(state, command.groupId);
       assertKnown(state, command.dispositionIds);
       const added = unique(command.dispositionIds).filter((id) => !target.dispositionIds.includes(id));
-      return added.length === 0 ? [] : [{ type: 'DispositionsAddedToGroup', data: { groupId: command.groupId, dispositionIds: added, at } }];
+      return added.length === 0
+        ? []
+        : [{ type: 'DispositionsAddedToGroup', data: { groupId: command.groupId, dispositionIds: added, at } }];
     }
     case 'RemoveDispositionsFromGroup': {
       const target = group(state, command.groupId);
       assertKnown(state, command.dispositionIds);
       const removed = unique(command.dispositionIds).filter((id) => target.dispositionIds.includes(id));
-      return removed.length === 0 ? [] : [{ type: 'DispositionsRemovedFromGroup', data: { groupId: command.groupId, dispositionIds: removed, at } }];
+      return removed.length === 0
+        ? []
+        : [{ type: 'DispositionsRemovedFromGroup', data: { groupId: command.groupId, dispositionIds: removed, at } }];
     }
     default:
       return assertNever(command);
@@ -184,38 +259,68 @@ export function evolve(state: CatalogState, event: CatalogEvent): CatalogState {
   switch (event.type) {
     case 'DispositionCreated': {
       const { dispositionId, name, description, priority } = event.data;
-      return { ...state, dispositions: changed(state.dispositions, dispositionId, { name, description, priority }), dispositionNames: renamed(state.dispositionNames, dispositionId, undefined, name) };
+      return {
+        ...state,
+        dispositions: changed(state.dispositions, dispositionId, { name, description, priority }),
+        dispositionNames: renamed(state.dispositionNames, dispositionId, undefined, name),
+      };
     }
     case 'DispositionUpdated': {
       const { dispositionId, changes } = event.data;
       const current = state.dispositions.get(dispositionId);
       if (!current) return state;
-      const dispositionNames = changes.name === undefined ? state.dispositionNames : renamed(state.dispositionNames, dispositionId, current.name, changes.name);
-      return { ...state, dispositions: changed(state.dispositions, dispositionId, { ...current, ...dispositionChanges(changes) }), dispositionNames };
+      const dispositionNames =
+        changes.name === undefined
+          ? state.dispositionNames
+          : renamed(state.dispositionNames, dispositionId, current.name, changes.name);
+      return {
+        ...state,
+        dispositions: changed(state.dispositions, dispositionId, { ...current, ...dispositionChanges(changes) }),
+        dispositionNames,
+      };
     }
     case 'DispositionDeleted': {
       const gone = state.dispositions.get(event.data.dispositionId);
-      return { ...state, dispositions: changed(state.dispositions, event.data.dispositionId, undefined), dispositionNames: renamed(state.dispositionNames, event.data.dispositionId, gone?.name, undefined) };
+      return {
+        ...state,
+        dispositions: changed(state.dispositions, event.data.dispositionId, undefined),
+        dispositionNames: renamed(state.dispositionNames, event.data.dispositionId, gone?.name, undefined),
+      };
     }
     case 'DispositionGroupCreated': {
       const { groupId, name, description, dispositionIds } = event.data;
-      return { ...state, groups: changedGroups(state.groups, groupId, { name, description, dispositionIds }), groupNames: renamed(state.groupNames, groupId, undefined, name) };
+      return {
+        ...state,
+        groups: changedGroups(state.groups, groupId, { name, description, dispositionIds }),
+        groupNames: renamed(state.groupNames, groupId, undefined, name),
+      };
     }
     case 'DispositionGroupUpdated': {
       const { groupId, changes } = event.data;
       const current = state.groups.get(groupId);
       if (!current) return state;
-      const groupNames = changes.name === undefined ? state.groupNames : renamed(state.groupNames, groupId, current.name, changes.name);
+      const groupNames =
+        changes.name === undefined ? state.groupNames : renamed(state.groupNames, groupId, current.name, changes.name);
       return { ...withGroup(state, groupId, (g) => ({ ...g, ...groupChanges(changes) })), groupNames };
     }
     case 'DispositionGroupDeleted': {
       const gone = state.groups.get(event.data.groupId);
-      return { ...state, groups: changedGroups(state.groups, event.data.groupId, undefined), groupNames: renamed(state.groupNames, event.data.groupId, gone?.name, undefined) };
+      return {
+        ...state,
+        groups: changedGroups(state.groups, event.data.groupId, undefined),
+        groupNames: renamed(state.groupNames, event.data.groupId, gone?.name, undefined),
+      };
     }
     case 'DispositionsAddedToGroup':
-      return withGroup(state, event.data.groupId, (g) => ({ ...g, dispositionIds: [...g.dispositionIds, ...event.data.dispositionIds] }));
+      return withGroup(state, event.data.groupId, (g) => ({
+        ...g,
+        dispositionIds: [...g.dispositionIds, ...event.data.dispositionIds],
+      }));
     case 'DispositionsRemovedFromGroup':
-      return withGroup(state, event.data.groupId, (g) => ({ ...g, dispositionIds: g.dispositionIds.filter((id) => !event.data.dispositionIds.includes(id)) }));
+      return withGroup(state, event.data.groupId, (g) => ({
+        ...g,
+        dispositionIds: g.dispositionIds.filter((id) => !event.data.dispositionIds.includes(id)),
+      }));
     default:
       return assertNever(event);
   }
@@ -227,7 +332,12 @@ function withGroup(state: CatalogState, groupId: string, change: (g: Group) => G
 }
 
 export const catalogDecider: Decider<CatalogCommand, CatalogEvent, CatalogState> = {
-  initialState: () => ({ dispositions: PersistentMap.empty(), groups: new Map(), dispositionNames: PersistentMap.empty(), groupNames: PersistentMap.empty() }),
+  initialState: () => ({
+    dispositions: PersistentMap.empty(),
+    groups: new Map(),
+    dispositionNames: PersistentMap.empty(),
+    groupNames: PersistentMap.empty(),
+  }),
   evolve,
   decide,
 };

@@ -28,12 +28,16 @@ export function builtinInventory(): StockedNumber[] {
   // Most numbers carry voice; some are SMS only, some both.
   const capabilities = () => {
     const roll = random();
-    return roll < 0.7 ? { sms_enabled: false, voice_enabled: true } : roll < 0.85 ? { sms_enabled: true, voice_enabled: true } : { sms_enabled: true, voice_enabled: false };
+    return roll < 0.7
+      ? { sms_enabled: false, voice_enabled: true }
+      : roll < 0.85
+        ? { sms_enabled: true, voice_enabled: true }
+        : { sms_enabled: true, voice_enabled: false };
   };
   const seen = new Set<string>();
   const numbers: StockedNumber[] = [];
   const add = (count: number, country_iso: string, make: () => string) => {
-    for (let made = 0; made < count; ) {
+    for (let made = 0; made < count;) {
       const number = make();
       if (seen.has(number)) continue;
       seen.add(number);

@@ -22,14 +22,19 @@ export type InventoryEvent =
   | { type: 'InventorySeeded'; data: { provider: string; numbers: StockedNumber[]; at: string } }
   | { type: 'NumbersStocked'; data: { provider: string; numbers: StockedNumber[]; at: string } };
 
-export const inventoryEventTypes = ['InventorySeeded', 'NumbersStocked'] as const satisfies readonly InventoryEvent['type'][];
+export const inventoryEventTypes = [
+  'InventorySeeded',
+  'NumbersStocked',
+] as const satisfies readonly InventoryEvent['type'][];
 
 /** One string per number that does not fit its country, naming its place in the list. */
 export function stockErrors(numbers: readonly StockedNumber[]): string[] {
   return numbers.flatMap((n, i) => {
     const country = n.country_iso.toUpperCase();
     if (!(country in CALLING_CODES)) return [`[${i}].country_iso ${country} is not a supported country`];
-    return nationalPart(n.number, country) === null ? [`[${i}].number must be an E.164 number of country ${country} (+${CALLING_CODES[country]})`] : [];
+    return nationalPart(n.number, country) === null
+      ? [`[${i}].number must be an E.164 number of country ${country} (+${CALLING_CODES[country]})`]
+      : [];
   });
 }
 
@@ -38,12 +43,19 @@ export function decide(command: InventoryCommand, state: InventoryState): Invent
     case 'SeedInventory':
       // Several replicas may start together; the seed is recorded once.
       if (state.seeded) return [];
-      return [{ type: 'InventorySeeded', data: { provider: command.provider, numbers: fresh(command.numbers, state), at: command.at } }];
+      return [
+        {
+          type: 'InventorySeeded',
+          data: { provider: command.provider, numbers: fresh(command.numbers, state), at: command.at },
+        },
+      ];
     case 'StockNumbers': {
       const errors = stockErrors(command.numbers);
       if (errors.length > 0) throw invalid('Validation failed', { errors });
       const numbers = fresh(command.numbers, state);
-      return numbers.length === 0 ? [] : [{ type: 'NumbersStocked', data: { provider: command.provider, numbers, at: command.at } }];
+      return numbers.length === 0
+        ? []
+        : [{ type: 'NumbersStocked', data: { provider: command.provider, numbers, at: command.at } }];
     }
     default:
       return assertNever(command);

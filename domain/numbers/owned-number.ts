@@ -19,18 +19,39 @@ export type OwnedNumber = StockedNumber & { provider: string; organizationId: st
 export type PhoneNumberState = { status: 'unowned' } | ({ status: 'owned' } & OwnedNumber);
 
 /** `stocked`: the number as the provider's inventory offers it, null when it does not. */
-export type PhoneNumberCommand = { type: 'BuyNumber'; provider: string; number: string; stocked: StockedNumber | null; organizationId: string; at: string };
+export type PhoneNumberCommand = {
+  type: 'BuyNumber';
+  provider: string;
+  number: string;
+  stocked: StockedNumber | null;
+  organizationId: string;
+  at: string;
+};
 
-export type PhoneNumberEvent = { type: 'NumberPurchased'; data: StockedNumber & { provider: string; organizationId: string; at: string } };
+export type PhoneNumberEvent = {
+  type: 'NumberPurchased';
+  data: StockedNumber & { provider: string; organizationId: string; at: string };
+};
 
 export const phoneNumberEventTypes = ['NumberPurchased'] as const satisfies readonly PhoneNumberEvent['type'][];
 
 export function decide(command: PhoneNumberCommand, state: PhoneNumberState): PhoneNumberEvent[] {
   switch (command.type) {
     case 'BuyNumber': {
-      if (state.status === 'owned') throw conflict(state.organizationId === command.organizationId ? NUMBER_ALREADY_OWNED : NUMBER_NOT_AVAILABLE);
+      if (state.status === 'owned')
+        throw conflict(state.organizationId === command.organizationId ? NUMBER_ALREADY_OWNED : NUMBER_NOT_AVAILABLE);
       if (!command.stocked || command.stocked.number !== command.number) throw notFound(NUMBER_NOT_AVAILABLE);
-      return [{ type: 'NumberPurchased', data: { ...command.stocked, provider: command.provider, organizationId: command.organizationId, at: command.at } }];
+      return [
+        {
+          type: 'NumberPurchased',
+          data: {
+            ...command.stocked,
+            provider: command.provider,
+            organizationId: command.organizationId,
+            at: command.at,
+          },
+        },
+      ];
     }
     default:
       return assertNever(command.type);

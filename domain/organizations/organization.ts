@@ -19,25 +19,97 @@ export type ActiveSpeech = { characters: number; leaseUntil: string };
 
 export type OrganizationState =
   | { status: 'unknown' }
-  | { status: 'registered'; id: string; name: string; type: OrganizationType; credits: number; concurrencyLimit: number; activeSpeech: Record<string, ActiveSpeech> };
+  | {
+      status: 'registered';
+      id: string;
+      name: string;
+      type: OrganizationType;
+      credits: number;
+      concurrencyLimit: number;
+      activeSpeech: Record<string, ActiveSpeech>;
+    };
 
-export type SpeechDetails = { voiceId: string; language: string; sampleRate: number; speed: number; channel: 'rest' | 'websocket' };
+export type SpeechDetails = {
+  voiceId: string;
+  language: string;
+  sampleRate: number;
+  speed: number;
+  channel: 'rest' | 'websocket';
+};
 
 export type OrganizationCommand =
-  | { type: 'RegisterOrganization'; organizationId: string; name: string; organizationType: OrganizationType; credits: number; concurrencyLimit: number; at: string }
+  | {
+      type: 'RegisterOrganization';
+      organizationId: string;
+      name: string;
+      organizationType: OrganizationType;
+      credits: number;
+      concurrencyLimit: number;
+      at: string;
+    }
   | { type: 'AdjustCredits'; amount: number; at: string }
-  | { type: 'RecordTokenIssued'; tokenId: string; subject: string; scopes: string[] | null; expiresAt: string; at: string }
-  | ({ type: 'StartSpeechRequest'; speechId: string; requestId: string; characters: number; leaseUntil: string; at: string } & SpeechDetails)
-  | { type: 'FinishSpeechRequest'; speechId: string; requestId: string; charactersSpoken: number; audioDurationMs: number; outcome: SpeechOutcome; at: string };
+  | {
+      type: 'RecordTokenIssued';
+      tokenId: string;
+      subject: string;
+      scopes: string[] | null;
+      expiresAt: string;
+      at: string;
+    }
+  | ({
+      type: 'StartSpeechRequest';
+      speechId: string;
+      requestId: string;
+      characters: number;
+      leaseUntil: string;
+      at: string;
+    } & SpeechDetails)
+  | {
+      type: 'FinishSpeechRequest';
+      speechId: string;
+      requestId: string;
+      charactersSpoken: number;
+      audioDurationMs: number;
+      outcome: SpeechOutcome;
+      at: string;
+    };
 
 export type SpeechOutcome = 'completed' | 'cancelled' | 'disconnected' | 'failed';
 
 export type OrganizationEvent =
-  | { type: 'OrganizationRegistered'; data: { organizationId: string; name: string; organizationType: OrganizationType; credits: number; concurrencyLimit: number; at: string } }
+  | {
+      type: 'OrganizationRegistered';
+      data: {
+        organizationId: string;
+        name: string;
+        organizationType: OrganizationType;
+        credits: number;
+        concurrencyLimit: number;
+        at: string;
+      };
+    }
   | { type: 'CreditsAdjusted'; data: { amount: number; balance: number; at: string } }
-  | { type: 'AccessTokenIssued'; data: { tokenId: string; subject: string; scopes: string[] | null; expiresAt: string; at: string } }
-  | { type: 'SpeechRequestStarted'; data: { speechId: string; requestId: string; characters: number; leaseUntil: string; at: string } & SpeechDetails }
-  | { type: 'SpeechRequestFinished'; data: { speechId: string; requestId: string; charactersSpoken: number; charged: number; balance: number; audioDurationMs: number; outcome: SpeechOutcome; at: string } };
+  | {
+      type: 'AccessTokenIssued';
+      data: { tokenId: string; subject: string; scopes: string[] | null; expiresAt: string; at: string };
+    }
+  | {
+      type: 'SpeechRequestStarted';
+      data: { speechId: string; requestId: string; characters: number; leaseUntil: string; at: string } & SpeechDetails;
+    }
+  | {
+      type: 'SpeechRequestFinished';
+      data: {
+        speechId: string;
+        requestId: string;
+        charactersSpoken: number;
+        charged: number;
+        balance: number;
+        audioDurationMs: number;
+        outcome: SpeechOutcome;
+        at: string;
+      };
+    };
 
 export const CONCURRENCY_LIMIT_EXCEEDED = 'concurrency_limit_exceeded';
 export const INSUFFICIENT_CREDITS = 'insufficient_credits';
@@ -46,7 +118,10 @@ export const INSUFFICIENT_CREDITS = 'insufficient_credits';
  * Requests still holding a slot at `at`: started, not finished, lease not over. Requests are keyed by
  * a server-made `speechId`: the client's `request_id` is only unique on its own connection.
  */
-export function activeSpeechAt(state: Extract<OrganizationState, { status: 'registered' }>, at: string): ActiveSpeech[] {
+export function activeSpeechAt(
+  state: Extract<OrganizationState, { status: 'registered' }>,
+  at: string,
+): ActiveSpeech[] {
   return Object.values(state.activeSpeech).filter((r) => r.leaseUntil > at);
 }
 
@@ -57,7 +132,12 @@ export function decide(command: OrganizationCommand, state: OrganizationState): 
     case 'RegisterOrganization': {
       if (state.status !== 'unknown') throw conflict('Organization already exists');
       const { organizationId, name, organizationType, credits, concurrencyLimit, at } = command;
-      return [{ type: 'OrganizationRegistered', data: { organizationId, name, organizationType, credits, concurrencyLimit, at } }];
+      return [
+        {
+          type: 'OrganizationRegistered',
+          data: { organizationId, name, organizationType, credits, concurrencyLimit, at },
+        },
+      ];
     }
     case 'AdjustCredits': {
       if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
@@ -73,12 +153,20 @@ export function decide(command: OrganizationCommand, state: OrganizationState): 
     case 'StartSpeechRequest': {
       if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
       const { type: _type, ...data } = command;
-      if (state.activeSpeech[command.speechId]) throw conflict(`Speech request ${command.speechId} is already being processed`);
+      if (state.activeSpeech[command.speechId])
+        throw conflict(`Speech request ${command.speechId} is already being processed`);
       const active = activeSpeechAt(state, command.at);
-      if (active.length >= state.concurrencyLimit) throw new DomainError('conflict', `Too many simultaneous requests (limit ${state.concurrencyLimit})`, { code: CONCURRENCY_LIMIT_EXCEEDED });
+      if (active.length >= state.concurrencyLimit)
+        throw new DomainError('conflict', `Too many simultaneous requests (limit ${state.concurrencyLimit})`, {
+          code: CONCURRENCY_LIMIT_EXCEEDED,
+        });
       const reserved = active.reduce((sum, r) => sum + r.characters, 0);
       if (state.credits - reserved < command.characters) {
-        throw new DomainError('invalid', `Insufficient credits: ${command.characters} characters requested, ${Math.max(0, state.credits - reserved)} available`, { code: INSUFFICIENT_CREDITS });
+        throw new DomainError(
+          'invalid',
+          `Insufficient credits: ${command.characters} characters requested, ${Math.max(0, state.credits - reserved)} available`,
+          { code: INSUFFICIENT_CREDITS },
+        );
       }
       return [{ type: 'SpeechRequestStarted', data }];
     }
@@ -89,7 +177,21 @@ export function decide(command: OrganizationCommand, state: OrganizationState): 
       if (!started) return [];
       const charged = Math.min(command.charactersSpoken, started.characters, state.credits);
       const { speechId, requestId, charactersSpoken, audioDurationMs, outcome, at } = command;
-      return [{ type: 'SpeechRequestFinished', data: { speechId, requestId, charactersSpoken, charged, balance: state.credits - charged, audioDurationMs, outcome, at } }];
+      return [
+        {
+          type: 'SpeechRequestFinished',
+          data: {
+            speechId,
+            requestId,
+            charactersSpoken,
+            charged,
+            balance: state.credits - charged,
+            audioDurationMs,
+            outcome,
+            at,
+          },
+        },
+      ];
     }
     default:
       return assertNever(command);
@@ -108,7 +210,13 @@ export function evolve(state: OrganizationState, event: OrganizationEvent): Orga
       return state;
     case 'SpeechRequestStarted':
       if (state.status !== 'registered') return state;
-      return { ...state, activeSpeech: { ...state.activeSpeech, [event.data.speechId]: { characters: event.data.characters, leaseUntil: event.data.leaseUntil } } };
+      return {
+        ...state,
+        activeSpeech: {
+          ...state.activeSpeech,
+          [event.data.speechId]: { characters: event.data.characters, leaseUntil: event.data.leaseUntil },
+        },
+      };
     case 'SpeechRequestFinished': {
       if (state.status !== 'registered') return state;
       const { [event.data.speechId]: _done, ...activeSpeech } = state.activeSpeech;

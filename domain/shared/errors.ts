@@ -16,7 +16,8 @@ export class DomainError extends Error {
   }
 }
 
-export const invalid = (message: string, details?: Record<string, unknown>) => new DomainError('invalid', message, details);
+export const invalid = (message: string, details?: Record<string, unknown>) =>
+  new DomainError('invalid', message, details);
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);
 export const conflict = (message: string) => new DomainError('conflict', message);

@@ -22,7 +22,8 @@ export type WebhookEventName = (typeof WEBHOOK_EVENTS)[keyof typeof WEBHOOK_EVEN
 export type RetryPolicy = { baseMs: number; maxAttempts: number };
 
 /** When attempt `attempt + 1` falls due after attempt `attempt` failed at `at`: base × 2^(attempt-1). */
-export const nextAttemptAt = (at: string, attempt: number, policy: RetryPolicy) => new Date(Date.parse(at) + policy.baseMs * 2 ** (attempt - 1)).toISOString();
+export const nextAttemptAt = (at: string, attempt: number, policy: RetryPolicy) =>
+  new Date(Date.parse(at) + policy.baseMs * 2 ** (attempt - 1)).toISOString();
 
 export type DeliveryTarget = {
   deliveryId: string;
@@ -48,7 +49,15 @@ export type WebhookDeliveryCommand =
   | ({ type: 'ScheduleWebhookDelivery'; at: string } & DeliveryTarget)
   | { type: 'StartWebhookAttempt'; attempt: number; at: string; leaseUntil: string }
   | { type: 'RecordWebhookDelivered'; attempt: number; statusCode: number; durationMs: number; at: string }
-  | { type: 'RecordWebhookAttemptFailed'; attempt: number; statusCode: number | null; error: string; durationMs: number; at: string; policy: RetryPolicy }
+  | {
+      type: 'RecordWebhookAttemptFailed';
+      attempt: number;
+      statusCode: number | null;
+      error: string;
+      durationMs: number;
+      at: string;
+      policy: RetryPolicy;
+    }
   /** Gives a claimed attempt back unmade or cut short (the service is stopping): it is made again. */
   | { type: 'ReleaseWebhookAttempt'; attempt: number; reason: string; at: string }
   | { type: 'AbandonWebhookDelivery'; reason: string; at: string };
@@ -56,12 +65,33 @@ export type WebhookDeliveryCommand =
 export type WebhookDeliveryEvent =
   | { type: 'WebhookDeliveryScheduled'; data: DeliveryTarget & { at: string } }
   | { type: 'WebhookAttemptStarted'; data: { deliveryId: string; attempt: number; at: string; leaseUntil: string } }
-  | { type: 'WebhookDelivered'; data: { deliveryId: string; attempt: number; statusCode: number; durationMs: number; at: string } }
-  | { type: 'WebhookAttemptFailed'; data: { deliveryId: string; attempt: number; statusCode: number | null; error: string; durationMs: number; at: string; nextAttemptAt: string | null } }
+  | {
+      type: 'WebhookDelivered';
+      data: { deliveryId: string; attempt: number; statusCode: number; durationMs: number; at: string };
+    }
+  | {
+      type: 'WebhookAttemptFailed';
+      data: {
+        deliveryId: string;
+        attempt: number;
+        statusCode: number | null;
+        error: string;
+        durationMs: number;
+        at: string;
+        nextAttemptAt: string | null;
+      };
+    }
   | { type: 'WebhookAttemptReleased'; data: { deliveryId: string; attempt: number; reason: string; at: string } }
   | { type: 'WebhookDeliveryAbandoned'; data: { deliveryId: string; attempts: number; reason: string; at: string } };
 
-export const webhookDeliveryEventTypes = ['WebhookDeliveryScheduled', 'WebhookAttemptStarted', 'WebhookDelivered', 'WebhookAttemptFailed', 'WebhookAttemptReleased', 'WebhookDeliveryAbandoned'] as const satisfies readonly WebhookDeliveryEvent['type'][];
+export const webhookDeliveryEventTypes = [
+  'WebhookDeliveryScheduled',
+  'WebhookAttemptStarted',
+  'WebhookDelivered',
+  'WebhookAttemptFailed',
+  'WebhookAttemptReleased',
+  'WebhookDeliveryAbandoned',
+] as const satisfies readonly WebhookDeliveryEvent['type'][];
 
 const later = (a: string, b: string) => Date.parse(a) > Date.parse(b);
 
@@ -80,26 +110,71 @@ export function decide(command: WebhookDeliveryCommand, state: WebhookDeliverySt
     case 'StartWebhookAttempt': {
       if (command.attempt !== state.failedAttempts + 1 || later(state.dueAt, command.at)) return [];
       if (inFlight && later(inFlight.leaseUntil, command.at)) return [];
-      return [{ type: 'WebhookAttemptStarted', data: { deliveryId, attempt: command.attempt, at: command.at, leaseUntil: command.leaseUntil } }];
+      return [
+        {
+          type: 'WebhookAttemptStarted',
+          data: { deliveryId, attempt: command.attempt, at: command.at, leaseUntil: command.leaseUntil },
+        },
+      ];
     }
     case 'RecordWebhookDelivered':
       if (inFlight?.attempt !== command.attempt) return [];
-      return [{ type: 'WebhookDelivered', data: { deliveryId, attempt: command.attempt, statusCode: command.statusCode, durationMs: command.durationMs, at: command.at } }];
+      return [
+        {
+          type: 'WebhookDelivered',
+          data: {
+            deliveryId,
+            attempt: command.attempt,
+            statusCode: command.statusCode,
+            durationMs: command.durationMs,
+            at: command.at,
+          },
+        },
+      ];
     case 'RecordWebhookAttemptFailed': {
       if (inFlight?.attempt !== command.attempt) return [];
       const last = command.attempt >= command.policy.maxAttempts;
       const failed: WebhookDeliveryEvent = {
         type: 'WebhookAttemptFailed',
-        data: { deliveryId, attempt: command.attempt, statusCode: command.statusCode, error: command.error, durationMs: command.durationMs, at: command.at, nextAttemptAt: last ? null : nextAttemptAt(command.at, command.attempt, command.policy) },
+        data: {
+          deliveryId,
+          attempt: command.attempt,
+          statusCode: command.statusCode,
+          error: command.error,
+          durationMs: command.durationMs,
+          at: command.at,
+          nextAttemptAt: last ? null : nextAttemptAt(command.at, command.attempt, command.policy),
+        },
       };
       if (!last) return [failed];
-      return [failed, { type: 'WebhookDeliveryAbandoned', data: { deliveryId, attempts: command.attempt, reason: `No 200 answer after ${command.attempt} attempts`, at: command.at } }];
+      return [
+        failed,
+        {
+          type: 'WebhookDeliveryAbandoned',
+          data: {
+            deliveryId,
+            attempts: command.attempt,
+            reason: `No 200 answer after ${command.attempt} attempts`,
+            at: command.at,
+          },
+        },
+      ];
     }
     case 'ReleaseWebhookAttempt':
       if (inFlight?.attempt !== command.attempt) return [];
-      return [{ type: 'WebhookAttemptReleased', data: { deliveryId, attempt: command.attempt, reason: command.reason, at: command.at } }];
+      return [
+        {
+          type: 'WebhookAttemptReleased',
+          data: { deliveryId, attempt: command.attempt, reason: command.reason, at: command.at },
+        },
+      ];
     case 'AbandonWebhookDelivery':
-      return [{ type: 'WebhookDeliveryAbandoned', data: { deliveryId, attempts: state.failedAttempts, reason: command.reason, at: command.at } }];
+      return [
+        {
+          type: 'WebhookDeliveryAbandoned',
+          data: { deliveryId, attempts: state.failedAttempts, reason: command.reason, at: command.at },
+        },
+      ];
     default:
       return assertNever(command);
   }
@@ -112,15 +187,31 @@ export function evolve(state: WebhookDeliveryState, event: WebhookDeliveryEvent)
       return { status: 'pending', ...target, dueAt: at, failedAttempts: 0, inFlight: null };
     }
     case 'WebhookAttemptStarted':
-      return state.status !== 'pending' ? state : { ...state, inFlight: { attempt: event.data.attempt, startedAt: event.data.at, leaseUntil: event.data.leaseUntil } };
+      return state.status !== 'pending'
+        ? state
+        : {
+            ...state,
+            inFlight: { attempt: event.data.attempt, startedAt: event.data.at, leaseUntil: event.data.leaseUntil },
+          };
     case 'WebhookDelivered':
-      return state.status !== 'pending' ? state : { ...targetOf(state), status: 'delivered', failedAttempts: state.failedAttempts };
+      return state.status !== 'pending'
+        ? state
+        : { ...targetOf(state), status: 'delivered', failedAttempts: state.failedAttempts };
     case 'WebhookAttemptFailed':
-      return state.status !== 'pending' ? state : { ...state, failedAttempts: event.data.attempt, inFlight: null, dueAt: event.data.nextAttemptAt ?? state.dueAt };
+      return state.status !== 'pending'
+        ? state
+        : {
+            ...state,
+            failedAttempts: event.data.attempt,
+            inFlight: null,
+            dueAt: event.data.nextAttemptAt ?? state.dueAt,
+          };
     case 'WebhookAttemptReleased':
       return state.status !== 'pending' ? state : { ...state, inFlight: null };
     case 'WebhookDeliveryAbandoned':
-      return state.status !== 'pending' ? state : { ...targetOf(state), status: 'abandoned', failedAttempts: state.failedAttempts };
+      return state.status !== 'pending'
+        ? state
+        : { ...targetOf(state), status: 'abandoned', failedAttempts: state.failedAttempts };
     default:
       return assertNever(event);
   }

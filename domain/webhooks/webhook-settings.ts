@@ -22,7 +22,13 @@ export type WebhookSettings = { url: string; secret: string; enabled: boolean };
 export type WebhookSettingsState =
   | { status: 'none' }
   /** `enabledSince`: when deliveries were last switched on (null while off); calls and chats ending earlier are not delivered. */
-  | ({ status: 'configured'; organizationId: string; createdAt: string; updatedAt: string; enabledSince: string | null } & WebhookSettings);
+  | ({
+      status: 'configured';
+      organizationId: string;
+      createdAt: string;
+      updatedAt: string;
+      enabledSince: string | null;
+    } & WebhookSettings);
 
 export type WebhookSettingsCommand =
   | {
@@ -42,14 +48,19 @@ export type WebhookSettingsEvent =
   | { type: 'WebhookConfigured'; data: { organizationId: string; at: string } & WebhookSettings }
   | { type: 'WebhookRemoved'; data: { organizationId: string; at: string } };
 
-export const webhookSettingsEventTypes = ['WebhookConfigured', 'WebhookRemoved'] as const satisfies readonly WebhookSettingsEvent['type'][];
+export const webhookSettingsEventTypes = [
+  'WebhookConfigured',
+  'WebhookRemoved',
+] as const satisfies readonly WebhookSettingsEvent['type'][];
 
 /**
  * The data fields of each event type that hold a secret: no view of the history shows them (they are
  * masked as `maskSecret` does). Field names are checked against the event's data. A feature whose
  * events carry a credential declares its own beside its events.
  */
-export type SecretFields<E extends DomainEvent> = { readonly [T in E['type']]?: readonly (keyof Extract<E, { type: T }>['data'] & string)[] };
+export type SecretFields<E extends DomainEvent> = {
+  readonly [T in E['type']]?: readonly (keyof Extract<E, { type: T }>['data'] & string)[];
+};
 
 /** The signing secret: a receiver trusts whoever knows it, so it is shown once, to whoever set it. */
 export const webhookSettingsSecretFields: SecretFields<WebhookSettingsEvent> = { WebhookConfigured: ['secret'] };
@@ -78,7 +89,9 @@ function secretProblem(secret: string): string | null {
 export function decide(command: WebhookSettingsCommand, state: WebhookSettingsState): WebhookSettingsEvent[] {
   switch (command.type) {
     case 'ConfigureWebhook': {
-      const errors = [urlProblem(command.url), command.secret === null ? null : secretProblem(command.secret)].filter((e): e is string => e !== null);
+      const errors = [urlProblem(command.url), command.secret === null ? null : secretProblem(command.secret)].filter(
+        (e): e is string => e !== null,
+      );
       if (errors.length > 0) throw invalid('Validation failed', { errors });
       const current = state.status === 'configured' ? state : null;
       const settings: WebhookSettings = {
@@ -86,8 +99,16 @@ export function decide(command: WebhookSettingsCommand, state: WebhookSettingsSt
         secret: command.secret ?? current?.secret ?? command.generatedSecret,
         enabled: command.enabled ?? current?.enabled ?? true,
       };
-      if (current && current.url === settings.url && current.secret === settings.secret && current.enabled === settings.enabled) return [];
-      return [{ type: 'WebhookConfigured', data: { organizationId: command.organizationId, ...settings, at: command.at } }];
+      if (
+        current &&
+        current.url === settings.url &&
+        current.secret === settings.secret &&
+        current.enabled === settings.enabled
+      )
+        return [];
+      return [
+        { type: 'WebhookConfigured', data: { organizationId: command.organizationId, ...settings, at: command.at } },
+      ];
     }
     case 'RemoveWebhook':
       if (state.status === 'none') throw notFound(WEBHOOK_NOT_CONFIGURED);

@@ -17,7 +17,12 @@ function matches(step: BranchStep, outcome: ContactOutcome | null, equals: strin
 }
 
 /** The case a branch takes (its `equals`, or null for `otherwise`/falling through) and the index it goes to. */
-export function branchTarget(steps: readonly WorkflowStep[], index: number, step: BranchStep, outcome: ContactOutcome | null): { matched: string | null; next: number | null } {
+export function branchTarget(
+  steps: readonly WorkflowStep[],
+  index: number,
+  step: BranchStep,
+  outcome: ContactOutcome | null,
+): { matched: string | null; next: number | null } {
   const taken = step.cases.find((c) => matches(step, outcome, c.equals));
   if (taken) return { matched: taken.equals, next: targetIndex(steps, taken.goTo) };
   if (step.otherwise !== undefined) return { matched: null, next: targetIndex(steps, step.otherwise) };
@@ -25,4 +30,5 @@ export function branchTarget(steps: readonly WorkflowStep[], index: number, step
 }
 
 /** The step after `index`, or null after the last one (the run is complete). */
-export const nextInList = (steps: readonly WorkflowStep[], index: number): number | null => (index + 1 < steps.length ? index + 1 : null);
+export const nextInList = (steps: readonly WorkflowStep[], index: number): number | null =>
+  index + 1 < steps.length ? index + 1 : null;

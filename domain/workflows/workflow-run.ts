@@ -46,17 +46,17 @@ type Visit = { index: number; visit: number; started: boolean; dueAt: string | n
 
 /** A run that has started (and may have ended). */
 export type StartedRun = RunTarget & {
-      status: 'running' | 'completed' | 'failed';
-      visits: number;
-      /** The visit in progress (or to be claimed); null once the run ended. */
-      current: Visit | null;
-      /** Contacts the run made, with their outcome once they ended. */
-      contacts: Record<string, ContactOutcome | null>;
-      /** The latest contact step: the contact it made, or the outcome of a contact that could not be made. */
-      latest: { contactId: string } | { failed: ContactOutcome } | null;
-      /** The outcome of the latest wait_for_outcome: what a branch reads. */
-      lastOutcome: ContactOutcome | null;
-    };
+  status: 'running' | 'completed' | 'failed';
+  visits: number;
+  /** The visit in progress (or to be claimed); null once the run ended. */
+  current: Visit | null;
+  /** Contacts the run made, with their outcome once they ended. */
+  contacts: Record<string, ContactOutcome | null>;
+  /** The latest contact step: the contact it made, or the outcome of a contact that could not be made. */
+  latest: { contactId: string } | { failed: ContactOutcome } | null;
+  /** The outcome of the latest wait_for_outcome: what a branch reads. */
+  lastOutcome: ContactOutcome | null;
+};
 
 export type RunState = { status: 'none' } | StartedRun;
 
@@ -64,20 +64,55 @@ type Running = StartedRun;
 
 export type RunCommand =
   | ({ type: 'StartWorkflowRun'; at: string } & RunTarget)
-  | { type: 'StartStep'; index: number; visit: number; /** The id a contact step gives its call or chat (derived from run and visit). */ contactId: string; at: string }
+  | {
+      type: 'StartStep';
+      index: number;
+      visit: number;
+      /** The id a contact step gives its call or chat (derived from run and visit). */ contactId: string;
+      at: string;
+    }
   | { type: 'CompleteStep'; visit: number; placement: Placement; at: string }
   | ({ type: 'RecordContactEnded'; contactId: string; at: string } & ContactOutcome)
   | { type: 'EndWait'; visit: number; at: string };
 
 export type RunEvent =
   | { type: 'WorkflowRunStarted'; data: RunTarget & { at: string } }
-  | { type: 'WorkflowStepStarted'; data: { runId: string; index: number; visit: number; stepType: StepType; contactId: string | null; dueAt: string | null; at: string } }
-  | { type: 'WorkflowStepCompleted'; data: { runId: string; index: number; visit: number; stepType: StepType; outcome: StepOutcome; next: number | null; at: string } }
+  | {
+      type: 'WorkflowStepStarted';
+      data: {
+        runId: string;
+        index: number;
+        visit: number;
+        stepType: StepType;
+        contactId: string | null;
+        dueAt: string | null;
+        at: string;
+      };
+    }
+  | {
+      type: 'WorkflowStepCompleted';
+      data: {
+        runId: string;
+        index: number;
+        visit: number;
+        stepType: StepType;
+        outcome: StepOutcome;
+        next: number | null;
+        at: string;
+      };
+    }
   | { type: 'WorkflowContactEnded'; data: { runId: string; contactId: string; at: string } & ContactOutcome }
   | { type: 'WorkflowRunCompleted'; data: { runId: string; at: string } }
   | { type: 'WorkflowRunFailed'; data: { runId: string; reason: string; at: string } };
 
-export const workflowRunEventTypes = ['WorkflowRunStarted', 'WorkflowStepStarted', 'WorkflowStepCompleted', 'WorkflowContactEnded', 'WorkflowRunCompleted', 'WorkflowRunFailed'] as const satisfies readonly RunEvent['type'][];
+export const workflowRunEventTypes = [
+  'WorkflowRunStarted',
+  'WorkflowStepStarted',
+  'WorkflowStepCompleted',
+  'WorkflowContactEnded',
+  'WorkflowRunCompleted',
+  'WorkflowRunFailed',
+] as const satisfies readonly RunEvent['type'][];
 
 const addSeconds = (at: string, seconds: number) => new Date(Date.parse(at) + seconds * 1000).toISOString();
 
@@ -92,9 +127,13 @@ function latestOutcome(state: Running): ContactOutcome | 'pending' | null {
 function complete(state: Running, outcome: StepOutcome, next: number | null, at: string): RunEvent[] {
   const visit = state.current!;
   const { runId, steps } = state;
-  const completed: RunEvent = { type: 'WorkflowStepCompleted', data: { runId, index: visit.index, visit: visit.visit, stepType: steps[visit.index]!.type, outcome, next, at } };
+  const completed: RunEvent = {
+    type: 'WorkflowStepCompleted',
+    data: { runId, index: visit.index, visit: visit.visit, stepType: steps[visit.index]!.type, outcome, next, at },
+  };
   if (next === null) return [completed, { type: 'WorkflowRunCompleted', data: { runId, at } }];
-  if (state.visits >= MAX_STEP_VISITS) return [completed, { type: 'WorkflowRunFailed', data: { runId, reason: LOOP_FAILURE, at } }];
+  if (state.visits >= MAX_STEP_VISITS)
+    return [completed, { type: 'WorkflowRunFailed', data: { runId, reason: LOOP_FAILURE, at } }];
   return [completed];
 }
 
@@ -102,8 +141,14 @@ function complete(state: Running, outcome: StepOutcome, next: number | null, at:
 function startStep(state: Running, command: Extract<RunCommand, { type: 'StartStep' }>): RunEvent[] {
   const { index, visit, at } = command;
   const step = state.steps[index]!;
-  const started = (contactId: string | null, dueAt: string | null): RunEvent => ({ type: 'WorkflowStepStarted', data: { runId: state.runId, index, visit, stepType: step.type, contactId, dueAt, at } });
-  const andComplete = (start: RunEvent, outcome: StepOutcome, next: number | null) => [start, ...complete(evolve(state, start) as Running, outcome, next, at)];
+  const started = (contactId: string | null, dueAt: string | null): RunEvent => ({
+    type: 'WorkflowStepStarted',
+    data: { runId: state.runId, index, visit, stepType: step.type, contactId, dueAt, at },
+  });
+  const andComplete = (start: RunEvent, outcome: StepOutcome, next: number | null) => [
+    start,
+    ...complete(evolve(state, start) as Running, outcome, next, at),
+  ];
   switch (step.type) {
     case 'place_call':
     case 'send_chat':
@@ -113,8 +158,13 @@ function startStep(state: Running, command: Extract<RunCommand, { type: 'StartSt
     case 'wait_for_outcome': {
       const contactId = state.latest && 'contactId' in state.latest ? state.latest.contactId : null;
       const known = latestOutcome(state);
-      if (known === 'pending') return [started(contactId, step.timeoutSeconds === undefined ? null : addSeconds(at, step.timeoutSeconds))];
-      return andComplete(started(contactId, null), { result: 'ended', contactId, ...(known ?? { status: 'none', disposition: null }) }, nextInList(state.steps, index));
+      if (known === 'pending')
+        return [started(contactId, step.timeoutSeconds === undefined ? null : addSeconds(at, step.timeoutSeconds))];
+      return andComplete(
+        started(contactId, null),
+        { result: 'ended', contactId, ...(known ?? { status: 'none', disposition: null }) },
+        nextInList(state.steps, index),
+      );
     }
     case 'branch': {
       const { matched, next } = branchTarget(state.steps, index, step, state.lastOutcome);
@@ -151,7 +201,9 @@ export function decide(command: RunCommand, state: RunState): RunEvent[] {
       const running = startedVisit(state, command.visit);
       if (!running || !isContactStep(running.steps[running.current!.index]!)) return [];
       const { placement } = command;
-      const outcome: StepOutcome = placement.placed ? { result: 'placed', contactId: running.current!.contactId! } : { result: 'not_placed', error: placement.error, reason: placement.reason };
+      const outcome: StepOutcome = placement.placed
+        ? { result: 'placed', contactId: running.current!.contactId! }
+        : { result: 'not_placed', error: placement.error, reason: placement.reason };
       return complete(running, outcome, nextInList(running.steps, running.current!.index), command.at);
     }
     case 'RecordContactEnded': {
@@ -159,17 +211,31 @@ export function decide(command: RunCommand, state: RunState): RunEvent[] {
       const { type: _type, ...data } = command;
       const ended: RunEvent = { type: 'WorkflowContactEnded', data: { runId: state.runId, ...data } };
       const current = state.current;
-      const awaited = current?.started && current.contactId === command.contactId && state.steps[current.index]!.type === 'wait_for_outcome';
+      const awaited =
+        current?.started &&
+        current.contactId === command.contactId &&
+        state.steps[current.index]!.type === 'wait_for_outcome';
       if (!awaited) return [ended];
-      const outcome: StepOutcome = { result: 'ended', contactId: command.contactId, status: command.status, disposition: command.disposition };
-      return [ended, ...complete(evolve(state, ended) as Running, outcome, nextInList(state.steps, current.index), command.at)];
+      const outcome: StepOutcome = {
+        result: 'ended',
+        contactId: command.contactId,
+        status: command.status,
+        disposition: command.disposition,
+      };
+      return [
+        ended,
+        ...complete(evolve(state, ended) as Running, outcome, nextInList(state.steps, current.index), command.at),
+      ];
     }
     case 'EndWait': {
       const running = startedVisit(state, command.visit);
       if (!running || running.current!.dueAt === null) return [];
       const { index, contactId } = running.current!;
       const step = running.steps[index]!;
-      const outcome: StepOutcome = step.type === 'wait' ? { result: 'waited' } : { result: 'timeout', contactId, status: 'timeout', disposition: null };
+      const outcome: StepOutcome =
+        step.type === 'wait'
+          ? { result: 'waited' }
+          : { result: 'timeout', contactId, status: 'timeout', disposition: null };
       return complete(running, outcome, nextInList(running.steps, index), command.at);
     }
     default:
@@ -180,24 +246,55 @@ export function decide(command: RunCommand, state: RunState): RunEvent[] {
 export function evolve(state: RunState, event: RunEvent): RunState {
   if (event.type === 'WorkflowRunStarted') {
     const { at: _at, ...target } = event.data;
-    return { status: 'running', ...target, visits: 0, current: { index: 0, visit: 1, started: false, dueAt: null, contactId: null }, contacts: {}, latest: null, lastOutcome: null };
+    return {
+      status: 'running',
+      ...target,
+      visits: 0,
+      current: { index: 0, visit: 1, started: false, dueAt: null, contactId: null },
+      contacts: {},
+      latest: null,
+      lastOutcome: null,
+    };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'WorkflowStepStarted': {
       const { index, visit, contactId, dueAt, stepType } = event.data;
-      const contacts = contactId !== null && (stepType === 'place_call' || stepType === 'send_chat') ? { ...state.contacts, [contactId]: state.contacts[contactId] ?? null } : state.contacts;
-      return { ...state, visits: state.visits + 1, current: { index, visit, started: true, dueAt, contactId }, contacts };
+      const contacts =
+        contactId !== null && (stepType === 'place_call' || stepType === 'send_chat')
+          ? { ...state.contacts, [contactId]: state.contacts[contactId] ?? null }
+          : state.contacts;
+      return {
+        ...state,
+        visits: state.visits + 1,
+        current: { index, visit, started: true, dueAt, contactId },
+        contacts,
+      };
     }
     case 'WorkflowStepCompleted': {
       const { outcome, next, visit } = event.data;
-      const current = next === null ? null : { index: next, visit: visit + 1, started: false, dueAt: null, contactId: null };
-      const latest = outcome.result === 'placed' ? { contactId: outcome.contactId } : outcome.result === 'not_placed' ? { failed: { status: 'not_placed', disposition: null } } : state.latest;
-      const lastOutcome = outcome.result === 'ended' || outcome.result === 'timeout' ? { status: outcome.status, disposition: outcome.disposition } : state.lastOutcome;
+      const current =
+        next === null ? null : { index: next, visit: visit + 1, started: false, dueAt: null, contactId: null };
+      const latest =
+        outcome.result === 'placed'
+          ? { contactId: outcome.contactId }
+          : outcome.result === 'not_placed'
+            ? { failed: { status: 'not_placed', disposition: null } }
+            : state.latest;
+      const lastOutcome =
+        outcome.result === 'ended' || outcome.result === 'timeout'
+          ? { status: outcome.status, disposition: outcome.disposition }
+          : state.lastOutcome;
       return { ...state, current, latest, lastOutcome };
     }
     case 'WorkflowContactEnded':
-      return { ...state, contacts: { ...state.contacts, [event.data.contactId]: { status: event.data.status, disposition: event.data.disposition } } };
+      return {
+        ...state,
+        contacts: {
+          ...state.contacts,
+          [event.data.contactId]: { status: event.data.status, disposition: event.data.disposition },
+        },
+      };
     case 'WorkflowRunCompleted':
       return { ...state, status: 'completed', current: null };
     case 'WorkflowRunFailed':

@@ -33,7 +33,11 @@ export type WorkflowEvent =
   | { type: 'WorkflowUpdated'; data: { workflowId: string; changes: Partial<WorkflowDefinition>; at: string } }
   | { type: 'WorkflowDeleted'; data: { workflowId: string; at: string } };
 
-export const workflowEventTypes = ['WorkflowCreated', 'WorkflowUpdated', 'WorkflowDeleted'] as const satisfies readonly WorkflowEvent['type'][];
+export const workflowEventTypes = [
+  'WorkflowCreated',
+  'WorkflowUpdated',
+  'WorkflowDeleted',
+] as const satisfies readonly WorkflowEvent['type'][];
 
 export type LiveWorkflow = Extract<WorkflowState, { status: 'active' }>;
 
@@ -46,7 +50,8 @@ export function ownedWorkflow(state: WorkflowState, organizationId: string): Liv
 }
 
 /** The workflow a `workflowId` field may name: a live one of the organization, else null (deleted counts as absent). */
-export const usableWorkflow = (state: WorkflowState, organizationId: string): LiveWorkflow | null => (state.status === 'active' && state.organizationId === organizationId ? state : null);
+export const usableWorkflow = (state: WorkflowState, organizationId: string): LiveWorkflow | null =>
+  state.status === 'active' && state.organizationId === organizationId ? state : null;
 
 export function decide(command: WorkflowCommand, state: WorkflowState): WorkflowEvent[] {
   switch (command.type) {
@@ -61,7 +66,9 @@ export function decide(command: WorkflowCommand, state: WorkflowState): Workflow
       if (command.changes.steps !== undefined) checkSteps(command.changes.steps);
       const changes = changedFields(workflow, command.changes);
       // Values equal to the current ones change nothing: the request succeeds without a new event.
-      return Object.keys(changes).length === 0 ? [] : [{ type: 'WorkflowUpdated', data: { workflowId: workflow.workflowId, changes, at: command.at } }];
+      return Object.keys(changes).length === 0
+        ? []
+        : [{ type: 'WorkflowUpdated', data: { workflowId: workflow.workflowId, changes, at: command.at } }];
     }
     case 'DeleteWorkflow': {
       const { workflowId } = ownedWorkflow(state, command.organizationId);
@@ -87,7 +94,14 @@ function changedFields(current: WorkflowDefinition, given: Partial<WorkflowDefin
 /** Structural equality of JSON values; the order of an object's keys does not matter. */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  )
+    return false;
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   const keys = Object.keys(left).filter((k) => left[k] !== undefined);
@@ -104,7 +118,9 @@ export function evolve(state: WorkflowState, event: WorkflowEvent): WorkflowStat
     case 'WorkflowUpdated':
       return state.status === 'active' ? { ...state, ...event.data.changes } : state;
     case 'WorkflowDeleted':
-      return state.status === 'none' ? state : { status: 'deleted', workflowId: state.workflowId, organizationId: state.organizationId };
+      return state.status === 'none'
+        ? state
+        : { status: 'deleted', workflowId: state.workflowId, organizationId: state.organizationId };
     default:
       return assertNever(event);
   }

@@ -5,7 +5,12 @@
  */
 import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 
-export type VerifiedToken = { organizationId: string; subject: string; scopes: ReadonlySet<string> | null; expiresAt: number | null };
+export type VerifiedToken = {
+  organizationId: string;
+  subject: string;
+  scopes: ReadonlySet<string> | null;
+  expiresAt: number | null;
+};
 
 export type JwtSettings = { secret: string; jwksUrl: string | null; issuer: string | null; audience: string | null };
 
@@ -44,7 +49,13 @@ export function tokenVerifier(settings: JwtSettings): (token: string) => Promise
 
 export function tokenSigner(secret: string, settings: { issuer: string | null; audience: string | null }) {
   const key = new TextEncoder().encode(secret);
-  return async (claims: { organizationId: string; subject: string; scopes: string[] | null; tokenId: string; expiresInSeconds: number }): Promise<string> => {
+  return async (claims: {
+    organizationId: string;
+    subject: string;
+    scopes: string[] | null;
+    tokenId: string;
+    expiresInSeconds: number;
+  }): Promise<string> => {
     let jwt = new SignJWT({ org: claims.organizationId, ...(claims.scopes && { scope: claims.scopes.join(' ') }) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.subject)
@@ -61,7 +72,11 @@ export function tokenSigner(secret: string, settings: { issuer: string | null; a
  * Remembers tokens already verified, until they expire (at most five minutes), so a client reusing
  * its token does not pay for the signature check on every request. Only successes are kept.
  */
-export function cachedVerifier(verify: (token: string) => Promise<VerifiedToken | null>, now: () => number = Date.now, limit = 10_000) {
+export function cachedVerifier(
+  verify: (token: string) => Promise<VerifiedToken | null>,
+  now: () => number = Date.now,
+  limit = 10_000,
+) {
   const cache = new Map<string, { token: VerifiedToken; until: number }>();
   return async (token: string): Promise<VerifiedToken | null> => {
     const hit = cache.get(token);

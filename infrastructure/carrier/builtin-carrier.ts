@@ -14,7 +14,12 @@ import type { SimulatedCall } from '../../domain/calls/simulation/types';
 import { timelines, type Until } from '../simulation/timelines';
 
 /** Renders and stores a conversation's audio; answers the recording id, or null when there is none. */
-export type RecordConversation = (call: { callId: string; language: LanguageCode; agentVoiceId: string; turns: { speaker: 'BOT' | 'HUMAN'; message: string }[] }) => Promise<string | null>;
+export type RecordConversation = (call: {
+  callId: string;
+  language: LanguageCode;
+  agentVoiceId: string;
+  turns: { speaker: 'BOT' | 'HUMAN'; message: string }[];
+}) => Promise<string | null>;
 
 export type BuiltinCarrierOptions = {
   reports: CarrierReports;
@@ -28,7 +33,9 @@ export type BuiltinCarrierOptions = {
 
 const DIAL_SECONDS = 1;
 
-export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvider & { idle(): Promise<void>; stop(): Promise<void> } {
+export function builtinCarrier(
+  options: BuiltinCarrierOptions,
+): TelephonyProvider & { idle(): Promise<void>; stop(): Promise<void> } {
   const calls = timelines({ speed: options.speed, now: options.now, logger: options.logger, what: 'carrier' });
 
   /** Plays a call's simulated timeline, reporting each step when the timeline reaches it. */
@@ -39,13 +46,19 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
       at: request.at,
       organizationType: request.organizationType,
       customer: request.customer,
-      agent: { name: request.agent.name, ...(request.agent.language && isLanguageCode(request.agent.language) && { language: request.agent.language }), greeting: request.agent.greeting, lines: request.agent.lines },
+      agent: {
+        name: request.agent.name,
+        ...(request.agent.language && isLanguageCode(request.agent.language) && { language: request.agent.language }),
+        greeting: request.agent.greeting,
+        lines: request.agent.lines,
+      },
       dispositions: request.dispositions,
       defaultLanguage: language,
     });
     const start = Date.parse(request.at);
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
-    const report = (r: Parameters<CarrierReports['receive']>[0]) => options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.callId}` });
+    const report = (r: Parameters<CarrierReports['receive']>[0]) =>
+      options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.callId}` });
 
     const pickedUp = DIAL_SECONDS + call.ringSeconds;
     const endsAt = pickedUp + call.durationSeconds;
@@ -63,7 +76,17 @@ export function builtinCarrier(options: BuiltinCarrierOptions): TelephonyProvide
 
   async function ending(request: DialRequest, call: SimulatedCall): Promise<CallEnding> {
     const transcript = call.turns.map(({ speaker, message }) => ({ speaker, message }));
-    const recordingId = transcript.length > 0 && options.record ? await options.record({ callId: request.callId, language: call.language, agentVoiceId: request.agent.voiceId, turns: transcript }).catch(() => null) : null;
+    const recordingId =
+      transcript.length > 0 && options.record
+        ? await options
+            .record({
+              callId: request.callId,
+              language: call.language,
+              agentVoiceId: request.agent.voiceId,
+              turns: transcript,
+            })
+            .catch(() => null)
+        : null;
     return {
       status: call.outcome === 'answered' ? 'Completed' : call.outcome === 'failed' ? 'Failed' : 'No Contact',
       reason: call.endReason,

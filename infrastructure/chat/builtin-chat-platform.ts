@@ -19,7 +19,9 @@ export type BuiltinChatPlatformOptions = {
   now?: () => Date;
 };
 
-export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPlatform & { resume(request: ChatSendRequest): Promise<void>; idle(): Promise<void>; stop(): Promise<void> } {
+export function builtinChatPlatform(
+  options: BuiltinChatPlatformOptions,
+): ChatPlatform & { resume(request: ChatSendRequest): Promise<void>; idle(): Promise<void>; stop(): Promise<void> } {
   const messages = timelines({ speed: options.speed, now: options.now, logger: options.logger, what: 'chat platform' });
 
   /** Plays a message's simulated timeline, reporting each step when the timeline reaches it. */
@@ -35,20 +37,42 @@ export function builtinChatPlatform(options: BuiltinChatPlatformOptions): ChatPl
     });
     const start = Date.parse(request.at);
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
-    const report = (r: ChatReport) => options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.messageId}` });
+    const report = (r: ChatReport) =>
+      options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.messageId}` });
     const { messageId } = request;
     for (const step of chat.steps) {
       await until(step.afterSeconds);
       const when = at(step.afterSeconds);
       switch (step.kind) {
         case 'status':
-          await report({ messageId, kind: 'status', status: step.status, at: when, platformMsgId: chat.platformMsgId, ...(step.status === 'Failed' && { errors: step.errors }) });
+          await report({
+            messageId,
+            kind: 'status',
+            status: step.status,
+            at: when,
+            platformMsgId: chat.platformMsgId,
+            ...(step.status === 'Failed' && { errors: step.errors }),
+          });
           break;
         case 'message':
-          await report({ messageId, kind: 'message', entryId: step.entryId, role: step.role, content: step.content, at: when });
+          await report({
+            messageId,
+            kind: 'message',
+            entryId: step.entryId,
+            role: step.role,
+            content: step.content,
+            at: when,
+          });
           break;
         case 'closed':
-          await report({ messageId, kind: 'closed', at: when, reason: step.reason, disposition: step.disposition, summary: step.summary });
+          await report({
+            messageId,
+            kind: 'closed',
+            at: when,
+            reason: step.reason,
+            disposition: step.disposition,
+            summary: step.summary,
+          });
           break;
       }
     }

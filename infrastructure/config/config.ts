@@ -45,11 +45,17 @@ export class ConfigError extends Error {}
 
 const oneOf = <T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T => {
   if (value === undefined || value === '') return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
   return value as T;
 };
 
-const numberFrom = (name: string, value: string | undefined, fallback: number, check: (n: number) => boolean): number => {
+const numberFrom = (
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  check: (n: number) => boolean,
+): number => {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || !check(n)) throw new ConfigError(`${name} is not valid: "${value}"`);
@@ -61,11 +67,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const eventStore = oneOf('EVENT_STORE', env.EVENT_STORE, ['sqlite', 'memory', 'eventstoredb'] as const, 'sqlite');
   const readStore = oneOf('READ_STORE', env.READ_STORE, ['sqlite', 'memory', 'mongodb'] as const, 'sqlite');
-  if (eventStore === 'eventstoredb' && !env.EVENTSTOREDB_URL) throw new ConfigError('EVENTSTOREDB_URL is required when EVENT_STORE=eventstoredb');
-  if (readStore === 'mongodb' && !env.MONGODB_URL) throw new ConfigError('MONGODB_URL is required when READ_STORE=mongodb');
+  if (eventStore === 'eventstoredb' && !env.EVENTSTOREDB_URL)
+    throw new ConfigError('EVENTSTOREDB_URL is required when EVENT_STORE=eventstoredb');
+  if (readStore === 'mongodb' && !env.MONGODB_URL)
+    throw new ConfigError('MONGODB_URL is required when READ_STORE=mongodb');
   const secrets = resolveSecrets(env, dataDir, production);
-  const services = new Set((env.SERVICES || 'speech,agent').split(',').map((s) => s.trim()).filter(Boolean));
-  for (const s of services) if (s !== 'speech' && s !== 'agent') throw new ConfigError(`SERVICES may list speech and agent (got "${s}")`);
+  const services = new Set(
+    (env.SERVICES || 'speech,agent')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+  for (const s of services)
+    if (s !== 'speech' && s !== 'agent') throw new ConfigError(`SERVICES may list speech and agent (got "${s}")`);
   return {
     port: numberFrom('PORT', env.PORT, 8080, (n) => Number.isInteger(n) && n >= 0 && n < 65536),
     dataDir,
@@ -82,18 +96,54 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, ['debug', 'info', 'warn', 'error'] as const, 'info'),
     services: services as ReadonlySet<'speech' | 'agent'>,
     maxBodyBytes: numberFrom('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 16 * 1024 * 1024, (n) => n > 0),
-    readYourWritesTimeoutMs: numberFrom('READ_YOUR_WRITES_TIMEOUT_MS', env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, (n) => n >= 0),
+    readYourWritesTimeoutMs: numberFrom(
+      'READ_YOUR_WRITES_TIMEOUT_MS',
+      env.READ_YOUR_WRITES_TIMEOUT_MS,
+      5000,
+      (n) => n >= 0,
+    ),
     carrierWebhookSecret: env.CARRIER_WEBHOOK_SECRET || null,
     chatWebhookSecret: env.CHAT_WEBHOOK_SECRET || null,
     maxSpeechChars: numberFrom('MAX_SPEECH_CHARS', env.MAX_SPEECH_CHARS, 5000, (n) => Number.isInteger(n) && n > 0),
-    speechWorkers: env.SPEECH_WORKERS ? numberFrom('SPEECH_WORKERS', env.SPEECH_WORKERS, 0, (n) => Number.isInteger(n) && n > 0) : undefined,
-    speechWarmUpRounds: env.SPEECH_WARM_UP_ROUNDS ? numberFrom('SPEECH_WARM_UP_ROUNDS', env.SPEECH_WARM_UP_ROUNDS, 0, (n) => Number.isInteger(n) && n >= 0) : undefined,
-    webhookRetryBaseMs: numberFrom('WEBHOOK_RETRY_BASE_MS', env.WEBHOOK_RETRY_BASE_MS, 30_000, (n) => Number.isInteger(n) && n > 0),
-    webhookMaxAttempts: numberFrom('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 10, (n) => Number.isInteger(n) && n >= 1 && n <= 100),
-    webhookTimeoutMs: numberFrom('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, (n) => Number.isInteger(n) && n > 0),
-    webhookAllowPrivateNetworks: oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, ['true', 'false'] as const, 'false') === 'true',
+    speechWorkers: env.SPEECH_WORKERS
+      ? numberFrom('SPEECH_WORKERS', env.SPEECH_WORKERS, 0, (n) => Number.isInteger(n) && n > 0)
+      : undefined,
+    speechWarmUpRounds: env.SPEECH_WARM_UP_ROUNDS
+      ? numberFrom('SPEECH_WARM_UP_ROUNDS', env.SPEECH_WARM_UP_ROUNDS, 0, (n) => Number.isInteger(n) && n >= 0)
+      : undefined,
+    webhookRetryBaseMs: numberFrom(
+      'WEBHOOK_RETRY_BASE_MS',
+      env.WEBHOOK_RETRY_BASE_MS,
+      30_000,
+      (n) => Number.isInteger(n) && n > 0,
+    ),
+    webhookMaxAttempts: numberFrom(
+      'WEBHOOK_MAX_ATTEMPTS',
+      env.WEBHOOK_MAX_ATTEMPTS,
+      10,
+      (n) => Number.isInteger(n) && n >= 1 && n <= 100,
+    ),
+    webhookTimeoutMs: numberFrom(
+      'WEBHOOK_TIMEOUT_MS',
+      env.WEBHOOK_TIMEOUT_MS,
+      10_000,
+      (n) => Number.isInteger(n) && n > 0,
+    ),
+    webhookAllowPrivateNetworks:
+      oneOf(
+        'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+        env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        ['true', 'false'] as const,
+        'false',
+      ) === 'true',
     // 60 s to 30 days; CHAT_INACTIVITY_ALLOW_SHORT_TIMEOUT=true lets tests go down to 1 s.
-    chatInactivityTimeoutSeconds: numberFrom('CHAT_INACTIVITY_TIMEOUT_SECONDS', env.CHAT_INACTIVITY_TIMEOUT_SECONDS, 86_400, (n) => Number.isInteger(n) && n >= (env.CHAT_INACTIVITY_ALLOW_SHORT_TIMEOUT === 'true' ? 1 : 60) && n <= 2_592_000),
+    chatInactivityTimeoutSeconds: numberFrom(
+      'CHAT_INACTIVITY_TIMEOUT_SECONDS',
+      env.CHAT_INACTIVITY_TIMEOUT_SECONDS,
+      86_400,
+      (n) =>
+        Number.isInteger(n) && n >= (env.CHAT_INACTIVITY_ALLOW_SHORT_TIMEOUT === 'true' ? 1 : 60) && n <= 2_592_000,
+    ),
     production,
   };
 }
@@ -102,7 +152,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * JWT_SECRET and ADMIN_TOKEN are required in production. Elsewhere, when unset, they are generated
  * once and kept in DATA_DIR/secrets.json (readable by the owner only) so restarts keep tokens valid.
  */
-function resolveSecrets(env: NodeJS.ProcessEnv, dataDir: string, production: boolean): { jwtSecret: string; adminToken: string; file: string | null } {
+function resolveSecrets(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  production: boolean,
+): { jwtSecret: string; adminToken: string; file: string | null } {
   if (env.JWT_SECRET && env.ADMIN_TOKEN) return { jwtSecret: env.JWT_SECRET, adminToken: env.ADMIN_TOKEN, file: null };
   if (production) throw new ConfigError('JWT_SECRET and ADMIN_TOKEN are required when NODE_ENV=production');
   mkdirSync(dataDir, { recursive: true });

@@ -28,10 +28,28 @@ import {
   isCommandError,
   jsonEvent,
 } from '@kurrent/kurrentdb-client';
-import type { AllStreamSubscription, AppendStreamState, CommandError, Direction, JSONType, Position, ReadPosition, RecordedEvent as StoredEvent } from '@kurrent/kurrentdb-client';
+import type {
+  AllStreamSubscription,
+  AppendStreamState,
+  CommandError,
+  Direction,
+  JSONType,
+  Position,
+  ReadPosition,
+  RecordedEvent as StoredEvent,
+} from '@kurrent/kurrentdb-client';
 import { Subject, defer, type Observable } from 'rxjs';
 import { assertExpectedRevision } from '../../application/expected-revision';
-import type { AppendResult, EventData, EventMetadata, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, RecordedEvent } from '../../application/ports/event-store';
+import type {
+  AppendResult,
+  EventData,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+} from '../../application/ports/event-store';
 import { WrongExpectedRevisionError } from '../../application/ports/event-store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -64,7 +82,11 @@ export class EventStoreDbEventStore implements EventStore {
     return new EventStoreDbEventStore(connectionString);
   }
 
-  async appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async appendToStream(
+    streamId: string,
+    events: readonly EventData[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     if (events.length === 0) {
       const current = (await this.readStream(streamId, { direction: 'backwards', maxCount: 1 }))[0]?.revision ?? -1;
@@ -73,11 +95,17 @@ export class EventStoreDbEventStore implements EventStore {
     }
     let result;
     try {
-      result = await this.client.appendToStream(streamId, events.map(toEventData), { streamState: toStreamState(expected) });
+      result = await this.client.appendToStream(streamId, events.map(toEventData), {
+        streamState: toStreamState(expected),
+      });
     } catch (error) {
       if (isCommandErrorOf(error, ErrorType.WRONG_EXPECTED_VERSION)) {
         const actual = error.actualState;
-        throw new WrongExpectedRevisionError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : 'no_stream');
+        throw new WrongExpectedRevisionError(
+          streamId,
+          expected,
+          typeof actual === 'bigint' ? Number(actual) : 'no_stream',
+        );
       }
       throw error;
     }
@@ -96,10 +124,15 @@ export class EventStoreDbEventStore implements EventStore {
     const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     if (maxCount <= 0) return [];
     const backwards = options.direction === 'backwards';
-    const fromRevision = options.fromRevision !== undefined ? BigInt(Math.max(0, options.fromRevision)) : backwards ? END : START;
+    const fromRevision =
+      options.fromRevision !== undefined ? BigInt(Math.max(0, options.fromRevision)) : backwards ? END : START;
     const events: RecordedEvent[] = [];
     try {
-      for await (const resolved of this.client.readStream(streamId, { direction: backwards ? BACKWARDS : FORWARDS, fromRevision, maxCount })) {
+      for await (const resolved of this.client.readStream(streamId, {
+        direction: backwards ? BACKWARDS : FORWARDS,
+        fromRevision,
+        maxCount,
+      })) {
         const event = toRecorded(resolved.event);
         if (event) events.push(event);
       }
@@ -150,7 +183,12 @@ export class EventStoreDbEventStore implements EventStore {
     for (;;) {
       let read = 0;
       let last: Position | undefined;
-      for await (const resolved of this.client.readAll({ direction, fromPosition: from, maxCount, filter: excludeSystemEvents() })) {
+      for await (const resolved of this.client.readAll({
+        direction,
+        fromPosition: from,
+        maxCount,
+        filter: excludeSystemEvents(),
+      })) {
         read += 1;
         last = resolved.event?.position ?? last;
         const event = toRecorded(resolved.event);

@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { assertValidBlobKey, BlobNotFoundError, clampRange, type BlobInfo, type BlobStore, type ByteRange } from '../../application/ports/blob-store';
+import {
+  assertValidBlobKey,
+  BlobNotFoundError,
+  clampRange,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+} from '../../application/ports/blob-store';
 
 /** Longest metadata line read back; a longer one means the file is not a blob of this store. */
 const MAX_HEADER_BYTES = 1024;
@@ -116,7 +123,7 @@ export class FilesystemBlobStore implements BlobStore {
 }
 
 async function writeAll(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
-  for (let done = 0; done < bytes.length; ) {
+  for (let done = 0; done < bytes.length;) {
     const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
     done += bytesWritten;
   }

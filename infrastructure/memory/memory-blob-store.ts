@@ -1,6 +1,13 @@
 /** Blob store held in memory: for tests and for a service whose recordings need not outlive it. */
 import { Readable } from 'node:stream';
-import { assertValidBlobKey, BlobNotFoundError, clampRange, type BlobInfo, type BlobStore, type ByteRange } from '../../application/ports/blob-store';
+import {
+  assertValidBlobKey,
+  BlobNotFoundError,
+  clampRange,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+} from '../../application/ports/blob-store';
 
 type Blob = { bytes: Buffer; contentType: string };
 

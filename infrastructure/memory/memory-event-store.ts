@@ -1,7 +1,15 @@
 /** Event store held in memory: for tests and trying things out; nothing survives the process. */
 import { Subject } from 'rxjs';
 import { assertExpectedRevision } from '../../application/expected-revision';
-import type { AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, RecordedEvent } from '../../application/ports/event-store';
+import type {
+  AppendResult,
+  EventData,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+} from '../../application/ports/event-store';
 import { WrongExpectedRevisionError } from '../../application/ports/event-store';
 
 export class MemoryEventStore implements EventStore {
@@ -11,14 +19,24 @@ export class MemoryEventStore implements EventStore {
   private readonly appended = new Subject<number>();
   readonly appended$ = this.appended.asObservable();
 
-  async appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async appendToStream(
+    streamId: string,
+    events: readonly EventData[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     const stream = this.streams.get(streamId) ?? [];
     const replay = idempotentReplay(streamId, events, (id) => this.byId.get(id));
     if (replay) return replay;
     assertExpectedRevision(streamId, options.expectedRevision ?? 'any', stream.length - 1);
     const recordedAt = new Date().toISOString();
     for (const event of events) {
-      const recorded: RecordedEvent = { ...structuredClone(event), streamId, revision: stream.length, position: this.all.length, recordedAt };
+      const recorded: RecordedEvent = {
+        ...structuredClone(event),
+        streamId,
+        revision: stream.length,
+        position: this.all.length,
+        recordedAt,
+      };
       stream.push(recorded);
       this.all.push(recorded);
       this.byId.set(event.id, recorded);
@@ -34,7 +52,10 @@ export class MemoryEventStore implements EventStore {
     const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     if (options.direction === 'backwards') {
       const from = Math.min(options.fromRevision ?? stream.length - 1, stream.length - 1);
-      return stream.slice(Math.max(0, from - max + 1), from + 1).reverse().map(clone);
+      return stream
+        .slice(Math.max(0, from - max + 1), from + 1)
+        .reverse()
+        .map(clone);
     }
     const from = options.fromRevision ?? 0;
     return stream.slice(from, from + max).map(clone);
@@ -69,7 +90,9 @@ export function idempotentReplay(
   const found = events.map((e) => lookup(e.id));
   if (found.every((f) => f === undefined)) return null;
   const first = found[0];
-  const consecutive = first !== undefined && found.every((f, i) => f !== undefined && f.streamId === streamId && f.revision === first.revision + i);
+  const consecutive =
+    first !== undefined &&
+    found.every((f, i) => f !== undefined && f.streamId === streamId && f.revision === first.revision + i);
   if (!consecutive) throw new WrongExpectedRevisionError(streamId, 'any', first?.revision ?? -1);
   const last = found[found.length - 1]!;
   return { nextExpectedRevision: last.revision, position: last.position };

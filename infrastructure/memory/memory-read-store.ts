@@ -1,6 +1,13 @@
 /** Read store held in memory; queries are evaluated by scanning, which is fine at test sizes. */
 import { compareBy, matches } from '../../application/query-match';
-import type { CollectionDefinition, ProjectionCommit, Query, ReadCollection, ReadStore, StoredDocument } from '../../application/ports/read-store';
+import type {
+  CollectionDefinition,
+  ProjectionCommit,
+  Query,
+  ReadCollection,
+  ReadStore,
+  StoredDocument,
+} from '../../application/ports/read-store';
 
 type Table = Map<string, StoredDocument<unknown>>;
 
@@ -58,7 +65,9 @@ class MemoryCollection<T> implements ReadCollection<T> {
     let rows = this.live().filter((r) => matches(r.doc, query));
     if (query.sort) rows = rows.sort(compareBy(query.sort.field, query.sort.order));
     const offset = query.offset ?? 0;
-    return rows.slice(offset, offset + (query.limit ?? Number.MAX_SAFE_INTEGER)).map((r) => structuredClone(r.doc) as T);
+    return rows
+      .slice(offset, offset + (query.limit ?? Number.MAX_SAFE_INTEGER))
+      .map((r) => structuredClone(r.doc) as T);
   }
 
   async count(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Promise<number> {
@@ -67,7 +76,8 @@ class MemoryCollection<T> implements ReadCollection<T> {
 
   private live(): { id: string; doc: Record<string, unknown> }[] {
     const rows: { id: string; doc: Record<string, unknown> }[] = [];
-    for (const stored of this.table().values()) if (stored.doc) rows.push({ id: stored.id, doc: stored.doc as Record<string, unknown> });
+    for (const stored of this.table().values())
+      if (stored.doc) rows.push({ id: stored.id, doc: stored.doc as Record<string, unknown> });
     return rows;
   }
 }

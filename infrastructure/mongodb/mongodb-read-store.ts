@@ -11,7 +11,15 @@
  */
 import { MongoClient, MongoServerError } from 'mongodb';
 import type { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, Filter, Sort } from 'mongodb';
-import type { CollectionDefinition, Condition, ProjectionCommit, Query, ReadCollection, ReadStore, StoredDocument } from '../../application/ports/read-store';
+import type {
+  CollectionDefinition,
+  Condition,
+  ProjectionCommit,
+  Query,
+  ReadCollection,
+  ReadStore,
+  StoredDocument,
+} from '../../application/ports/read-store';
 
 type Row = { _id: string; position: number; version: number; doc: unknown };
 type Checkpoint = { _id: string; position: number };
@@ -52,7 +60,10 @@ export class MongoReadStore implements ReadStore {
     if (known?.key === key) return known.collection as ReadCollection<T>;
     const rows = this.db.collection<Row>(collectionName(definition.name));
     const indexes = indexesOf(definition);
-    if (indexes.length > 0) await rows.createIndexes(indexes.map((fields) => ({ key: Object.fromEntries(fields.map((f) => [`doc.${identifier(f)}`, 1])) })));
+    if (indexes.length > 0)
+      await rows.createIndexes(
+        indexes.map((fields) => ({ key: Object.fromEntries(fields.map((f) => [`doc.${identifier(f)}`, 1])) })),
+      );
     else await this.db.createCollection(rows.collectionName).catch(ignore(NAMESPACE_EXISTS));
     const collection = new MongoCollection<T>(rows, definition);
     this.declared.set(definition.name, { key, collection: collection as ReadCollection<unknown> });
@@ -68,8 +79,13 @@ export class MongoReadStore implements ReadStore {
       operations.set(collection, writes);
     }
     const apply = async (session?: ClientSession) => {
-      for (const [name, writes] of operations) await this.db.collection<Row>(collectionName(name)).bulkWrite(writes, { ordered: true, session });
-      await this.checkpoints.updateOne({ _id: batch.projection }, { $max: { position: batch.checkpoint } }, { upsert: true, session });
+      for (const [name, writes] of operations)
+        await this.db.collection<Row>(collectionName(name)).bulkWrite(writes, { ordered: true, session });
+      await this.checkpoints.updateOne(
+        { _id: batch.projection },
+        { $max: { position: batch.checkpoint } },
+        { upsert: true, session },
+      );
     };
     if (!(await this.supportsTransactions())) return apply();
     const session = this.client.startSession();
@@ -132,7 +148,13 @@ class MongoCollection<T> implements ReadCollection<T> {
     const found = new Map<string, StoredDocument<T>>();
     for (let i = 0; i < ids.length; i += 1000) {
       const rows = await this.rows.find({ _id: { $in: ids.slice(i, i + 1000) } }).toArray();
-      for (const row of rows) found.set(row._id, { id: row._id, doc: (row.doc ?? null) as T | null, position: row.position, version: row.version });
+      for (const row of rows)
+        found.set(row._id, {
+          id: row._id,
+          doc: (row.doc ?? null) as T | null,
+          position: row.position,
+          version: row.version,
+        });
     }
     return found;
   }
@@ -143,7 +165,9 @@ class MongoCollection<T> implements ReadCollection<T> {
     const order = query.sort?.order === 'desc' ? -1 : 1;
     // Ties (and unsorted pages) go by id, so pages are stable.
     const sort: Sort = query.sort ? { [this.path(query.sort.field)]: order, _id: order } : { _id: 1 };
-    const rows = await this.rows.find(this.filter(query), { projection: { doc: 1 }, sort, skip: query.offset ?? 0, limit: query.limit ?? 0 }).toArray();
+    const rows = await this.rows
+      .find(this.filter(query), { projection: { doc: 1 }, sort, skip: query.offset ?? 0, limit: query.limit ?? 0 })
+      .toArray();
     return rows.map((row) => row.doc as T);
   }
 
@@ -152,7 +176,8 @@ class MongoCollection<T> implements ReadCollection<T> {
   }
 
   private path(field: string): string {
-    if (!(field in this.definition.fields)) throw new Error(`Field ${field} is not declared on ${this.definition.name}`);
+    if (!(field in this.definition.fields))
+      throw new Error(`Field ${field} is not declared on ${this.definition.name}`);
     return `doc.${field}`;
   }
 
@@ -160,10 +185,12 @@ class MongoCollection<T> implements ReadCollection<T> {
   private filter(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Filter<Row> {
     const clauses: Document[] = [{ doc: { $ne: null } }];
     for (const [field, condition] of Object.entries(query.where ?? {}) as [string, Condition][]) {
-      const value = condition !== null && typeof condition === 'object' ? { $in: [...condition.in] } : { $eq: condition };
+      const value =
+        condition !== null && typeof condition === 'object' ? { $in: [...condition.in] } : { $eq: condition };
       clauses.push({ [this.path(field)]: value });
     }
-    if (query.search) clauses.push({ [this.path(query.search.field)]: { $regex: escapeRegExp(query.search.text), $options: 'i' } });
+    if (query.search)
+      clauses.push({ [this.path(query.search.field)]: { $regex: escapeRegExp(query.search.text), $options: 'i' } });
     if (query.range) {
       const bounds: Document = { $ne: null };
       if (query.range.gte !== undefined && query.range.gte !== null) bounds.$gte = query.range.gte;
@@ -196,7 +223,13 @@ function replaceUnlessNewer(document: StoredDocument<unknown>): AnyBulkWriteOper
   return {
     updateOne: {
       filter: { _id: document.id },
-      update: [{ $replaceWith: { $cond: { if: { $gt: ['$position', document.position] }, then: '$$ROOT', else: { $literal: row } } } }],
+      update: [
+        {
+          $replaceWith: {
+            $cond: { if: { $gt: ['$position', document.position] }, then: '$$ROOT', else: { $literal: row } },
+          },
+        },
+      ],
       upsert: true,
     },
   };

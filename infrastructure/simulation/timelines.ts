@@ -31,10 +31,13 @@ export function timelines(options: { speed: number; now?: () => Date; logger?: L
       if (stopping) return reject(stopped);
       if (options.speed <= 0) return resolve();
       const sleeper = {
-        timer: setTimeout(() => {
-          sleeping.delete(sleeper);
-          resolve();
-        }, simulatedSeconds * 1000 * options.speed),
+        timer: setTimeout(
+          () => {
+            sleeping.delete(sleeper);
+            resolve();
+          },
+          simulatedSeconds * 1000 * options.speed,
+        ),
         reject,
       };
       sleeping.add(sleeper);

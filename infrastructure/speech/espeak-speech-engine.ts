@@ -10,7 +10,12 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../../application/ports/logger';
-import type { AudioChunk, SpeechEngine, SynthesisOptions, SynthesisRequest } from '../../application/ports/speech-engine';
+import type {
+  AudioChunk,
+  SpeechEngine,
+  SynthesisOptions,
+  SynthesisRequest,
+} from '../../application/ports/speech-engine';
 import { createFairQueue } from './fair-queue';
 import { prepareRequest, type PreparedSegment } from './prepare-request';
 import { publicVoices } from './voices';
@@ -87,7 +92,8 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
   let closed = false;
 
   const hasWork = (r: ActiveRequest) => r.resume.length > 0 || r.next < r.segments.length;
-  const canDispatch = (r: ActiveRequest) => r.resume.length > 0 || (r.next < r.segments.length && r.next - r.reading < lookahead);
+  const canDispatch = (r: ActiveRequest) =>
+    r.resume.length > 0 || (r.next < r.segments.length && r.next - r.reading < lookahead);
 
   const handlers = (r: ActiveRequest, index: number, job: number): JobHandlers => {
     const segment = r.state[index]!;
@@ -112,7 +118,8 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
           counts.completed++;
           // The chunk that completes a segment carries its count; it may be empty only at the very
           // end, where nothing else would report that the whole text was spoken.
-          if (last.length > 0 || index === r.segments.length - 1) segment.chunks.push({ pcm: last, charactersSpoken: r.segments[index]!.spokenAfter });
+          if (last.length > 0 || index === r.segments.length - 1)
+            segment.chunks.push({ pcm: last, charactersSpoken: r.segments[index]!.spokenAfter });
           segment.done = true;
           r.wake();
         }
@@ -131,7 +138,11 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
     const skipSamples = r.state[index]!.delivered;
     r.running.add(job);
     // A segment yields at most once: a second run has already been paid for by the first.
-    pool.run({ job, skipSamples, mayYield: skipSamples === 0, ...r.segments[index]!.job }, handlers(r, index, job), index === 0);
+    pool.run(
+      { job, skipSamples, mayYield: skipSamples === 0, ...r.segments[index]!.job },
+      handlers(r, index, job),
+      index === 0,
+    );
     if (!hasWork(r)) queue.remove(r);
   };
 
@@ -154,7 +165,14 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
     }
     pool.askToYield(pool.idle > 0 ? 0 : queue.waiting);
   };
-  const pool = createWorkerPool({ size: workers, limits, warmUpRounds, niceness: options.workerNiceness ?? 10, onIdle: schedulePump, logger: options.logger });
+  const pool = createWorkerPool({
+    size: workers,
+    limits,
+    warmUpRounds,
+    niceness: options.workerNiceness ?? 10,
+    onIdle: schedulePump,
+    logger: options.logger,
+  });
 
   /** Ends a request: no more segments start and those running are told to stop. */
   function stop(r: ActiveRequest) {

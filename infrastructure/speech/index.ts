@@ -1,5 +1,10 @@
 /** What the rest of the service uses of the built-in speech engine. */
-export { createEspeakSpeechEngine, type EspeakSpeechEngine, type EspeakSpeechEngineOptions, type EngineStats } from './espeak-speech-engine';
+export {
+  createEspeakSpeechEngine,
+  type EspeakSpeechEngine,
+  type EspeakSpeechEngineOptions,
+  type EngineStats,
+} from './espeak-speech-engine';
 export { publicVoices, findVoice } from './voices';
 export { languages, isLanguageCode } from './languages';
 export { isSpeakable } from './text/speakable';

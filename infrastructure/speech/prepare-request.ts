@@ -24,10 +24,14 @@ const sampleRates: readonly number[] = [8000, 16000, 24000];
 export function prepareRequest(request: SynthesisRequest, limits: SegmentLimits): PreparedSegment[] {
   const voice = findVoice(request.voiceId);
   if (!voice) throw new SpeechRequestError('invalid_voice', `Unknown voice_id "${request.voiceId}"`);
-  if (!isLanguageCode(request.language)) throw new SpeechRequestError('invalid_language', `Unsupported language "${request.language}"`);
-  if (!sampleRates.includes(request.sampleRate)) throw new SpeechRequestError('invalid_request', 'sample_rate must be 8000, 16000 or 24000');
-  if (!(request.speed >= 0.5 && request.speed <= 2)) throw new SpeechRequestError('invalid_request', 'speed must be between 0.5 and 2.0');
-  if (typeof request.text !== 'string' || !isSpeakable(request.text)) throw new SpeechRequestError('invalid_request', 'text has nothing to speak');
+  if (!isLanguageCode(request.language))
+    throw new SpeechRequestError('invalid_language', `Unsupported language "${request.language}"`);
+  if (!sampleRates.includes(request.sampleRate))
+    throw new SpeechRequestError('invalid_request', 'sample_rate must be 8000, 16000 or 24000');
+  if (!(request.speed >= 0.5 && request.speed <= 2))
+    throw new SpeechRequestError('invalid_request', 'speed must be between 0.5 and 2.0');
+  if (typeof request.text !== 'string' || !isSpeakable(request.text))
+    throw new SpeechRequestError('invalid_request', 'text has nothing to speak');
 
   const settings = espeakVoice(request.language, voice.timbre);
   const segments = segmentText(request.text, limits);

@@ -22,7 +22,13 @@ export type CatalogVoice = Voice & { timbre: Timbre };
 
 const allLanguages = languageCodes.map((code) => languages[code].name);
 
-const voice = (id: string, name: string, gender: Voice['gender'], description: string, timbre: Timbre): CatalogVoice => ({
+const voice = (
+  id: string,
+  name: string,
+  gender: Voice['gender'],
+  description: string,
+  timbre: Timbre,
+): CatalogVoice => ({
   id,
   name,
   description,
@@ -32,11 +38,36 @@ const voice = (id: string, name: string, gender: Voice['gender'], description: s
 });
 
 export const voiceCatalog: readonly CatalogVoice[] = [
-  voice('Ogbs15oBevLzXsUuTtA1', 'Kartik', 'male', 'Deep, calm and unhurried male voice.', { variant: 'm3', pitch: 30, range: 50, wordsPerMinute: 165 }),
-  voice('Owbs15oBevLzXsUurdA_', 'Rahul', 'male', 'Bright, brisk male voice with a lively intonation.', { variant: 'm7', pitch: 62, range: 60, wordsPerMinute: 185 }),
-  voice('PAbs15oBevLzXsUu4dCi', 'Nisha', 'female', 'Warm, low female voice.', { variant: 'f1', pitch: 40, range: 60, wordsPerMinute: 170 }),
-  voice('PQbt15oBevLzXsUuNtD3', 'Tulsi', 'female', 'Soft, high and slightly breathy female voice.', { variant: 'f3', pitch: 60, range: 55, wordsPerMinute: 165 }),
-  voice('Pgbt15oBevLzXsUubdA6', 'Seema', 'female', 'Clear, expressive female voice with a wide melody.', { variant: 'f2', pitch: 48, range: 75, wordsPerMinute: 180 }),
+  voice('Ogbs15oBevLzXsUuTtA1', 'Kartik', 'male', 'Deep, calm and unhurried male voice.', {
+    variant: 'm3',
+    pitch: 30,
+    range: 50,
+    wordsPerMinute: 165,
+  }),
+  voice('Owbs15oBevLzXsUurdA_', 'Rahul', 'male', 'Bright, brisk male voice with a lively intonation.', {
+    variant: 'm7',
+    pitch: 62,
+    range: 60,
+    wordsPerMinute: 185,
+  }),
+  voice('PAbs15oBevLzXsUu4dCi', 'Nisha', 'female', 'Warm, low female voice.', {
+    variant: 'f1',
+    pitch: 40,
+    range: 60,
+    wordsPerMinute: 170,
+  }),
+  voice('PQbt15oBevLzXsUuNtD3', 'Tulsi', 'female', 'Soft, high and slightly breathy female voice.', {
+    variant: 'f3',
+    pitch: 60,
+    range: 55,
+    wordsPerMinute: 165,
+  }),
+  voice('Pgbt15oBevLzXsUubdA6', 'Seema', 'female', 'Clear, expressive female voice with a wide melody.', {
+    variant: 'f2',
+    pitch: 48,
+    range: 75,
+    wordsPerMinute: 180,
+  }),
 ];
 
 /** The voices as the API lists them: the catalog without the engine's settings. */

@@ -9,7 +9,14 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../application/ports/logger';
 import { startWorker } from '../workers/start-worker';
 import type { SegmentLimits } from './text/segment';
-import { Control, signalJob, type Outcome, type SegmentJob, type WorkerData, type WorkerMessage } from './worker/protocol';
+import {
+  Control,
+  signalJob,
+  type Outcome,
+  type SegmentJob,
+  type WorkerData,
+  type WorkerMessage,
+} from './worker/protocol';
 
 export type JobHandlers = {
   audio(pcm: Int16Array): void;
@@ -52,7 +59,14 @@ export type WorkerPoolOptions = {
   logger?: Logger;
 };
 
-export function createWorkerPool({ size, limits, warmUpRounds, niceness, onIdle, logger }: WorkerPoolOptions): WorkerPool {
+export function createWorkerPool({
+  size,
+  limits,
+  warmUpRounds,
+  niceness,
+  onIdle,
+  logger,
+}: WorkerPoolOptions): WorkerPool {
   let closed = false;
   let readyCount = 0;
   let settleReady: { resolve: () => void; reject: (error: Error) => void };
@@ -64,13 +78,21 @@ export function createWorkerPool({ size, limits, warmUpRounds, niceness, onIdle,
   const spawn = (index: number, replacing: boolean) => {
     const control = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
     const workerData: WorkerData = { control, limits, warmUpRounds, niceness };
-    const slot: Slot = { worker: startWorker(join(__dirname, 'worker'), 'synthesis-worker', { workerData }), control: new Int32Array(control), ready: false };
+    const slot: Slot = {
+      worker: startWorker(join(__dirname, 'worker'), 'synthesis-worker', { workerData }),
+      control: new Int32Array(control),
+      ready: false,
+    };
     slots[index] = slot;
 
     slot.worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'ready') {
         slot.ready = true;
-        if (!message.deterministic) logger?.warn('speech: eSpeak output differs between runs of the same text; REST and WebSocket audio of one request may differ', {});
+        if (!message.deterministic)
+          logger?.warn(
+            'speech: eSpeak output differs between runs of the same text; REST and WebSocket audio of one request may differ',
+            {},
+          );
         if (!replacing && ++readyCount === size) settleReady.resolve();
         onIdle();
         return;
@@ -122,7 +144,9 @@ export function createWorkerPool({ size, limits, warmUpRounds, niceness, onIdle,
       if (slot) signalJob(slot.control, Control.cancel, job);
     },
     askToYield(count) {
-      const candidates = slots.filter((s) => s.job?.mayYield).sort((a, b) => Number(a.job!.urgent) - Number(b.job!.urgent));
+      const candidates = slots
+        .filter((s) => s.job?.mayYield)
+        .sort((a, b) => Number(a.job!.urgent) - Number(b.job!.urgent));
       candidates.forEach((s, i) => signalJob(s.control, Control.yield, i < count ? s.job!.id : 0));
       return Math.min(count, candidates.length);
     },

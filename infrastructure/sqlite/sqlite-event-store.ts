@@ -7,16 +7,38 @@
 import type Database from 'better-sqlite3';
 import { Subject } from 'rxjs';
 import type { Worker } from 'node:worker_threads';
-import type { AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, RecordedEvent } from '../../application/ports/event-store';
+import type {
+  AppendResult,
+  EventData,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+} from '../../application/ports/event-store';
 import { WrongExpectedRevisionError } from '../../application/ports/event-store';
 import { startWorker } from '../workers/start-worker';
 import { openEventsDatabase, type AppendOutcome, type AppendRequest, type WriterReply } from './sqlite-events-schema';
 
-type Pending = { resolve: (result: AppendResult) => void; reject: (error: unknown) => void; streamId: string; events: readonly EventData[] };
+type Pending = {
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+  streamId: string;
+  events: readonly EventData[];
+};
 
 /** How many of the newest events this process appended are kept to serve `readAll` from memory. */
 const TAIL_CAPACITY = 50_000;
-type Row = { position: number; event_id: string; stream_id: string; revision: number; type: string; data: string; metadata: string; recorded_at: string };
+type Row = {
+  position: number;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: string;
+};
 
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -53,20 +75,35 @@ export class SqliteEventStore implements EventStore {
       }),
     );
     this.statements = {
-      forwards: this.db.prepare<[string, number, number], Row>('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?'),
-      backwards: this.db.prepare<[string, number, number], Row>('SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?'),
-      all: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
+      forwards: this.db.prepare<[string, number, number], Row>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
+      ),
+      backwards: this.db.prepare<[string, number, number], Row>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
+      ),
+      all: this.db.prepare<[number, number], Row>(
+        'SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?',
+      ),
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
     };
   }
 
-  appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  appendToStream(
+    streamId: string,
+    events: readonly EventData[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     if (this.writerFailure) return Promise.reject(this.writerFailure);
     const request: AppendRequest = {
       streamId,
       expectedRevision: options.expectedRevision ?? 'any',
-      events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
+      events: events.map((e) => ({
+        id: e.id,
+        type: e.type,
+        data: JSON.stringify(e.data),
+        metadata: JSON.stringify(e.metadata),
+      })),
     };
     return new Promise((resolve, reject) => {
       this.queue.push({ request, pending: { resolve, reject, streamId, events } });
@@ -84,7 +121,10 @@ export class SqliteEventStore implements EventStore {
     this.queue = [];
     if (queued.length === 0) return;
     const id = this.nextBatchId++;
-    this.inFlight.set(id, queued.map((q) => q.pending));
+    this.inFlight.set(
+      id,
+      queued.map((q) => q.pending),
+    );
     this.writer.postMessage({ kind: 'append', id, batch: queued.map((q) => q.request) });
   }
 
@@ -97,8 +137,10 @@ export class SqliteEventStore implements EventStore {
       if ('ok' in outcome) {
         if (outcome.fresh) this.keep(p, outcome.ok, outcome.recordedAt);
         p.resolve(outcome.ok);
-      }
-      else if ('conflict' in outcome) p.reject(new WrongExpectedRevisionError(outcome.conflict.streamId, outcome.conflict.expected, outcome.conflict.actual));
+      } else if ('conflict' in outcome)
+        p.reject(
+          new WrongExpectedRevisionError(outcome.conflict.streamId, outcome.conflict.expected, outcome.conflict.actual),
+        );
       else p.reject(new Error(outcome.failed));
     });
     if (reply.head >= 0) this.appended.next(reply.head);
@@ -111,7 +153,15 @@ export class SqliteEventStore implements EventStore {
       this.tail = [];
       this.tailStart = first;
     }
-    appended.events.forEach((e, i) => this.tail.push({ ...e, streamId: appended.streamId, revision: result.nextExpectedRevision - count + 1 + i, position: first + i, recordedAt }));
+    appended.events.forEach((e, i) =>
+      this.tail.push({
+        ...e,
+        streamId: appended.streamId,
+        revision: result.nextExpectedRevision - count + 1 + i,
+        position: first + i,
+        recordedAt,
+      }),
+    );
     if (this.tail.length > 2 * TAIL_CAPACITY) {
       const drop = this.tail.length - TAIL_CAPACITY;
       this.tail = this.tail.slice(drop);
@@ -153,7 +203,9 @@ export class SqliteEventStore implements EventStore {
     this.closed ??= (async () => {
       this.flush();
       // Messages are handled in order: every batch sent before 'close' is committed first.
-      const done = new Promise<void>((resolve) => this.writer.on('message', (m: WriterReply) => m.kind === 'closed' && resolve()));
+      const done = new Promise<void>((resolve) =>
+        this.writer.on('message', (m: WriterReply) => m.kind === 'closed' && resolve()),
+      );
       this.writer.postMessage({ kind: 'close' });
       await Promise.race([done, this.writerExited]);
       await this.writer.terminate();

@@ -42,6 +42,9 @@ export type AppendRequest = { streamId: string; events: SerializedEvent[]; expec
 export type WriterMessage = { kind: 'append'; id: number; batch: AppendRequest[] } | { kind: 'close' };
 
 /** `recordedAt` and `fresh` (false for an idempotent replay of events already stored) let the caller keep what it wrote. */
-export type AppendOutcome = { ok: AppendResult; recordedAt: string; fresh: boolean } | { conflict: { streamId: string; expected: ExpectedRevision; actual: number | 'no_stream' } } | { failed: string };
+export type AppendOutcome =
+  | { ok: AppendResult; recordedAt: string; fresh: boolean }
+  | { conflict: { streamId: string; expected: ExpectedRevision; actual: number | 'no_stream' } }
+  | { failed: string };
 export type AppendReply = { kind: 'appended'; id: number; results: AppendOutcome[]; head: number };
 export type WriterReply = AppendReply | { kind: 'closed' };

@@ -17,13 +17,19 @@ const identifier = (name: string): string => {
 };
 export const column = (field: string) => `f_${identifier(field)}`;
 export const indexName = (rows: string, index: readonly string[]) => `ix_${rows}_${index.map(identifier).join('_')}`;
-export const toSql = (value: unknown): SqlValue => (typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' || typeof value === 'number' ? value : null);
+export const toSql = (value: unknown): SqlValue =>
+  typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' || typeof value === 'number' ? value : null;
 
 export type Tables = { rows: string; docs: string };
-export const tablesOf = (collection: string): Tables => ({ rows: `rm${LAYOUT}_${identifier(collection)}`, docs: `rm${LAYOUT}_${identifier(collection)}_doc` });
+export const tablesOf = (collection: string): Tables => ({
+  rows: `rm${LAYOUT}_${identifier(collection)}`,
+  docs: `rm${LAYOUT}_${identifier(collection)}_doc`,
+});
 
-export const counterKey = (counter: readonly string[], values: Record<string, Scalar>) => JSON.stringify(counter.map((f) => toSql(values[f])));
-export const valuesOf = (fields: readonly string[], read: (field: string) => Scalar): Record<string, Scalar> => Object.fromEntries(fields.map((f) => [f, read(f)]));
+export const counterKey = (counter: readonly string[], values: Record<string, Scalar>) =>
+  JSON.stringify(counter.map((f) => toSql(values[f])));
+export const valuesOf = (fields: readonly string[], read: (field: string) => Scalar): Record<string, Scalar> =>
+  Object.fromEntries(fields.map((f) => [f, read(f)]));
 /** Counters by their sorted field lists, so `{a, b}` and `{b, a}` find the same one. */
 export const countersOf = (definition: CollectionDefinition) => (definition.counters ?? []).map((c) => [...c].sort());
 
@@ -35,14 +41,23 @@ export function openReadDatabase(file: string): Database.Database {
   // The event store is the source of truth; a read model lost in a crash is rebuilt from it.
   db.pragma('synchronous = NORMAL');
   db.exec(`CREATE TABLE IF NOT EXISTS checkpoints_${LAYOUT} (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
-  db.exec(`CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`,
+  );
   // The counters each collection's counts were last built for: they are rebuilt only when those change.
   db.exec(`CREATE TABLE IF NOT EXISTS counter_sets_${LAYOUT} (collection TEXT PRIMARY KEY, counters TEXT NOT NULL)`);
   return db;
 }
 
 /** One document write, prepared by the query thread: field values in declaration order, the JSON, or a tombstone. */
-export type RowWrite = { collection: string; id: string; position: number; version: number; values: SqlValue[]; json: string | null };
+export type RowWrite = {
+  collection: string;
+  id: string;
+  position: number;
+  version: number;
+  values: SqlValue[];
+  json: string | null;
+};
 export type PreparedCommit = { projection: string; checkpoint: number; writes: RowWrite[] };
 
 export type ReadWriterMessage =

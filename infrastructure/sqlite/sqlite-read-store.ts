@@ -12,9 +12,31 @@
  */
 import type Database from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
-import type { CollectionDefinition, Condition, ProjectionCommit, Query, ReadCollection, ReadStore, Scalar, StoredDocument } from '../../application/ports/read-store';
+import type {
+  CollectionDefinition,
+  Condition,
+  ProjectionCommit,
+  Query,
+  ReadCollection,
+  ReadStore,
+  Scalar,
+  StoredDocument,
+} from '../../application/ports/read-store';
 import { startWorker } from '../workers/start-worker';
-import { column, counterKey, countersOf, indexName, LAYOUT, openReadDatabase, tablesOf, toSql, valuesOf, type ReadWriterMessage, type ReadWriterReply, type Tables } from './sqlite-read-schema';
+import {
+  column,
+  counterKey,
+  countersOf,
+  indexName,
+  LAYOUT,
+  openReadDatabase,
+  tablesOf,
+  toSql,
+  valuesOf,
+  type ReadWriterMessage,
+  type ReadWriterReply,
+  type Tables,
+} from './sqlite-read-schema';
 
 class Collection {
   readonly tables: Tables;
@@ -50,8 +72,12 @@ export class SqliteReadStore implements ReadStore {
 
   constructor(file: string) {
     this.db = openReadDatabase(file);
-    this.counterDelta = this.db.prepare(`INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`);
-    this.counterValue = this.db.prepare(`SELECT n FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ?`);
+    this.counterDelta = this.db.prepare(
+      `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
+    );
+    this.counterValue = this.db.prepare(
+      `SELECT n FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ?`,
+    );
     this.writer = startWorker(__dirname, 'sqlite-read-writer.worker', { workerData: { file } });
     this.writer.on('message', (reply: ReadWriterReply) => {
       if (reply.kind !== 'done') return;
@@ -72,26 +98,46 @@ export class SqliteReadStore implements ReadStore {
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
     const { rows, docs } = tablesOf(definition.name);
     const fields = Object.keys(definition.fields);
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${rows} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, live INTEGER NOT NULL) WITHOUT ROWID`);
+    this.db.exec(
+      `CREATE TABLE IF NOT EXISTS ${rows} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, live INTEGER NOT NULL) WITHOUT ROWID`,
+    );
     // A rowid table, not WITHOUT ROWID: documents are large rows, and random ids would split pages of the table itself.
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${docs} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
-    const existing = new Set(this.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${rows}')`).all().map((c) => c.name));
+    const existing = new Set(
+      this.db
+        .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${rows}')`)
+        .all()
+        .map((c) => c.name),
+    );
     for (const field of fields) {
       if (existing.has(column(field))) continue;
       this.db.exec(`ALTER TABLE ${rows} ADD COLUMN ${column(field)}`);
-      this.db.prepare(`UPDATE ${rows} SET ${column(field)} = (SELECT json_extract(doc, ?) FROM ${docs} WHERE ${docs}.id = ${rows}.id)`).run(`$.${field}`);
+      this.db
+        .prepare(
+          `UPDATE ${rows} SET ${column(field)} = (SELECT json_extract(doc, ?) FROM ${docs} WHERE ${docs}.id = ${rows}.id)`,
+        )
+        .run(`$.${field}`);
     }
     const declared = new Set((definition.indexes ?? []).map((index) => indexName(rows, index)));
     // An index the collection no longer declares would only slow its writes.
-    for (const { name } of this.db.prepare<[string], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'ix\\_%' ESCAPE '\\'`).all(rows))
+    for (const { name } of this.db
+      .prepare<[string], { name: string }>(
+        `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'ix\\_%' ESCAPE '\\'`,
+      )
+      .all(rows))
       if (!declared.has(name)) this.db.exec(`DROP INDEX ${name}`);
-    for (const index of definition.indexes ?? []) this.db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(rows, index)} ON ${rows} (live, ${index.map(column).join(', ')})`);
+    for (const index of definition.indexes ?? [])
+      this.db.exec(
+        `CREATE INDEX IF NOT EXISTS ${indexName(rows, index)} ON ${rows} (live, ${index.map(column).join(', ')})`,
+      );
     const collection = new Collection(this.db, definition);
     this.collections.set(definition.name, collection);
     // Counts are kept in the same transaction as the writes, so they stay exact across restarts; they
     // are built from the rows only when the collection's counters are new or changed.
     const counters = JSON.stringify(collection.counters);
-    const built = this.db.prepare<[string], { counters: string }>(`SELECT counters FROM counter_sets_${LAYOUT} WHERE collection = ?`).get(definition.name)?.counters;
+    const built = this.db
+      .prepare<[string], { counters: string }>(`SELECT counters FROM counter_sets_${LAYOUT} WHERE collection = ?`)
+      .get(definition.name)?.counters;
     if (built !== counters) this.rebuildCounters(collection, counters);
     await this.send({ kind: 'declare', id: this.nextId++, definition });
     return new SqliteCollection<T>(collection, this);
@@ -103,13 +149,28 @@ export class SqliteReadStore implements ReadStore {
       const collection = this.collections.get(name);
       if (!collection) throw new Error(`Unknown collection ${name}`);
       const doc = document.doc as Record<string, unknown> | null;
-      return { collection: name, id: document.id, position: document.position, version: document.version, values: collection.fields.map((f) => toSql(doc?.[f])), json: doc ? JSON.stringify(doc) : null };
+      return {
+        collection: name,
+        id: document.id,
+        position: document.position,
+        version: document.version,
+        values: collection.fields.map((f) => toSql(doc?.[f])),
+        json: doc ? JSON.stringify(doc) : null,
+      };
     });
-    await this.send({ kind: 'commit', id: this.nextId++, commit: { projection: batch.projection, checkpoint: batch.checkpoint, writes } });
+    await this.send({
+      kind: 'commit',
+      id: this.nextId++,
+      commit: { projection: batch.projection, checkpoint: batch.checkpoint, writes },
+    });
   }
 
   async checkpoint(projection: string): Promise<number> {
-    return this.db.prepare<[string], { position: number }>(`SELECT position FROM checkpoints_${LAYOUT} WHERE projection = ?`).get(projection)?.position ?? -1;
+    return (
+      this.db
+        .prepare<[string], { position: number }>(`SELECT position FROM checkpoints_${LAYOUT} WHERE projection = ?`)
+        .get(projection)?.position ?? -1
+    );
   }
 
   async reset(projection: string, collections: readonly string[]): Promise<void> {
@@ -148,20 +209,37 @@ export class SqliteReadStore implements ReadStore {
     const name = collection.definition.name;
     this.db.transaction(() => {
       this.db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(name);
-      this.db.prepare(`INSERT OR REPLACE INTO counter_sets_${LAYOUT} (collection, counters) VALUES (?, ?)`).run(name, counters);
+      this.db
+        .prepare(`INSERT OR REPLACE INTO counter_sets_${LAYOUT} (collection, counters) VALUES (?, ?)`)
+        .run(name, counters);
       for (const counter of collection.counters) {
         const cols = counter.map(column);
-        const groups = this.db.prepare<[], Record<string, Scalar> & { n: number }>(`SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${collection.tables.rows} WHERE live = 1 GROUP BY ${cols.join(', ')}`).all();
-        for (const g of groups) this.counterDelta.run(name, counter.join(','), counterKey(counter, valuesOf(counter, (f) => g[column(f)] ?? null)), g.n);
+        const groups = this.db
+          .prepare<[], Record<string, Scalar> & { n: number }>(
+            `SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${collection.tables.rows} WHERE live = 1 GROUP BY ${cols.join(', ')}`,
+          )
+          .all();
+        for (const g of groups)
+          this.counterDelta.run(
+            name,
+            counter.join(','),
+            counterKey(
+              counter,
+              valuesOf(counter, (f) => g[column(f)] ?? null),
+            ),
+            g.n,
+          );
       }
     })();
   }
 }
 
-
 class SqliteCollection<T> implements ReadCollection<T> {
   /** `getStored` statements by the number of ids (projection batches repeat a few sizes). */
-  private readonly storedBySize = new Map<number, Database.Statement<string[], { id: string; position: number; version: number; doc: string | null }>>();
+  private readonly storedBySize = new Map<
+    number,
+    Database.Statement<string[], { id: string; position: number; version: number; doc: string | null }>
+  >();
 
   constructor(
     private readonly collection: Collection,
@@ -184,11 +262,19 @@ class SqliteCollection<T> implements ReadCollection<T> {
       const chunk = ids.slice(i, i + 500);
       let statement = this.storedBySize.get(chunk.length);
       if (!statement) {
-        statement = this.collection.db.prepare(`SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON d.id = r.id WHERE r.id IN (${chunk.map(() => '?').join(',')})`);
+        statement = this.collection.db.prepare(
+          `SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON d.id = r.id WHERE r.id IN (${chunk.map(() => '?').join(',')})`,
+        );
         if (this.storedBySize.size < 64) this.storedBySize.set(chunk.length, statement);
       }
       const stored = statement.all(...chunk);
-      for (const row of stored) found.set(row.id, { id: row.id, position: row.position, version: row.version, doc: row.doc ? (JSON.parse(row.doc) as T) : null });
+      for (const row of stored)
+        found.set(row.id, {
+          id: row.id,
+          position: row.position,
+          version: row.version,
+          doc: row.doc ? (JSON.parse(row.doc) as T) : null,
+        });
     }
     return found;
   }
@@ -217,19 +303,28 @@ class SqliteCollection<T> implements ReadCollection<T> {
   async count(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Promise<number> {
     const equalities = Object.entries(query.where ?? {});
     if (!query.search && !query.range && equalities.every(([, c]) => c === null || typeof c !== 'object')) {
-      const counted = this.store.countFromCounter(this.collection, Object.fromEntries(equalities) as Record<string, Scalar>);
+      const counted = this.store.countFromCounter(
+        this.collection,
+        Object.fromEntries(equalities) as Record<string, Scalar>,
+      );
       if (counted !== null) return counted;
     }
     const { where, params } = this.where(query);
-    return this.collection.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${this.collection.tables.rows} ${where}`).get(...params)!.n;
+    return this.collection.db
+      .prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${this.collection.tables.rows} ${where}`)
+      .get(...params)!.n;
   }
 
   private column(field: string): string {
-    if (!(field in this.collection.definition.fields)) throw new Error(`Field ${field} is not declared on ${this.collection.definition.name}`);
+    if (!(field in this.collection.definition.fields))
+      throw new Error(`Field ${field} is not declared on ${this.collection.definition.name}`);
     return column(field);
   }
 
-  private where(query: Omit<Query, 'sort' | 'offset' | 'limit'>): { where: string; params: (string | number | null)[] } {
+  private where(query: Omit<Query, 'sort' | 'offset' | 'limit'>): {
+    where: string;
+    params: (string | number | null)[];
+  } {
     const clauses = ['live = 1'];
     const params: (string | number | null)[] = [];
     for (const [field, condition] of Object.entries(query.where ?? {}) as [string, Condition][]) {

@@ -6,11 +6,31 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { CollectionDefinition } from '../../application/ports/read-store';
-import { column, counterKey, countersOf, LAYOUT, openReadDatabase, tablesOf, valuesOf, type MetaRow, type PreparedCommit, type ReadWriterMessage, type ReadWriterReply, type RowWrite } from './sqlite-read-schema';
+import {
+  column,
+  counterKey,
+  countersOf,
+  LAYOUT,
+  openReadDatabase,
+  tablesOf,
+  valuesOf,
+  type MetaRow,
+  type PreparedCommit,
+  type ReadWriterMessage,
+  type ReadWriterReply,
+  type RowWrite,
+} from './sqlite-read-schema';
 
 const db = openReadDatabase(workerData.file as string);
 
-type Writer = { fields: string[]; counters: string[][]; meta: Database.Statement<[string], MetaRow>; upsertRow: Database.Statement; upsertDoc: Database.Statement; deleteDoc: Database.Statement };
+type Writer = {
+  fields: string[];
+  counters: string[][];
+  meta: Database.Statement<[string], MetaRow>;
+  upsertRow: Database.Statement;
+  upsertDoc: Database.Statement;
+  deleteDoc: Database.Statement;
+};
 const writers = new Map<string, Writer>();
 
 function declare(definition: CollectionDefinition): void {
@@ -27,12 +47,16 @@ function declare(definition: CollectionDefinition): void {
         `ON CONFLICT (id) DO UPDATE SET position = excluded.position, version = excluded.version, live = excluded.live${cols.map((c) => `, ${c} = excluded.${c}`).join('')}`,
     ),
     // An upsert keeps the row where it is; REPLACE would delete it and insert it again.
-    upsertDoc: db.prepare(`INSERT INTO ${docs} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`),
+    upsertDoc: db.prepare(
+      `INSERT INTO ${docs} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+    ),
     deleteDoc: db.prepare(`DELETE FROM ${docs} WHERE id = ?`),
   });
 }
 
-const counterDelta = db.prepare(`INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`);
+const counterDelta = db.prepare(
+  `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
+);
 const saveCheckpoint = db.prepare(`INSERT OR REPLACE INTO checkpoints_${LAYOUT} (projection, position) VALUES (?, ?)`);
 
 /** Counter changes of one commit, summed per counter value and applied once at its end. */
@@ -55,8 +79,18 @@ function write(w: RowWrite, deltas: Deltas): void {
   else writer.deleteDoc.run(w.id);
   for (const counter of writer.counters) {
     const label = counter.join(',');
-    const was = before?.live ? counterKey(counter, valuesOf(counter, (f) => before[column(f)] ?? null)) : null;
-    const is = live ? counterKey(counter, valuesOf(counter, (f) => w.values[writer.fields.indexOf(f)] ?? null)) : null;
+    const was = before?.live
+      ? counterKey(
+          counter,
+          valuesOf(counter, (f) => before[column(f)] ?? null),
+        )
+      : null;
+    const is = live
+      ? counterKey(
+          counter,
+          valuesOf(counter, (f) => w.values[writer.fields.indexOf(f)] ?? null),
+        )
+      : null;
     // Most updates leave a counter's fields alone: then its count does not move.
     if (was === is) continue;
     if (was !== null) count(deltas, w.collection, label, was, -1);

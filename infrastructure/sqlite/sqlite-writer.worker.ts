@@ -12,13 +12,22 @@ import { WrongExpectedRevisionError, type AppendResult } from '../../application
 
 const db: Database.Database = openEventsDatabase(workerData.file as string);
 const statements = {
-  streamHead: db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
-  byId: db.prepare<[string], { stream_id: string; revision: number; position: number }>('SELECT stream_id, revision, position FROM events WHERE event_id = ?'),
-  insert: db.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  streamHead: db.prepare<[string], { revision: number | null }>(
+    'SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?',
+  ),
+  byId: db.prepare<[string], { stream_id: string; revision: number; position: number }>(
+    'SELECT stream_id, revision, position FROM events WHERE event_id = ?',
+  ),
+  insert: db.prepare(
+    'INSERT INTO events (event_id, stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ),
   head: db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
 };
 
-function appendNow({ streamId, events, expectedRevision }: AppendRequest, recordedAt: string): AppendResult & { fresh: boolean } {
+function appendNow(
+  { streamId, events, expectedRevision }: AppendRequest,
+  recordedAt: string,
+): AppendResult & { fresh: boolean } {
   const replay = idempotentReplay(streamId, events, (id) => {
     const row = statements.byId.get(id);
     return row && { streamId: row.stream_id, revision: row.revision, position: row.position };
@@ -41,14 +50,19 @@ function insertAll({ streamId, events }: AppendRequest, current: number, recorde
   let position = -1;
   for (const event of events) {
     revision += 1;
-    position = Number(statements.insert.run(event.id, streamId, revision, event.type, event.data, event.metadata, recordedAt).lastInsertRowid);
+    position = Number(
+      statements.insert.run(event.id, streamId, revision, event.type, event.data, event.metadata, recordedAt)
+        .lastInsertRowid,
+    );
   }
   return { nextExpectedRevision: revision, position };
 }
 
 const isUnique = (error: unknown) => String(error).includes('UNIQUE');
 const appendChecked = db.transaction(appendNow);
-const appendToNewStream = db.transaction((request: AppendRequest, recordedAt: string) => insertAll(request, -1, recordedAt));
+const appendToNewStream = db.transaction((request: AppendRequest, recordedAt: string) =>
+  insertAll(request, -1, recordedAt),
+);
 
 /**
  * A new stream's first append (the bulk case: a customer, a call, a chat) is inserted without looking
@@ -71,7 +85,8 @@ const writeBatch = db.transaction((batch: AppendRequest[], recordedAt: string): 
       const { fresh, ...ok } = appendOne(item, recordedAt);
       return { ok, recordedAt, fresh };
     } catch (error) {
-      if (error instanceof WrongExpectedRevisionError) return { conflict: { streamId: error.streamId, expected: error.expected, actual: error.actual } };
+      if (error instanceof WrongExpectedRevisionError)
+        return { conflict: { streamId: error.streamId, expected: error.expected, actual: error.actual } };
       return { failed: String(error) };
     }
   }),
@@ -88,7 +103,12 @@ parentPort!.on('message', (message: WriterMessage) => {
     const results = writeBatch(message.batch, new Date().toISOString());
     reply = { kind: 'appended', id: message.id, results, head: statements.head.get()?.position ?? -1 };
   } catch (error) {
-    reply = { kind: 'appended', id: message.id, results: message.batch.map(() => ({ failed: String(error) })), head: -1 };
+    reply = {
+      kind: 'appended',
+      id: message.id,
+      results: message.batch.map(() => ({ failed: String(error) })),
+      head: -1,
+    };
   }
   parentPort!.postMessage(reply);
 });

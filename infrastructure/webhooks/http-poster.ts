@@ -21,7 +21,10 @@ const IDLE_MS = 4_000;
 const INTERRUPTED = 'Interrupted: the service stopped';
 
 export function httpPoster({ timeoutMs, allowPrivateNetworks }: HttpPosterOptions): WebhookPoster {
-  const agents = { http: new HttpAgent({ keepAlive: true, timeout: IDLE_MS }), https: new HttpsAgent({ keepAlive: true, timeout: IDLE_MS }) };
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, timeout: IDLE_MS }),
+    https: new HttpsAgent({ keepAlive: true, timeout: IDLE_MS }),
+  };
   const lookup = allowPrivateNetworks ? undefined : publicOnlyLookup;
 
   return (url, headers, body, signal) =>
@@ -38,7 +41,8 @@ export function httpPoster({ timeoutMs, allowPrivateNetworks }: HttpPosterOption
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         const durationMs = Math.round(performance.now() - started);
-        if (statusCode !== null) resolve({ statusCode, error: statusCode === 200 ? null : `Answered ${statusCode}`, durationMs });
+        if (statusCode !== null)
+          resolve({ statusCode, error: statusCode === 200 ? null : `Answered ${statusCode}`, durationMs });
         else resolve({ statusCode: null, error, durationMs });
       };
       const end = (error: string) => {
@@ -56,7 +60,12 @@ export function httpPoster({ timeoutMs, allowPrivateNetworks }: HttpPosterOption
         const https = target.protocol === 'https:';
         request = (https ? httpsRequest : httpRequest)(
           target,
-          { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: https ? agents.https : agents.http, lookup },
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+            agent: https ? agents.https : agents.http,
+            lookup,
+          },
           (response) => {
             statusCode = response.statusCode ?? null;
             response.on('error', () => undefined); // a body cut short still leaves the status
@@ -83,7 +92,8 @@ function destination(url: string, allowPrivateNetworks: boolean): URL | string {
     return networkError(error);
   }
   const literal = literalAddress(target.hostname);
-  if (!allowPrivateNetworks && literal !== null && isPrivateAddress(literal)) return new RefusedDestination(literal, literal).message;
+  if (!allowPrivateNetworks && literal !== null && isPrivateAddress(literal))
+    return new RefusedDestination(literal, literal).message;
   return target;
 }
 

@@ -28,7 +28,8 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
     const refused = addresses.find((a) => isPrivateAddress(a.address));
     if (refused) return callback(new RefusedDestination(hostname, refused.address), '');
     const first = addresses[0];
-    if (!first) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '');
+    if (!first)
+      return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '');
     // net asks for every address when it may try several (autoSelectFamily), otherwise for one.
     if ((options as { all?: boolean }).all) return callback(null, addresses);
     callback(null, first.address, first.family);

@@ -1,19 +1,35 @@
 /** Read model of blacklists, one document per organization and number (keyed by its digits). */
 import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
-import { blacklistEventTypes, blacklistKey, type BlacklistEntry, type BlacklistEvent } from '../../domain/blacklist/blacklist';
+import {
+  blacklistEventTypes,
+  blacklistKey,
+  type BlacklistEntry,
+  type BlacklistEvent,
+} from '../../domain/blacklist/blacklist';
 
-export type BlacklistDocument = { id: string; organizationId: string; number: string; name: string | null; addedAt: string };
+export type BlacklistDocument = {
+  id: string;
+  organizationId: string;
+  number: string;
+  name: string | null;
+  addedAt: string;
+};
 
 type Event = RecordedEvent & BlacklistEvent;
 
-export const blacklistDocumentId = (organizationId: string, number: string) => `${organizationId}/${blacklistKey(number)}`;
+export const blacklistDocumentId = (organizationId: string, number: string) =>
+  `${organizationId}/${blacklistKey(number)}`;
 
 // An event lists many numbers and is applied once per number: index each list once.
 const indexes = new WeakMap<object, Map<string, BlacklistEntry>>();
 function entryOf(data: { organizationId: string; entries: BlacklistEntry[] }, id: string): BlacklistEntry | undefined {
   let index = indexes.get(data);
-  if (!index) indexes.set(data, (index = new Map(data.entries.map((e) => [blacklistDocumentId(data.organizationId, e.number), e]))));
+  if (!index)
+    indexes.set(
+      data,
+      (index = new Map(data.entries.map((e) => [blacklistDocumentId(data.organizationId, e.number), e]))),
+    );
   return index.get(id);
 }
 
@@ -37,7 +53,13 @@ export const blacklistProjection: Projection<BlacklistDocument> = {
         const entry = entryOf(event.data, id);
         if (!entry) return doc;
         // Renaming a listed number keeps the time it was first added.
-        return { id, organizationId: event.data.organizationId, number: entry.number, name: entry.name, addedAt: doc?.addedAt ?? event.data.at };
+        return {
+          id,
+          organizationId: event.data.organizationId,
+          number: entry.number,
+          name: entry.name,
+          addedAt: doc?.addedAt ?? event.data.at,
+        };
       }
       case 'NumbersRemovedFromBlacklist':
         return null;

@@ -10,7 +10,11 @@ export type OpenCallDocument = { id: string; provider: string; dialedAt: string 
 
 export const openCallsProjection: Projection<OpenCallDocument> = {
   name: 'open_calls',
-  collection: { name: 'open_calls', fields: { provider: 'string', dialedAt: 'string' }, indexes: [['provider', 'dialedAt']] },
+  collection: {
+    name: 'open_calls',
+    fields: { provider: 'string', dialedAt: 'string' },
+    indexes: [['provider', 'dialedAt']],
+  },
   eventTypes: ['CallDialed', 'CallEnded'],
   documentIds: (event) => [(event.data as { callId: string }).callId],
   evolve(id, doc, recorded) {

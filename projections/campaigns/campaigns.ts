@@ -29,7 +29,15 @@ export const campaignsProjection: Projection<CampaignDocument> = {
     switch (event.type) {
       case 'CampaignCreated': {
         const { organizationId, campaignType, at } = event.data;
-        return { id, ...createdDetails(event.data), organizationId, campaignType, status: 'active', createdAt: at, updatedAt: at };
+        return {
+          id,
+          ...createdDetails(event.data),
+          organizationId,
+          campaignType,
+          status: 'active',
+          createdAt: at,
+          updatedAt: at,
+        };
       }
       case 'CampaignUpdated':
         return doc && { ...doc, ...campaignChanges(event.data.changes), updatedAt: event.data.at };

@@ -3,7 +3,12 @@ import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
 import { templateEventTypes, type TemplateDetails, type TemplateEvent } from '../../domain/chats/template';
 
-export type ChatTemplateDocument = TemplateDetails & { id: string; organizationId: string; createdAt: string; updatedAt: string };
+export type ChatTemplateDocument = TemplateDetails & {
+  id: string;
+  organizationId: string;
+  createdAt: string;
+  updatedAt: string;
+};
 
 type Event = RecordedEvent & TemplateEvent;
 

@@ -5,4 +5,9 @@ import { idleChatsProjection } from './idle-chats';
 import { openChatsProjection } from './open-chats';
 
 /** The read models of the chat feature: templates, chat entries of the shared `logs` collection, chats under way, chats open with their last activity (the inactivity timer's work list). */
-export const chatsProjections: readonly AnyProjection[] = [chatTemplatesProjection, chatLogsProjection, openChatsProjection, idleChatsProjection];
+export const chatsProjections: readonly AnyProjection[] = [
+  chatTemplatesProjection,
+  chatLogsProjection,
+  openChatsProjection,
+  idleChatsProjection,
+];

@@ -10,7 +10,11 @@ export type OpenChatDocument = { id: string; provider: string; dispatchedAt: str
 
 export const openChatsProjection: Projection<OpenChatDocument> = {
   name: 'open_chats',
-  collection: { name: 'open_chats', fields: { provider: 'string', dispatchedAt: 'string' }, indexes: [['provider', 'dispatchedAt']] },
+  collection: {
+    name: 'open_chats',
+    fields: { provider: 'string', dispatchedAt: 'string' },
+    indexes: [['provider', 'dispatchedAt']],
+  },
   eventTypes: ['ChatDispatched', 'ChatEnded'],
   documentIds: (event) => [(event.data as { messageId: string }).messageId],
   evolve(id, doc, recorded) {

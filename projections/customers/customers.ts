@@ -50,7 +50,16 @@ export const customersProjection: Projection<CustomerDocument> = {
   name: 'customers',
   collection: {
     name: 'customers',
-    fields: { organizationId: 'string', campaignId: 'string', customerId: 'string', payment_status: 'string', language: 'string', phone_number: 'string', createdAt: 'string', addedSeq: 'number' },
+    fields: {
+      organizationId: 'string',
+      campaignId: 'string',
+      customerId: 'string',
+      payment_status: 'string',
+      language: 'string',
+      phone_number: 'string',
+      createdAt: 'string',
+      addedSeq: 'number',
+    },
     // Queries select by campaign first (a campaign holds at most some hundred thousand customers), or
     // look a number up across the organization; each index slows every insert, so there are two.
     indexes: [
@@ -68,7 +77,17 @@ export const customersProjection: Projection<CustomerDocument> = {
     switch (event.type) {
       case 'CustomerAdded': {
         const { campaignId, customerId, organizationId, record, at } = event.data;
-        return { id, organizationId, campaignId, customerId, ...indexed(record), data: record, createdAt: at, updatedAt: at, addedSeq: recorded.position };
+        return {
+          id,
+          organizationId,
+          campaignId,
+          customerId,
+          ...indexed(record),
+          data: record,
+          createdAt: at,
+          updatedAt: at,
+          addedSeq: recorded.position,
+        };
       }
       case 'CustomerUpdated': {
         if (!doc) return doc;

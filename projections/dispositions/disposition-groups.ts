@@ -22,23 +22,49 @@ export const dispositionGroupsProjection: Projection<DispositionGroupDocument> =
     fields: { organizationId: 'string', name: 'string', createdAt: 'string' },
     indexes: [['organizationId', 'createdAt']],
   },
-  eventTypes: ['DispositionGroupCreated', 'DispositionGroupUpdated', 'DispositionGroupDeleted', 'DispositionsAddedToGroup', 'DispositionsRemovedFromGroup'],
+  eventTypes: [
+    'DispositionGroupCreated',
+    'DispositionGroupUpdated',
+    'DispositionGroupDeleted',
+    'DispositionsAddedToGroup',
+    'DispositionsRemovedFromGroup',
+  ],
   documentIds: (event) => [(event.data as { groupId: string }).groupId],
   evolve(id, doc, recorded) {
     const event = recorded as Event;
     switch (event.type) {
       case 'DispositionGroupCreated': {
         const { name, description, dispositionIds, at } = event.data;
-        return { id, organizationId: recorded.metadata.organizationId ?? '', name, description, dispositionIds, createdAt: at, updatedAt: at };
+        return {
+          id,
+          organizationId: recorded.metadata.organizationId ?? '',
+          name,
+          description,
+          dispositionIds,
+          createdAt: at,
+          updatedAt: at,
+        };
       }
       case 'DispositionGroupUpdated':
         return doc && { ...doc, ...groupChanges(event.data.changes), updatedAt: event.data.at };
       case 'DispositionGroupDeleted':
         return null;
       case 'DispositionsAddedToGroup':
-        return doc && { ...doc, dispositionIds: [...doc.dispositionIds, ...event.data.dispositionIds], updatedAt: event.data.at };
+        return (
+          doc && {
+            ...doc,
+            dispositionIds: [...doc.dispositionIds, ...event.data.dispositionIds],
+            updatedAt: event.data.at,
+          }
+        );
       case 'DispositionsRemovedFromGroup':
-        return doc && { ...doc, dispositionIds: doc.dispositionIds.filter((d) => !event.data.dispositionIds.includes(d)), updatedAt: event.data.at };
+        return (
+          doc && {
+            ...doc,
+            dispositionIds: doc.dispositionIds.filter((d) => !event.data.dispositionIds.includes(d)),
+            updatedAt: event.data.at,
+          }
+        );
       default:
         return doc;
     }

@@ -29,7 +29,15 @@ export const dispositionsProjection: Projection<DispositionDocument> = {
     switch (event.type) {
       case 'DispositionCreated': {
         const { name, description, priority, at } = event.data;
-        return { id, organizationId: recorded.metadata.organizationId ?? '', name, description, priority, createdAt: at, updatedAt: at };
+        return {
+          id,
+          organizationId: recorded.metadata.organizationId ?? '',
+          name,
+          description,
+          priority,
+          createdAt: at,
+          updatedAt: at,
+        };
       }
       case 'DispositionUpdated':
         return doc && { ...doc, ...dispositionChanges(event.data.changes), updatedAt: event.data.at };

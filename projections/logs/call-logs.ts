@@ -51,7 +51,11 @@ export const LOG_FIELDS = {
 /** One index per filter of spec 4.4, each in `start_time` order, as the list is. */
 export const LOG_INDEXES = [
   ['organizationId', 'start_time'],
-  ...(['type', 'status', 'disposition', 'from', 'to', 'agent_id'] as const).map((field) => ['organizationId', field, 'start_time']),
+  ...(['type', 'status', 'disposition', 'from', 'to', 'agent_id'] as const).map((field) => [
+    'organizationId',
+    field,
+    'start_time',
+  ]),
   // A campaign's entries are what dashboards filter further (by status, agent, channel): those columns
   // ride along, so a combination is filtered and counted from this index alone, without reading rows.
   ['organizationId', 'campaign_id', 'start_time', 'status', 'agent_id', 'type'],
@@ -59,12 +63,28 @@ export const LOG_INDEXES = [
   ['organizationId', 'type', 'status', 'start_time'],
 ];
 /** Totals every page shows (pagination) and `count_only` answers, kept exact as entries change. */
-export const LOG_COUNTERS = [['organizationId'], ...(['type', 'status', 'disposition', 'from', 'to', 'campaign_id', 'agent_id'] as const).map((field) => ['organizationId', field]), ['organizationId', 'type', 'status']];
+export const LOG_COUNTERS = [
+  ['organizationId'],
+  ...(['type', 'status', 'disposition', 'from', 'to', 'campaign_id', 'agent_id'] as const).map((field) => [
+    'organizationId',
+    field,
+  ]),
+  ['organizationId', 'type', 'status'],
+];
 
 type Event = RecordedEvent & CallEvent;
 
 /** What a call or chat was requested for: every log entry starts from it. */
-export type LogTarget = { organizationId: string; at: string; customerKeyField: 'loan_id' | 'lead_id'; customerKey: string; campaignName: string; campaignId: string; customerName: string; to: string };
+export type LogTarget = {
+  organizationId: string;
+  at: string;
+  customerKeyField: 'loan_id' | 'lead_id';
+  customerKey: string;
+  campaignName: string;
+  campaignId: string;
+  customerName: string;
+  to: string;
+};
 
 /** The common fields of a new log entry (spec 2.3): nothing has happened yet, so no end, duration or outcome. */
 export function openingEntry<Type extends 'call' | 'chat'>(id: string, type: Type, t: LogTarget) {
@@ -103,7 +123,16 @@ export const callLogsProjection: Projection<CallLogDocument> = {
     switch (event.type) {
       case 'CallQueued': {
         const d = event.data;
-        return { ...openingEntry(id, 'call', d), from: d.from, status: 'Queued', agent_id: d.agentId, disposition_id: d.dispositionId, call_id: id, transcript_id: '', recording_id: '' };
+        return {
+          ...openingEntry(id, 'call', d),
+          from: d.from,
+          status: 'Queued',
+          agent_id: d.agentId,
+          disposition_id: d.dispositionId,
+          call_id: id,
+          transcript_id: '',
+          recording_id: '',
+        };
       }
       case 'CallRinging':
         return doc && { ...doc, status: 'Ringing', start_time: event.data.at, date: event.data.at.slice(0, 10) };

@@ -10,7 +10,13 @@
  */
 import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
-import { chatEventTypes, type ChatEvent, type ChatStatus, type ConversationRole, type DeliveryError } from '../../domain/chats/chat';
+import {
+  chatEventTypes,
+  type ChatEvent,
+  type ChatStatus,
+  type ConversationRole,
+  type DeliveryError,
+} from '../../domain/chats/chat';
 import { LOG_COUNTERS, LOG_FIELDS, LOG_INDEXES, callLogsProjection, openingEntry } from './call-logs';
 
 export type ConversationEntry = { role: ConversationRole; content: string; timestamp: string };
@@ -50,7 +56,12 @@ const withStatus = (doc: ChatLogDocument | null, status: ChatStatus) => doc && {
 
 export const chatLogsProjection: Projection<ChatLogDocument> = {
   name: 'chat_logs',
-  collection: { name: callLogsProjection.collection.name, fields: LOG_FIELDS, indexes: LOG_INDEXES, counters: LOG_COUNTERS },
+  collection: {
+    name: callLogsProjection.collection.name,
+    fields: LOG_FIELDS,
+    indexes: LOG_INDEXES,
+    counters: LOG_COUNTERS,
+  },
   // Handing a message to the platform changes nothing an entry shows.
   eventTypes: chatEventTypes.filter((type) => type !== 'ChatDispatched'),
   documentIds: (event) => [(event.data as { messageId: string }).messageId],
@@ -89,7 +100,15 @@ export const chatLogsProjection: Projection<ChatLogDocument> = {
       }
       case 'ChatEnded': {
         const d = event.data;
-        return doc && { ...doc, status: d.status, summary: d.summary, disposition: d.disposition?.name ?? null, disposition_id: d.disposition?.id ?? doc.disposition_id };
+        return (
+          doc && {
+            ...doc,
+            status: d.status,
+            summary: d.summary,
+            disposition: d.disposition?.name ?? null,
+            disposition_id: d.disposition?.id ?? doc.disposition_id,
+          }
+        );
       }
       default:
         return doc;

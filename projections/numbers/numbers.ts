@@ -36,7 +36,16 @@ export const numbersProjection: Projection<NumberDocument> = {
   name: 'numbers',
   collection: {
     name: 'numbers',
-    fields: { number: 'string', provider: 'string', country_iso: 'string', national: 'string', status: 'string', organizationId: 'string', voice_enabled: 'boolean', purchasedAt: 'string' },
+    fields: {
+      number: 'string',
+      provider: 'string',
+      country_iso: 'string',
+      national: 'string',
+      status: 'string',
+      organizationId: 'string',
+      voice_enabled: 'boolean',
+      purchasedAt: 'string',
+    },
     indexes: [
       ['provider', 'country_iso', 'status', 'national'],
       ['organizationId', 'purchasedAt'],
@@ -56,11 +65,29 @@ export const numbersProjection: Projection<NumberDocument> = {
         if (doc) return doc;
         const stocked = stockedIn(event.data, id);
         if (!stocked) return doc;
-        return { id, ...stocked, provider: event.data.provider, national: nationalPart(stocked.number, stocked.country_iso) ?? '', status: 'available', organizationId: null, stockedAt: event.data.at, purchasedAt: null };
+        return {
+          id,
+          ...stocked,
+          provider: event.data.provider,
+          national: nationalPart(stocked.number, stocked.country_iso) ?? '',
+          status: 'available',
+          organizationId: null,
+          stockedAt: event.data.at,
+          purchasedAt: null,
+        };
       }
       case 'NumberPurchased': {
         const { at, organizationId, provider, ...number } = event.data;
-        return { id, ...number, provider, national: nationalPart(number.number, number.country_iso) ?? '', status: 'owned', organizationId, stockedAt: doc?.stockedAt ?? at, purchasedAt: at };
+        return {
+          id,
+          ...number,
+          provider,
+          national: nationalPart(number.number, number.country_iso) ?? '',
+          status: 'owned',
+          organizationId,
+          stockedAt: doc?.stockedAt ?? at,
+          purchasedAt: at,
+        };
       }
       default:
         return doc;

@@ -29,6 +29,11 @@ export const transcriptsProjection: Projection<TranscriptDocument> = {
     const organizationId = event.metadata.organizationId;
     // A call ends once; a transcript id seen again keeps its first document. Without an organization nobody could read it.
     if (doc || !organizationId) return doc;
-    return { id, organizationId, callId: event.data.callId, entries: event.data.transcript.map(({ speaker, message }) => ({ speaker, message })) };
+    return {
+      id,
+      organizationId,
+      callId: event.data.callId,
+      entries: event.data.transcript.map(({ speaker, message }) => ({ speaker, message })),
+    };
   },
 };

@@ -6,7 +6,11 @@
  */
 import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
-import { webhookDeliveryEventTypes, type WebhookDeliveryEvent, type WebhookEventName } from '../../domain/webhooks/webhook-delivery';
+import {
+  webhookDeliveryEventTypes,
+  type WebhookDeliveryEvent,
+  type WebhookEventName,
+} from '../../domain/webhooks/webhook-delivery';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'abandoned';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'abandoned'];
@@ -48,7 +52,11 @@ export type WebhookDeliveryDocument = {
 type Event = RecordedEvent & WebhookDeliveryEvent;
 
 /** The attempt `number`, changed by `change` (attempts are kept in order, one entry per number). */
-const withAttempt = (attempts: AttemptDocument[], number: number, change: (a: AttemptDocument | undefined) => AttemptDocument) => {
+const withAttempt = (
+  attempts: AttemptDocument[],
+  number: number,
+  change: (a: AttemptDocument | undefined) => AttemptDocument,
+) => {
   const index = attempts.findIndex((a) => a.number === number);
   return index < 0 ? [...attempts, change(undefined)] : attempts.map((a, i) => (i === index ? change(a) : a));
 };
@@ -96,29 +104,89 @@ export const webhookDeliveriesProjection: Projection<WebhookDeliveryDocument> = 
     switch (event.type) {
       case 'WebhookAttemptStarted': {
         const d = event.data;
-        const attempts = withAttempt(doc.attempts, d.attempt, () => ({ number: d.attempt, startedAt: d.at, finishedAt: null, outcome: 'in_flight', statusCode: null, error: null, durationMs: null }));
+        const attempts = withAttempt(doc.attempts, d.attempt, () => ({
+          number: d.attempt,
+          startedAt: d.at,
+          finishedAt: null,
+          outcome: 'in_flight',
+          statusCode: null,
+          error: null,
+          durationMs: null,
+        }));
         return { ...doc, attempts, dueAt: d.leaseUntil, updatedAt: d.at };
       }
       case 'WebhookDelivered': {
         const d = event.data;
-        const attempts = withAttempt(doc.attempts, d.attempt, (a) => ({ number: d.attempt, startedAt: a?.startedAt ?? d.at, finishedAt: d.at, outcome: 'delivered', statusCode: d.statusCode, error: null, durationMs: d.durationMs }));
-        return { ...doc, attempts, status: 'delivered', pending: false, dueAt: '', nextAttemptAt: null, finishedAt: d.at, updatedAt: d.at };
+        const attempts = withAttempt(doc.attempts, d.attempt, (a) => ({
+          number: d.attempt,
+          startedAt: a?.startedAt ?? d.at,
+          finishedAt: d.at,
+          outcome: 'delivered',
+          statusCode: d.statusCode,
+          error: null,
+          durationMs: d.durationMs,
+        }));
+        return {
+          ...doc,
+          attempts,
+          status: 'delivered',
+          pending: false,
+          dueAt: '',
+          nextAttemptAt: null,
+          finishedAt: d.at,
+          updatedAt: d.at,
+        };
       }
       case 'WebhookAttemptFailed': {
         const d = event.data;
-        const attempts = withAttempt(doc.attempts, d.attempt, (a) => ({ number: d.attempt, startedAt: a?.startedAt ?? d.at, finishedAt: d.at, outcome: 'failed', statusCode: d.statusCode, error: d.error, durationMs: d.durationMs }));
-        return { ...doc, attempts, nextAttempt: d.attempt + 1, dueAt: d.nextAttemptAt ?? doc.dueAt, nextAttemptAt: d.nextAttemptAt, updatedAt: d.at };
+        const attempts = withAttempt(doc.attempts, d.attempt, (a) => ({
+          number: d.attempt,
+          startedAt: a?.startedAt ?? d.at,
+          finishedAt: d.at,
+          outcome: 'failed',
+          statusCode: d.statusCode,
+          error: d.error,
+          durationMs: d.durationMs,
+        }));
+        return {
+          ...doc,
+          attempts,
+          nextAttempt: d.attempt + 1,
+          dueAt: d.nextAttemptAt ?? doc.dueAt,
+          nextAttemptAt: d.nextAttemptAt,
+          updatedAt: d.at,
+        };
       }
       case 'WebhookAttemptReleased': {
         const d = event.data;
-        const attempts = withAttempt(doc.attempts, d.attempt, (a) => ({ number: d.attempt, startedAt: a?.startedAt ?? d.at, finishedAt: d.at, outcome: 'interrupted', statusCode: null, error: d.reason, durationMs: null }));
+        const attempts = withAttempt(doc.attempts, d.attempt, (a) => ({
+          number: d.attempt,
+          startedAt: a?.startedAt ?? d.at,
+          finishedAt: d.at,
+          outcome: 'interrupted',
+          statusCode: null,
+          error: d.reason,
+          durationMs: null,
+        }));
         return { ...doc, attempts, dueAt: d.at, updatedAt: d.at };
       }
       case 'WebhookDeliveryAbandoned': {
         const d = event.data;
         // An attempt claimed but not made (the webhook was switched off meanwhile) is shown as such.
-        const attempts = doc.attempts.map((a): AttemptDocument => (a.outcome === 'in_flight' ? { ...a, outcome: 'not_made', finishedAt: d.at, error: d.reason } : a));
-        return { ...doc, attempts, status: 'abandoned', pending: false, dueAt: '', nextAttemptAt: null, finishedAt: d.at, reason: d.reason, updatedAt: d.at };
+        const attempts = doc.attempts.map((a): AttemptDocument =>
+          a.outcome === 'in_flight' ? { ...a, outcome: 'not_made', finishedAt: d.at, error: d.reason } : a,
+        );
+        return {
+          ...doc,
+          attempts,
+          status: 'abandoned',
+          pending: false,
+          dueAt: '',
+          nextAttemptAt: null,
+          finishedAt: d.at,
+          reason: d.reason,
+          updatedAt: d.at,
+        };
       }
       default:
         return doc;

@@ -6,7 +6,15 @@ import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
 import { webhookSettingsEventTypes, type WebhookSettingsEvent } from '../../domain/webhooks/webhook-settings';
 
-export type WebhookSettingsDocument = { id: string; organizationId: string; url: string; enabled: boolean; secretLast4: string; createdAt: string; updatedAt: string };
+export type WebhookSettingsDocument = {
+  id: string;
+  organizationId: string;
+  url: string;
+  enabled: boolean;
+  secretLast4: string;
+  createdAt: string;
+  updatedAt: string;
+};
 
 type Event = RecordedEvent & WebhookSettingsEvent;
 
@@ -20,7 +28,15 @@ export const webhookSettingsProjection: Projection<WebhookSettingsDocument> = {
     switch (event.type) {
       case 'WebhookConfigured': {
         const d = event.data;
-        return { id, organizationId: d.organizationId, url: d.url, enabled: d.enabled, secretLast4: d.secret.slice(-4), createdAt: doc?.createdAt ?? d.at, updatedAt: d.at };
+        return {
+          id,
+          organizationId: d.organizationId,
+          url: d.url,
+          enabled: d.enabled,
+          secretLast4: d.secret.slice(-4),
+          createdAt: doc?.createdAt ?? d.at,
+          updatedAt: d.at,
+        };
       }
       case 'WebhookRemoved':
         return null;

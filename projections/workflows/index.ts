@@ -5,4 +5,9 @@ import { workflowWaitsProjection } from './workflow-waits';
 import { workflowsProjection } from './workflows';
 
 /** The read models of the workflow feature. */
-export const workflowsProjections: readonly AnyProjection[] = [workflowsProjection, workflowRunsProjection, workflowWaitsProjection, workflowContactsProjection];
+export const workflowsProjections: readonly AnyProjection[] = [
+  workflowsProjection,
+  workflowRunsProjection,
+  workflowWaitsProjection,
+  workflowContactsProjection,
+];

@@ -6,11 +6,17 @@ import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
 import type { RunEvent } from '../../domain/workflows/workflow-run';
 
-export type WorkflowContactDocument = { id: string; runId: string; organizationId: string | null; channel: 'call' | 'chat' };
+export type WorkflowContactDocument = {
+  id: string;
+  runId: string;
+  organizationId: string | null;
+  channel: 'call' | 'chat';
+};
 
 type Event = RecordedEvent & Extract<RunEvent, { type: 'WorkflowStepStarted' }>;
 
-const isContact = (event: Event) => event.data.contactId !== null && (event.data.stepType === 'place_call' || event.data.stepType === 'send_chat');
+const isContact = (event: Event) =>
+  event.data.contactId !== null && (event.data.stepType === 'place_call' || event.data.stepType === 'send_chat');
 
 export const workflowContactsProjection: Projection<WorkflowContactDocument> = {
   name: 'workflow-contacts',
@@ -20,6 +26,11 @@ export const workflowContactsProjection: Projection<WorkflowContactDocument> = {
   evolve(id, doc, recorded) {
     const event = recorded as Event;
     if (!isContact(event)) return doc;
-    return { id, runId: event.data.runId, organizationId: recorded.metadata.organizationId, channel: event.data.stepType === 'place_call' ? 'call' : 'chat' };
+    return {
+      id,
+      runId: event.data.runId,
+      organizationId: recorded.metadata.organizationId,
+      channel: event.data.stepType === 'place_call' ? 'call' : 'chat',
+    };
   },
 };

@@ -7,7 +7,15 @@ import type { RecordedEvent } from '../../application/ports/event-store';
 import type { StepType } from '../../domain/workflows/steps';
 import { workflowRunEventTypes, type RunEvent, type StepOutcome } from '../../domain/workflows/workflow-run';
 
-export type RunHistoryEntry = { index: number; visit: number; type: StepType; startedAt: string; dueAt: string | null; completedAt: string | null; outcome: StepOutcome | null };
+export type RunHistoryEntry = {
+  index: number;
+  visit: number;
+  type: StepType;
+  startedAt: string;
+  dueAt: string | null;
+  completedAt: string | null;
+  outcome: StepOutcome | null;
+};
 
 export type WorkflowRunDocument = {
   id: string;
@@ -35,7 +43,10 @@ export const workflowRunsProjection: Projection<WorkflowRunDocument> = {
   collection: {
     name: 'workflow_runs',
     fields: { organizationId: 'string', workflowId: 'string', status: 'string', startedSeq: 'number' },
-    indexes: [['workflowId', 'startedSeq'], ['workflowId', 'status', 'startedSeq']],
+    indexes: [
+      ['workflowId', 'startedSeq'],
+      ['workflowId', 'status', 'startedSeq'],
+    ],
   },
   eventTypes: workflowRunEventTypes.filter((t) => t !== 'WorkflowContactEnded'),
   documentIds: (event) => [(event.data as { runId: string }).runId],
@@ -43,13 +54,36 @@ export const workflowRunsProjection: Projection<WorkflowRunDocument> = {
     const event = recorded as Event;
     if (event.type === 'WorkflowRunStarted') {
       const d = event.data;
-      return { id, organizationId: d.organizationId, workflowId: d.workflowId, campaignId: d.campaignId, customerKeyField: d.customerKeyField, customerKey: d.customerKey, status: 'running', currentStep: 0, history: [], failureReason: null, startedAt: d.at, startedSeq: recorded.position, updatedAt: d.at, endedAt: null };
+      return {
+        id,
+        organizationId: d.organizationId,
+        workflowId: d.workflowId,
+        campaignId: d.campaignId,
+        customerKeyField: d.customerKeyField,
+        customerKey: d.customerKey,
+        status: 'running',
+        currentStep: 0,
+        history: [],
+        failureReason: null,
+        startedAt: d.at,
+        startedSeq: recorded.position,
+        updatedAt: d.at,
+        endedAt: null,
+      };
     }
     if (!doc) return doc;
     switch (event.type) {
       case 'WorkflowStepStarted': {
         const { index, visit, stepType, dueAt, at } = event.data;
-        const entry: RunHistoryEntry = { index, visit, type: stepType, startedAt: at, dueAt, completedAt: null, outcome: null };
+        const entry: RunHistoryEntry = {
+          index,
+          visit,
+          type: stepType,
+          startedAt: at,
+          dueAt,
+          completedAt: null,
+          outcome: null,
+        };
         return { ...doc, currentStep: index, history: [...doc.history, entry], updatedAt: at };
       }
       case 'WorkflowStepCompleted': {
@@ -60,7 +94,14 @@ export const workflowRunsProjection: Projection<WorkflowRunDocument> = {
       case 'WorkflowRunCompleted':
         return { ...doc, status: 'completed', currentStep: null, updatedAt: event.data.at, endedAt: event.data.at };
       case 'WorkflowRunFailed':
-        return { ...doc, status: 'failed', currentStep: null, failureReason: event.data.reason, updatedAt: event.data.at, endedAt: event.data.at };
+        return {
+          ...doc,
+          status: 'failed',
+          currentStep: null,
+          failureReason: event.data.reason,
+          updatedAt: event.data.at,
+          endedAt: event.data.at,
+        };
       default:
         return doc;
     }

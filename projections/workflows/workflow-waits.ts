@@ -7,7 +7,13 @@ import type { Projection } from '../../application/projection';
 import type { RecordedEvent } from '../../application/ports/event-store';
 import type { RunEvent } from '../../domain/workflows/workflow-run';
 
-export type WorkflowWaitDocument = { id: string; runId: string; organizationId: string | null; visit: number; dueAt: string };
+export type WorkflowWaitDocument = {
+  id: string;
+  runId: string;
+  organizationId: string | null;
+  visit: number;
+  dueAt: string;
+};
 
 type Event = RecordedEvent & RunEvent;
 
@@ -20,7 +26,15 @@ export const workflowWaitsProjection: Projection<WorkflowWaitDocument> = {
     const event = recorded as Event;
     switch (event.type) {
       case 'WorkflowStepStarted':
-        return event.data.dueAt === null ? doc : { id, runId: id, organizationId: recorded.metadata.organizationId, visit: event.data.visit, dueAt: event.data.dueAt };
+        return event.data.dueAt === null
+          ? doc
+          : {
+              id,
+              runId: id,
+              organizationId: recorded.metadata.organizationId,
+              visit: event.data.visit,
+              dueAt: event.data.dueAt,
+            };
       case 'WorkflowStepCompleted':
         return doc && doc.visit === event.data.visit ? null : doc;
       case 'WorkflowRunCompleted':

@@ -4,7 +4,14 @@ import type { RecordedEvent } from '../../application/ports/event-store';
 import type { WorkflowStep } from '../../domain/workflows/steps';
 import { workflowEventTypes, type WorkflowEvent } from '../../domain/workflows/workflow';
 
-export type WorkflowDocument = { id: string; organizationId: string; name: string; steps: WorkflowStep[]; createdAt: string; updatedAt: string };
+export type WorkflowDocument = {
+  id: string;
+  organizationId: string;
+  name: string;
+  steps: WorkflowStep[];
+  createdAt: string;
+  updatedAt: string;
+};
 
 type Event = RecordedEvent & WorkflowEvent;
 

@@ -30,9 +30,15 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStoreFix
 
     it('reads an inclusive byte range, clamping its end to the last byte', async () => {
       await store.put('rec-1', audio, 'audio/wav');
-      expect((await bytesOf(await store.read('rec-1', { start: 10, end: 19 }))).equals(audio.subarray(10, 20))).toBe(true);
-      expect((await bytesOf(await store.read('rec-1', { start: 999, end: 999 }))).equals(audio.subarray(999))).toBe(true);
-      expect((await bytesOf(await store.read('rec-1', { start: 990, end: 5000 }))).equals(audio.subarray(990))).toBe(true);
+      expect((await bytesOf(await store.read('rec-1', { start: 10, end: 19 }))).equals(audio.subarray(10, 20))).toBe(
+        true,
+      );
+      expect((await bytesOf(await store.read('rec-1', { start: 999, end: 999 }))).equals(audio.subarray(999))).toBe(
+        true,
+      );
+      expect((await bytesOf(await store.read('rec-1', { start: 990, end: 5000 }))).equals(audio.subarray(990))).toBe(
+        true,
+      );
     });
 
     it('refuses a range that starts past the end or ends before it starts', async () => {
@@ -82,7 +88,19 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStoreFix
       await expect(store.delete('rec-1')).resolves.toBeUndefined();
     });
 
-    it.each(['../escape', '..', '.', '.hidden', 'a/b', 'a\\b', '/etc/passwd', '', 'a\0b', 'x'.repeat(201), 'spaces are bad'])('refuses the key %j in every operation', async (key) => {
+    it.each([
+      '../escape',
+      '..',
+      '.',
+      '.hidden',
+      'a/b',
+      'a\\b',
+      '/etc/passwd',
+      '',
+      'a\0b',
+      'x'.repeat(201),
+      'spaces are bad',
+    ])('refuses the key %j in every operation', async (key) => {
       await expect(store.put(key, audio, 'audio/wav')).rejects.toThrow(InvalidBlobKeyError);
       await expect(store.stat(key)).rejects.toThrow(InvalidBlobKeyError);
       await expect(store.read(key)).rejects.toThrow(InvalidBlobKeyError);
@@ -94,7 +112,9 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStoreFix
       await store.put('rec-1', audio, 'audio/wav');
       store = await fixture.reopen();
       expect(await store.stat('rec-1')).toEqual({ size: 1000, contentType: 'audio/wav' });
-      expect((await bytesOf(await store.read('rec-1', { start: 500, end: 509 }))).equals(audio.subarray(500, 510))).toBe(true);
+      expect(
+        (await bytesOf(await store.read('rec-1', { start: 500, end: 509 }))).equals(audio.subarray(500, 510)),
+      ).toBe(true);
     });
   });
 }

@@ -31,7 +31,9 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
 
     it('appends to a new stream and reads it back in order with revisions from 0', async () => {
       const id = stream();
-      const result = await store.appendToStream(id, [anEvent('A', { n: 1 }), anEvent('B', { n: 2 })], { expectedRevision: 'no_stream' });
+      const result = await store.appendToStream(id, [anEvent('A', { n: 1 }), anEvent('B', { n: 2 })], {
+        expectedRevision: 'no_stream',
+      });
       expect(result.nextExpectedRevision).toBe(1);
       const events = await store.readStream(id);
       expect(events.map((e) => [e.type, e.revision, e.data])).toEqual([
@@ -49,10 +51,16 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
 
     it('enforces no_stream, stream_exists and exact revisions', async () => {
       const id = stream();
-      await expect(store.appendToStream(id, [anEvent()], { expectedRevision: 'stream_exists' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.appendToStream(id, [anEvent()], { expectedRevision: 'stream_exists' })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
       await store.appendToStream(id, [anEvent()], { expectedRevision: 'no_stream' });
-      await expect(store.appendToStream(id, [anEvent()], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
-      await expect(store.appendToStream(id, [anEvent()], { expectedRevision: 5 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.appendToStream(id, [anEvent()], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+      await expect(store.appendToStream(id, [anEvent()], { expectedRevision: 5 })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
       await store.appendToStream(id, [anEvent()], { expectedRevision: 0 });
       await store.appendToStream(id, [anEvent()], { expectedRevision: 'stream_exists' });
       await store.appendToStream(id, [anEvent()], { expectedRevision: 'any' });
@@ -62,17 +70,23 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
     it('lets exactly one of many concurrent appends at the same revision win', async () => {
       const id = stream();
       await store.appendToStream(id, [anEvent()]);
-      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => store.appendToStream(id, [anEvent()], { expectedRevision: 0 })));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, () => store.appendToStream(id, [anEvent()], { expectedRevision: 0 })),
+      );
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-      for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevisionError);
+      for (const o of outcomes)
+        if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevisionError);
       expect((await store.readStream(id)).length).toBe(2);
     });
 
     it('lets exactly one of many concurrent first appends to a new stream win', async () => {
       const id = stream();
-      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => store.appendToStream(id, [anEvent()], { expectedRevision: 'no_stream' })));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, () => store.appendToStream(id, [anEvent()], { expectedRevision: 'no_stream' })),
+      );
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-      for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevisionError);
+      for (const o of outcomes)
+        if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevisionError);
       expect((await store.readStream(id)).length).toBe(1);
     });
 
@@ -80,7 +94,9 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
       const event = anEvent('taken');
       await store.appendToStream(stream(), [event], { expectedRevision: 'no_stream' });
       const other = stream();
-      await expect(store.appendToStream(other, [event], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.appendToStream(other, [event], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
       expect(await store.readStream(other)).toEqual([]);
     });
 
@@ -95,9 +111,16 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
 
     it('reads a stream backwards and from a revision', async () => {
       const id = stream();
-      await store.appendToStream(id, [0, 1, 2, 3, 4].map((n) => anEvent('N', { n })));
-      expect((await store.readStream(id, { direction: 'backwards', maxCount: 2 })).map((e) => e.revision)).toEqual([4, 3]);
-      expect((await store.readStream(id, { direction: 'backwards', fromRevision: 2 })).map((e) => e.revision)).toEqual([2, 1, 0]);
+      await store.appendToStream(
+        id,
+        [0, 1, 2, 3, 4].map((n) => anEvent('N', { n })),
+      );
+      expect((await store.readStream(id, { direction: 'backwards', maxCount: 2 })).map((e) => e.revision)).toEqual([
+        4, 3,
+      ]);
+      expect((await store.readStream(id, { direction: 'backwards', fromRevision: 2 })).map((e) => e.revision)).toEqual([
+        2, 1, 0,
+      ]);
       expect((await store.readStream(id, { fromRevision: 3 })).map((e) => e.revision)).toEqual([3, 4]);
       expect((await store.readStream(id, { fromRevision: 1, maxCount: 2 })).map((e) => e.revision)).toEqual([1, 2]);
     });
@@ -124,7 +147,12 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
       const seen: RecordedEvent[] = [];
       const controller = new AbortController();
       const consume = (async () => {
-        for await (const batch of subscribeToAll(store, { after: start, batchSize: 7, signal: controller.signal, pollMs: 50 })) {
+        for await (const batch of subscribeToAll(store, {
+          after: start,
+          batchSize: 7,
+          signal: controller.signal,
+          pollMs: 50,
+        })) {
           seen.push(...batch.filter((e) => e.streamId === id));
           // A slow consumer: the subscription must wait for it rather than drop or repeat events.
           await new Promise((r) => setTimeout(r, 2));
@@ -143,7 +171,9 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
       it('keeps every acknowledged event across a restart', async () => {
         if (!fixture.reopen) throw new Error('a persistent adapter must be reopenable');
         const id = stream();
-        const acknowledged = await Promise.all(Array.from({ length: 20 }, (_, i) => store.appendToStream(`${id}-${i % 3}`, [anEvent('N', { i })])));
+        const acknowledged = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.appendToStream(`${id}-${i % 3}`, [anEvent('N', { i })])),
+        );
         store = await fixture.reopen();
         const all = await store.readAll();
         const positions = new Set(all.map((e) => e.position));

@@ -19,7 +19,9 @@ async function startServer(): Promise<void> {
   container = await new GenericContainer(IMAGE)
     .withCommand(['--insecure', '--run-projections=None', '--mem-db'])
     .withExposedPorts(2113)
-    .withWaitStrategy(Wait.forHttp('/health/live', 2113).forStatusCodeMatching((status) => status >= 200 && status < 300))
+    .withWaitStrategy(
+      Wait.forHttp('/health/live', 2113).forStatusCodeMatching((status) => status >= 200 && status < 300),
+    )
     .withStartupTimeout(120_000)
     .start();
   url = `kurrentdb://${container.getHost()}:${container.getMappedPort(2113)}?tls=false`;

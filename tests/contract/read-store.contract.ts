@@ -19,15 +19,28 @@ export function readStoreContract(name: string, open: () => Promise<ReadStoreFix
     let store: ReadStore;
     let definition: CollectionDefinition;
 
-    const stored = (doc: Item | null, id: string, position: number): StoredDocument<unknown> => ({ id, doc, position, version: 1 });
+    const stored = (doc: Item | null, id: string, position: number): StoredDocument<unknown> => ({
+      id,
+      doc,
+      position,
+      version: 1,
+    });
     const seed = async () => {
-      await store.commit({ projection: 'p', checkpoint: 10, writes: items.map((it, i) => ({ collection: definition.name, document: stored(it, it.id, i) })) });
+      await store.commit({
+        projection: 'p',
+        checkpoint: 10,
+        writes: items.map((it, i) => ({ collection: definition.name, document: stored(it, it.id, i) })),
+      });
     };
 
     beforeEach(async () => {
       fixture = await open();
       store = fixture.store;
-      definition = { name: `items_${Math.random().toString(36).slice(2, 8)}`, fields: { org: 'string', kind: 'string', name: 'string', at: 'string', n: 'number', active: 'boolean' }, indexes: [['org', 'at']] };
+      definition = {
+        name: `items_${Math.random().toString(36).slice(2, 8)}`,
+        fields: { org: 'string', kind: 'string', name: 'string', at: 'string', n: 'number', active: 'boolean' },
+        indexes: [['org', 'at']],
+      };
       await store.collection<Item>(definition);
     });
     afterEach(() => fixture.cleanup());
@@ -47,7 +60,11 @@ export function readStoreContract(name: string, open: () => Promise<ReadStoreFix
     it('hides tombstones from get, find and count but keeps their position', async () => {
       const items$ = await store.collection<Item>(definition);
       await seed();
-      await store.commit({ projection: 'p', checkpoint: 11, writes: [{ collection: definition.name, document: stored(null, 'a', 11) }] });
+      await store.commit({
+        projection: 'p',
+        checkpoint: 11,
+        writes: [{ collection: definition.name, document: stored(null, 'a', 11) }],
+      });
       expect(await items$.get('a')).toBeNull();
       expect(await items$.count({ where: { org: 'o1' } })).toBe(3);
       expect((await items$.find({ where: { org: 'o1' } })).map((i) => i.id)).not.toContain('a');
@@ -57,16 +74,21 @@ export function readStoreContract(name: string, open: () => Promise<ReadStoreFix
     it('filters by equality, one-of, booleans, search and range, and counts', async () => {
       const items$ = await store.collection<Item>(definition);
       await seed();
-      const ids = async (q: Parameters<typeof items$.find>[0]) => (await items$.find({ ...q, sort: { field: 'at', order: 'asc' } })).map((i) => i.id);
+      const ids = async (q: Parameters<typeof items$.find>[0]) =>
+        (await items$.find({ ...q, sort: { field: 'at', order: 'asc' } })).map((i) => i.id);
       expect(await ids({ where: { org: 'o1', kind: 'call' } })).toEqual(['a', 'e']);
       expect(await ids({ where: { kind: { in: ['chat', 'sms'] } } })).toEqual(['b', 'c']);
       expect(await ids({ where: { active: false } })).toEqual(['b']);
       expect(await ids({ search: { field: 'name', text: 'ALPHA' } })).toEqual(['a', 'd']);
       expect(await ids({ search: { field: 'name', text: '%_' } })).toEqual(['e']);
-      expect(await ids({ range: { field: 'at', gte: '2026-01-02T10:00:00.000Z', lte: '2026-01-04T10:00:00.000Z' } })).toEqual(['b', 'c', 'd']);
+      expect(
+        await ids({ range: { field: 'at', gte: '2026-01-02T10:00:00.000Z', lte: '2026-01-04T10:00:00.000Z' } }),
+      ).toEqual(['b', 'c', 'd']);
       expect(await ids({ range: { field: 'n', gte: 4 } })).toEqual(['d', 'e']);
       expect(await ids({ where: { kind: { in: [] } } })).toEqual([]);
-      expect(await items$.count({ where: { org: 'o1' }, range: { field: 'at', lte: '2026-01-03T10:00:00.000Z' } })).toBe(3);
+      expect(
+        await items$.count({ where: { org: 'o1' }, range: { field: 'at', lte: '2026-01-03T10:00:00.000Z' } }),
+      ).toBe(3);
     });
 
     it('sorts by one field both ways and pages', async () => {
@@ -81,11 +103,25 @@ export function readStoreContract(name: string, open: () => Promise<ReadStoreFix
     });
 
     it('counts exactly, for counted field sets too, through inserts, changes, unchanged updates and deletes', async () => {
-      const counted: CollectionDefinition = { ...definition, name: `${definition.name}_c`, counters: [['org'], ['org', 'kind']] };
+      const counted: CollectionDefinition = {
+        ...definition,
+        name: `${definition.name}_c`,
+        counters: [['org'], ['org', 'kind']],
+      };
       const items$ = await store.collection<Item>(counted);
-      const write = (doc: Item | null, id: string, position: number) => store.commit({ projection: 'c', checkpoint: position, writes: [{ collection: counted.name, document: stored(doc, id, position) }] });
+      const write = (doc: Item | null, id: string, position: number) =>
+        store.commit({
+          projection: 'c',
+          checkpoint: position,
+          writes: [{ collection: counted.name, document: stored(doc, id, position) }],
+        });
       for (const [i, it] of items.entries()) await write(it, it.id, i);
-      const counts = async () => [await items$.count({ where: { org: 'o1' } }), await items$.count({ where: { org: 'o1', kind: 'call' } }), await items$.count({ where: { kind: 'call', org: 'o1' } }), await items$.count({ where: { org: 'o2', kind: 'call' } })];
+      const counts = async () => [
+        await items$.count({ where: { org: 'o1' } }),
+        await items$.count({ where: { org: 'o1', kind: 'call' } }),
+        await items$.count({ where: { kind: 'call', org: 'o1' } }),
+        await items$.count({ where: { org: 'o2', kind: 'call' } }),
+      ];
       expect(await counts()).toEqual([4, 2, 2, 1]);
       await write({ ...items[1]!, kind: 'call' }, 'b', 10); // b: chat becomes a call
       expect(await counts()).toEqual([4, 3, 3, 1]);
@@ -121,12 +157,21 @@ export function readStoreContract(name: string, open: () => Promise<ReadStoreFix
       it('keeps counts exact across a restart, and counts existing rows for a counter added later', async () => {
         const counted: CollectionDefinition = { ...definition, name: `${definition.name}_r`, counters: [['org']] };
         let items$ = await store.collection<Item>(counted);
-        for (const [i, it] of items.entries()) await store.commit({ projection: 'r', checkpoint: i, writes: [{ collection: counted.name, document: stored(it, it.id, i) }] });
+        for (const [i, it] of items.entries())
+          await store.commit({
+            projection: 'r',
+            checkpoint: i,
+            writes: [{ collection: counted.name, document: stored(it, it.id, i) }],
+          });
         if (!fixture.reopen) throw new Error('a persistent adapter must be reopenable');
         store = await fixture.reopen();
         items$ = await store.collection<Item>(counted);
         expect(await items$.count({ where: { org: 'o1' } })).toBe(4);
-        await store.commit({ projection: 'r', checkpoint: 10, writes: [{ collection: counted.name, document: stored(null, 'a', 10) }] });
+        await store.commit({
+          projection: 'r',
+          checkpoint: 10,
+          writes: [{ collection: counted.name, document: stored(null, 'a', 10) }],
+        });
         expect(await items$.count({ where: { org: 'o1' } })).toBe(3);
         store = await fixture.reopen();
         const more = await store.collection<Item>({ ...counted, counters: [['org'], ['org', 'kind']] });

@@ -26,7 +26,12 @@ async function startServer(): Promise<void> {
     .withWaitStrategy(Wait.forLogMessage(/waiting for connections/i))
     .withStartupTimeout(120_000)
     .start();
-  const initiated = await container.exec(['mongosh', '--quiet', '--eval', "rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'localhost:27017' }] })"]);
+  const initiated = await container.exec([
+    'mongosh',
+    '--quiet',
+    '--eval',
+    "rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'localhost:27017' }] })",
+  ]);
   if (initiated.exitCode !== 0) throw new Error(`rs.initiate failed: ${initiated.output}`);
   // The member's own address means nothing outside the container: talk to it directly.
   url = `mongodb://${container.getHost()}:${container.getMappedPort(27017)}/?directConnection=true`;
@@ -62,7 +67,10 @@ function adapterSpecifics(): void {
       const { store, cleanup } = await open();
       try {
         const things = await store.collection<{ name: string }>(definition);
-        const write = (name: string, position: number) => ({ collection: 'things', document: { id: 't1', doc: { name }, position, version: position } });
+        const write = (name: string, position: number) => ({
+          collection: 'things',
+          document: { id: 't1', doc: { name }, position, version: position },
+        });
         await store.commit({ projection: 'p', checkpoint: 20, writes: [write('newer', 20)] });
         // Another replica, behind, commits what it computed at an older position.
         await store.commit({ projection: 'p', checkpoint: 10, writes: [write('older', 10)] });
@@ -79,7 +87,11 @@ function adapterSpecifics(): void {
       const { store, cleanup } = await open();
       try {
         const things = await store.collection<{ name: string }>(definition);
-        await store.commit({ projection: 'p', checkpoint: 1, writes: [{ collection: 'things', document: { id: 't2', doc: { name: '$$ROOT' }, position: 1, version: 1 } }] });
+        await store.commit({
+          projection: 'p',
+          checkpoint: 1,
+          writes: [{ collection: 'things', document: { id: 't2', doc: { name: '$$ROOT' }, position: 1, version: 1 } }],
+        });
         expect(await things.get('t2')).toEqual({ name: '$$ROOT' });
         expect(await things.count({ search: { field: 'name', text: '$$' } })).toBe(1);
       } finally {

@@ -27,16 +27,37 @@ describe('sqlite read store: queries while the writer thread commits', () => {
     const dir = tempDir();
     const store = new SqliteReadStore(join(dir.path, 'read.db'));
     try {
-      const items = await store.collection<{ id: string; dueAt: string }>({ name: 'waits', fields: { dueAt: 'string' }, indexes: [['dueAt']] });
+      const items = await store.collection<{ id: string; dueAt: string }>({
+        name: 'waits',
+        fields: { dueAt: 'string' },
+        indexes: [['dueAt']],
+      });
       const count = 1000;
-      await store.commit({ projection: 'p', checkpoint: 0, writes: Array.from({ length: count }, (_, i) => ({ collection: 'waits', document: { id: `w${i}`, doc: { id: `w${i}`, dueAt: '2026-01-01T00:00:00.000Z' }, position: 1, version: 1 } })) });
+      await store.commit({
+        projection: 'p',
+        checkpoint: 0,
+        writes: Array.from({ length: count }, (_, i) => ({
+          collection: 'waits',
+          document: { id: `w${i}`, doc: { id: `w${i}`, dueAt: '2026-01-01T00:00:00.000Z' }, position: 1, version: 1 },
+        })),
+      });
       // Deleted one commit at a time on the writer thread, while this thread keeps listing.
-      const deletions = Array.from({ length: count }, (_, i) => store.commit({ projection: 'p', checkpoint: i + 2, writes: [{ collection: 'waits', document: { id: `w${i}`, doc: null, position: i + 2, version: 2 } }] }));
+      const deletions = Array.from({ length: count }, (_, i) =>
+        store.commit({
+          projection: 'p',
+          checkpoint: i + 2,
+          writes: [{ collection: 'waits', document: { id: `w${i}`, doc: null, position: i + 2, version: 2 } }],
+        }),
+      );
       let done = false;
       void Promise.all(deletions).then(() => (done = true));
       let lists = 0;
       while (!done) {
-        const found = await items.find({ range: { field: 'dueAt', lte: '2027-01-01' }, sort: { field: 'dueAt', order: 'asc' }, limit: 200 });
+        const found = await items.find({
+          range: { field: 'dueAt', lte: '2027-01-01' },
+          sort: { field: 'dueAt', order: 'asc' },
+          limit: 200,
+        });
         expect(found.every((d) => d !== null && typeof d.id === 'string')).toBe(true);
         lists++;
         await new Promise((r) => setImmediate(r));
@@ -57,7 +78,12 @@ describe('sqlite read store: indexes follow the declaration', () => {
     const indexes = () => {
       const db = new Database(file, { readonly: true });
       try {
-        return db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE '%entries' ORDER BY name").all().map((r) => r.name.replace(/^ix_\w+?entries_/, ''));
+        return db
+          .prepare<[], { name: string }>(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE '%entries' ORDER BY name",
+          )
+          .all()
+          .map((r) => r.name.replace(/^ix_\w+?entries_/, ''));
       } finally {
         db.close();
       }
@@ -66,7 +92,16 @@ describe('sqlite read store: indexes follow the declaration', () => {
     let store = new SqliteReadStore(file);
     try {
       await store.collection({ name: 'entries', fields, indexes: [['a'], ['b']] });
-      await store.commit({ projection: 'p', checkpoint: 0, writes: [{ collection: 'entries', document: { id: 'e1', doc: { id: 'e1', a: 'x', b: 'y', c: 'z' }, position: 0, version: 1 } }] });
+      await store.commit({
+        projection: 'p',
+        checkpoint: 0,
+        writes: [
+          {
+            collection: 'entries',
+            document: { id: 'e1', doc: { id: 'e1', a: 'x', b: 'y', c: 'z' }, position: 0, version: 1 },
+          },
+        ],
+      });
       await store.close();
       expect(indexes()).toEqual(['a', 'b']);
       store = new SqliteReadStore(file);

@@ -22,10 +22,18 @@ describe('crash recovery (sqlite, separate process)', () => {
     const env = { DATA_DIR: dir.path, JWT_SECRET: 'crash-test-secret-crash-test-secret', ADMIN_TOKEN: ADMIN };
     const first = await startServerProcess(env);
     const post = (url: string, path: string, token: string, body: unknown) =>
-      fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(url + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
-    const org = (await (await post(first.url, '/admin/v1/organizations', ADMIN, { name: 'Crash Co', type: 'collection' })).json()) as any;
-    const token = ((await (await post(first.url, `/admin/v1/organizations/${org.data.id}/tokens`, ADMIN, {})).json()) as any).data.token as string;
+    const org = (await (
+      await post(first.url, '/admin/v1/organizations', ADMIN, { name: 'Crash Co', type: 'collection' })
+    ).json()) as any;
+    const token = (
+      (await (await post(first.url, `/admin/v1/organizations/${org.data.id}/tokens`, ADMIN, {})).json()) as any
+    ).data.token as string;
 
     const acknowledged: { kind: 'disposition' | 'group'; id: string }[] = [];
     let killed = false;
@@ -33,7 +41,12 @@ describe('crash recovery (sqlite, separate process)', () => {
       for (let i = 0; !killed; i++) {
         try {
           const isGroup = i % 5 === 4;
-          const reply = await post(first.url, isGroup ? '/api/v1/dispositions/groups/create' : '/api/v1/dispositions', token, { name: `w${w}-${i}` });
+          const reply = await post(
+            first.url,
+            isGroup ? '/api/v1/dispositions/groups/create' : '/api/v1/dispositions',
+            token,
+            { name: `w${w}-${i}` },
+          );
           if (reply.status === 201) {
             acknowledged.push({ kind: isGroup ? 'group' : 'disposition', id: ((await reply.json()) as any).data.id });
             if (acknowledged.length >= 200 && !killed) {
@@ -65,12 +78,15 @@ describe('crash recovery (sqlite, separate process)', () => {
     const reads = new SqliteReadStore(join(dir.path, 'read.db'));
     try {
       const all = await events.readAll();
-      for (const projection of allProjections) expect(await reads.checkpoint(projection.name)).toBe(all[all.length - 1]!.position);
+      for (const projection of allProjections)
+        expect(await reads.checkpoint(projection.name)).toBe(all[all.length - 1]!.position);
       for (const projection of [dispositionsProjection, dispositionGroupsProjection]) {
         const expected = new Map<string, number>();
-        for (const e of all.filter((x) => projection.eventTypes.includes(x.type))) for (const id of projection.documentIds(e)) expected.set(id, (expected.get(id) ?? 0) + 1);
+        for (const e of all.filter((x) => projection.eventTypes.includes(x.type)))
+          for (const id of projection.documentIds(e)) expected.set(id, (expected.get(id) ?? 0) + 1);
         const stored = await (await reads.collection(projection.collection)).getStored([...expected.keys()]);
-        for (const [id, count] of expected) expect({ id, version: stored.get(id)?.version }).toEqual({ id, version: count });
+        for (const [id, count] of expected)
+          expect({ id, version: stored.get(id)?.version }).toEqual({ id, version: count });
       }
     } finally {
       await events.close();

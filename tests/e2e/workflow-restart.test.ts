@@ -11,7 +11,18 @@ import type { RecordedEvent } from '../../application/ports/event-store';
 import { startServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { startTestService } from '../support/test-service';
-import { callLogs, loan, newCampaign, newWorkflow, prepareOrganization, readyOrganization, runsEnded, runsOf, type Ready, type RunView } from '../integration/workflows/setup';
+import {
+  callLogs,
+  loan,
+  newCampaign,
+  newWorkflow,
+  prepareOrganization,
+  readyOrganization,
+  runsEnded,
+  runsOf,
+  type Ready,
+  type RunView,
+} from '../integration/workflows/setup';
 
 jest.setTimeout(120_000);
 
@@ -19,7 +30,9 @@ const CUSTOMERS = 6;
 
 /** Exactly two calls per customer, and each run's three visits started and completed once each. */
 function expectEveryStepOnce(events: RecordedEvent[], campaignId: string, runs: RunView[]) {
-  const queued = events.filter((e) => e.type === 'CallQueued' && (e.data as { campaignId: string }).campaignId === campaignId);
+  const queued = events.filter(
+    (e) => e.type === 'CallQueued' && (e.data as { campaignId: string }).campaignId === campaignId,
+  );
   const perCustomer = new Map<string, number>();
   for (const e of queued) {
     const key = (e.data as { customerKey: string }).customerKey;
@@ -29,8 +42,13 @@ function expectEveryStepOnce(events: RecordedEvent[], campaignId: string, runs: 
   for (const run of runs) {
     expect(run.status).toBe('completed');
     const stream = events.filter((e) => e.streamId === `workflow-run-${run.runId}`);
-    const visits = (type: string) => stream.filter((e) => e.type === type).map((e) => (e.data as { visit: number }).visit);
-    expect({ run: run.runId, started: visits('WorkflowStepStarted'), completed: visits('WorkflowStepCompleted') }).toEqual({ run: run.runId, started: [1, 2, 3], completed: [1, 2, 3] });
+    const visits = (type: string) =>
+      stream.filter((e) => e.type === type).map((e) => (e.data as { visit: number }).visit);
+    expect({
+      run: run.runId,
+      started: visits('WorkflowStepStarted'),
+      completed: visits('WorkflowStepCompleted'),
+    }).toEqual({ run: run.runId, started: [1, 2, 3], completed: [1, 2, 3] });
     expect(stream.filter((e) => e.type === 'WorkflowRunCompleted')).toHaveLength(1);
     expect(run.history.map((h) => h.outcome.result)).toEqual(['placed', 'waited', 'placed']);
   }
@@ -58,7 +76,12 @@ describe('workflow runs across a restart (sqlite)', () => {
         { type: 'place_call', agentId: r.agentId, dispositionId: r.groupId },
       ]);
       const campaignId = await newCampaign(r);
-      const added = await r.call('POST', '/customers/add/bulk', { campaignId, records: Array.from({ length: CUSTOMERS }, (_, i) => loan(`RS-${i}`)), useWorkflow: true, workflowId });
+      const added = await r.call('POST', '/customers/add/bulk', {
+        campaignId,
+        records: Array.from({ length: CUSTOMERS }, (_, i) => loan(`RS-${i}`)),
+        useWorkflow: true,
+        workflowId,
+      });
       expect(added.body.workflowTriggered).toBe(true);
       // Every run has made its first call and is waiting.
       for (let i = 0; ; i++) {
@@ -72,7 +95,8 @@ describe('workflow runs across a restart (sqlite)', () => {
 
       const second = await startTestService({ store: 'sqlite', env });
       try {
-        const call: Ready['call'] = (method, path, body) => second.request(method, `/api/v1${path}`, { token: r.org.token, body });
+        const call: Ready['call'] = (method, path, body) =>
+          second.request(method, `/api/v1${path}`, { token: r.org.token, body });
         const runs = await runsEnded(call, workflowId, CUSTOMERS);
         // The waits were still pending when the first service stopped.
         for (const run of runs) expect(Date.parse(run.history[1]!.dueAt!)).toBeGreaterThan(stoppedAt);
@@ -92,26 +116,45 @@ describe('workflow runs across a restart (sqlite)', () => {
   it('finishes runs after the server process is killed (SIGKILL) while they move', async () => {
     const dir = tempDir();
     const ADMIN = 'workflow-crash-admin';
-    const env = { DATA_DIR: dir.path, JWT_SECRET: 'workflow-crash-secret-workflow-crash', ADMIN_TOKEN: ADMIN, SIMULATION_SPEED: '0' };
+    const env = {
+      DATA_DIR: dir.path,
+      JWT_SECRET: 'workflow-crash-secret-workflow-crash',
+      ADMIN_TOKEN: ADMIN,
+      SIMULATION_SPEED: '0',
+    };
     const first = await startServerProcess(env);
     let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
     try {
       let url = first.url;
       const request = async (method: string, path: string, token: string, body?: unknown) => {
-        const reply = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+        const reply = await fetch(url + path, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
         const text = await reply.text();
         return { status: reply.status, body: text ? JSON.parse(text) : undefined, headers: reply.headers, text };
       };
-      const org = (await request('POST', '/admin/v1/organizations', ADMIN, { name: 'Crash Workflows', type: 'collection' })).body.data.id as string;
-      const token = (await request('POST', `/admin/v1/organizations/${org}/tokens`, ADMIN, {})).body.data.token as string;
-      const r = await prepareOrganization({ id: org, token }, (method, path, body) => request(method, `/api/v1${path}`, token, body));
+      const org = (
+        await request('POST', '/admin/v1/organizations', ADMIN, { name: 'Crash Workflows', type: 'collection' })
+      ).body.data.id as string;
+      const token = (await request('POST', `/admin/v1/organizations/${org}/tokens`, ADMIN, {})).body.data
+        .token as string;
+      const r = await prepareOrganization({ id: org, token }, (method, path, body) =>
+        request(method, `/api/v1${path}`, token, body),
+      );
       const workflowId = await newWorkflow(r, [
         { type: 'place_call', agentId: r.agentId, dispositionId: r.groupId },
         { type: 'wait', seconds: 1 },
         { type: 'place_call', agentId: r.agentId, dispositionId: r.groupId },
       ]);
       const campaignId = await newCampaign(r);
-      const added = await r.call('POST', '/customers/add/bulk', { campaignId, records: Array.from({ length: CUSTOMERS }, (_, i) => loan(`CR-${i}`)), useWorkflow: true, workflowId });
+      const added = await r.call('POST', '/customers/add/bulk', {
+        campaignId,
+        records: Array.from({ length: CUSTOMERS }, (_, i) => loan(`CR-${i}`)),
+        useWorkflow: true,
+        workflowId,
+      });
       expect(added.body.workflowTriggered).toBe(true);
       // Kill as soon as some run has made its first call: the others are somewhere between claim, call and wait.
       for (let i = 0; ; i++) {

@@ -24,11 +24,18 @@ export function containerRuntime(timeoutMs = Number(process.env.CONTAINER_RUNTIM
 }
 
 function probe(timeoutMs: number): ContainerRuntime {
-  const result = spawnSync(process.execPath, ['-e', PROBE(require.resolve('testcontainers'))], { encoding: 'utf8', timeout: timeoutMs });
+  const result = spawnSync(process.execPath, ['-e', PROBE(require.resolve('testcontainers'))], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
   const said = (result.stdout ?? '').trim().split('\n').pop() ?? '';
   if (result.status === 0) return { available: true, reason: said || 'reachable' };
-  if (result.error && 'code' in result.error && result.error.code === 'ETIMEDOUT') return { available: false, reason: `no container runtime answered within ${timeoutMs} ms` };
-  return { available: false, reason: `no container runtime reachable (${said || result.error?.message || `probe exited with ${result.status ?? result.signal}`})` };
+  if (result.error && 'code' in result.error && result.error.code === 'ETIMEDOUT')
+    return { available: false, reason: `no container runtime answered within ${timeoutMs} ms` };
+  return {
+    available: false,
+    reason: `no container runtime reachable (${said || result.error?.message || `probe exited with ${result.status ?? result.signal}`})`,
+  };
 }
 
 /** Retries `attempt` until it resolves: a started container often needs a moment before it serves. */

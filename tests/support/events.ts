@@ -26,7 +26,12 @@ export const anEvent = (type = 'SomethingHappened', data: unknown = { n: 1 }, id
 export const recordedEvent = (
   event: { type: string; data: unknown },
   position: number,
-  { streamId = 's', at = '2026-03-01T10:00:00.000Z', organizationId = 'o1', actor = 't' }: { streamId?: string; at?: string; organizationId?: string | null; actor?: string } = {},
+  {
+    streamId = 's',
+    at = '2026-03-01T10:00:00.000Z',
+    organizationId = 'o1',
+    actor = 't',
+  }: { streamId?: string; at?: string; organizationId?: string | null; actor?: string } = {},
 ): RecordedEvent => ({
   ...event,
   id: `e${position}`,

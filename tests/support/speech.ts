@@ -20,12 +20,16 @@ export class SpeechClient {
   }
 
   static async connect(url: string, options: { token?: string; query?: string } = {}): Promise<SpeechClient> {
-    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/v1/get_speech${options.query ?? ''}`, { headers: options.token ? { authorization: `Bearer ${options.token}` } : {} });
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/v1/get_speech${options.query ?? ''}`, {
+      headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
+    });
     const client = new SpeechClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
-      ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { statusCode: res.statusCode })));
+      ws.once('unexpected-response', (_req, res) =>
+        reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { statusCode: res.statusCode })),
+      );
     });
     return client;
   }
@@ -39,7 +43,15 @@ export class SpeechClient {
     const seen = this.messages.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching message in ${timeoutMs} ms; got ${JSON.stringify(this.messages.map((m) => m.type))}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no matching message in ${timeoutMs} ms; got ${JSON.stringify(this.messages.map((m) => m.type))}`,
+            ),
+          ),
+        timeoutMs,
+      );
       this.waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   }
@@ -68,7 +80,8 @@ export function refusedStatus(url: string, headers: Record<string, string> = {},
   });
 }
 
-export const int16 = (bytes: Buffer): Int16Array => new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+export const int16 = (bytes: Buffer): Int16Array =>
+  new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 
 export function rms(samples: Int16Array): number {
   let sum = 0;

@@ -15,17 +15,37 @@ export type TestService = {
   service: Service;
   url: string;
   adminToken: string;
-  request: (method: string, path: string, options?: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<Reply>;
-  newOrganization: (type?: 'collection' | 'lead_generation', extra?: Record<string, unknown>) => Promise<{ id: string; token: string }>;
+  request: (
+    method: string,
+    path: string,
+    options?: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ) => Promise<Reply>;
+  newOrganization: (
+    type?: 'collection' | 'lead_generation',
+    extra?: Record<string, unknown>,
+  ) => Promise<{ id: string; token: string }>;
   tokenFor: (organizationId: string, body?: Record<string, unknown>) => Promise<string>;
   stop: () => Promise<void>;
 };
 
-export async function startTestService(options: { store?: 'memory' | 'sqlite'; env?: Record<string, string>; overrides?: Overrides } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { store?: 'memory' | 'sqlite'; env?: Record<string, string>; overrides?: Overrides } = {},
+): Promise<TestService> {
   const dir = tempDir();
   const store = options.store ?? 'memory';
   // The speech engine (worker threads) starts only for suites that ask for it with SERVICES.
-  const config = loadConfig({ DATA_DIR: dir.path, EVENT_STORE: store, READ_STORE: store, JWT_SECRET: 'test-secret-test-secret-test-secret', ADMIN_TOKEN: 'test-admin-token', PORT: '0', SERVICES: 'agent', SPEECH_WARM_UP_ROUNDS: '1', SIMULATION_SPEED: '0', ...options.env });
+  const config = loadConfig({
+    DATA_DIR: dir.path,
+    EVENT_STORE: store,
+    READ_STORE: store,
+    JWT_SECRET: 'test-secret-test-secret-test-secret',
+    ADMIN_TOKEN: 'test-admin-token',
+    PORT: '0',
+    SERVICES: 'agent',
+    SPEECH_WARM_UP_ROUNDS: '1',
+    SIMULATION_SPEED: '0',
+    ...options.env,
+  });
   const service = await createService(config, { logger: silentLogger, ...options.overrides });
   await service.ready;
   const server: Server = service.server;
@@ -51,13 +71,19 @@ export async function startTestService(options: { store?: 'memory' | 'sqlite'; e
   };
 
   const tokenFor = async (organizationId: string, body: Record<string, unknown> = {}) => {
-    const reply = await request('POST', `/admin/v1/organizations/${organizationId}/tokens`, { token: 'test-admin-token', body });
+    const reply = await request('POST', `/admin/v1/organizations/${organizationId}/tokens`, {
+      token: 'test-admin-token',
+      body,
+    });
     if (reply.status !== 201) throw new Error(`token issue failed: ${reply.status} ${reply.text}`);
     return reply.body.data.token as string;
   };
 
   const newOrganization: TestService['newOrganization'] = async (type = 'collection', extra = {}) => {
-    const reply = await request('POST', '/admin/v1/organizations', { token: 'test-admin-token', body: { name: `Org ${Math.random().toString(36).slice(2, 8)}`, type, ...extra } });
+    const reply = await request('POST', '/admin/v1/organizations', {
+      token: 'test-admin-token',
+      body: { name: `Org ${Math.random().toString(36).slice(2, 8)}`, type, ...extra },
+    });
     if (reply.status !== 201) throw new Error(`org create failed: ${reply.status} ${reply.text}`);
     const id = reply.body.data.id as string;
     return { id, token: await tokenFor(id) };

@@ -17,7 +17,9 @@ export function instantOf(at: string): number {
 /** The day it is in India at that instant. */
 export const indianDateOf = (at: string): string => new Date(instantOf(at) + istOffsetMs).toISOString().slice(0, 10);
 
-export const addDays = (isoDate: string, days: number): string => new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
+export const addDays = (isoDate: string, days: number): string =>
+  new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
 
 /** The UTC instant of a wall-clock hour in India on a given day. */
-export const indianTimeToUtc = (isoDate: string, hour: number): string => new Date(Date.parse(`${isoDate}T00:00:00Z`) + hour * 3600 * 1000 - istOffsetMs).toISOString();
+export const indianTimeToUtc = (isoDate: string, hour: number): string =>
+  new Date(Date.parse(`${isoDate}T00:00:00Z`) + hour * 3600 * 1000 - istOffsetMs).toISOString();

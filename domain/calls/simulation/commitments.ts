@@ -16,7 +16,12 @@ export type Commitments = {
   callbackTime?: string;
 };
 
-export function commitmentsFor(random: Random, intent: CustomerIntent, at: string, customer: Readonly<Record<string, unknown>>): Commitments {
+export function commitmentsFor(
+  random: Random,
+  intent: CustomerIntent,
+  at: string,
+  customer: Readonly<Record<string, unknown>>,
+): Commitments {
   const today = indianDateOf(at);
   const amount = parseAmount(customer.emi_amount);
   const withAmount = amount === undefined || amount <= 0 ? {} : { promisedAmount: amount };

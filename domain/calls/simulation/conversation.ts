@@ -13,10 +13,12 @@ import { callSeconds, timeTurns } from './timing';
 import type { CallSimulationInput, CustomerIntent, EndReason, Turn } from './types';
 
 /** A non-blank string field of the record, or nothing. */
-export const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+export const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined;
 
 /** The language the agent's own greeting and lines are written in. */
-export const agentLanguageOf = (input: CallSimulationInput): LanguageCode => input.agent.language ?? input.defaultLanguage ?? 'en';
+export const agentLanguageOf = (input: CallSimulationInput): LanguageCode =>
+  input.agent.language ?? input.defaultLanguage ?? 'en';
 
 /** The year in India when the call is placed: dates in it are read without the year. */
 const callYear = (input: CallSimulationInput): number => Number(indianDateOf(input.at).slice(0, 4));
@@ -26,7 +28,10 @@ const callYear = (input: CallSimulationInput): number => Number(indianDateOf(inp
  * language the built-in phrases of that language are spoken instead, so a conversation never mixes
  * languages.
  */
-function agentScript(input: CallSimulationInput, language: LanguageCode): { greeting: string; lines: readonly string[] } {
+function agentScript(
+  input: CallSimulationInput,
+  language: LanguageCode,
+): { greeting: string; lines: readonly string[] } {
   const book = phrasesFor(language);
   const own = agentLanguageOf(input) === language;
   const greeting = (own ? text(input.agent.greeting) : undefined) ?? book.greeting[input.organizationType];
@@ -51,20 +56,35 @@ function templateContext(input: CallSimulationInput, commitments: Commitments): 
 
 export type Talk = { turns: Turn[]; durationSeconds: number; endReason: EndReason; commitments: Commitments };
 
-export function converse(random: Random, input: CallSimulationInput, language: LanguageCode, intent: CustomerIntent): Talk {
+export function converse(
+  random: Random,
+  input: CallSimulationInput,
+  language: LanguageCode,
+  intent: CustomerIntent,
+): Talk {
   const commitments = commitmentsFor(random, intent, input.at, input.customer);
   const { greeting, lines: agentLines } = agentScript(input, language);
   const script = writeScript(random, { book: phrasesFor(language), intent, greeting, agentLines });
   const context = templateContext(input, commitments);
   const formatDate = spokenDate(language, callYear(input));
-  const spoken = script.lines.map(({ speaker, template }) => ({ speaker, message: fillTemplate(template, context, { formatDate }).trim() }));
+  const spoken = script.lines.map(({ speaker, template }) => ({
+    speaker,
+    message: fillTemplate(template, context, { formatDate }).trim(),
+  }));
   const turns = timeTurns(random, spoken, random.int(400, 1200));
-  return { turns, durationSeconds: callSeconds(random, turns), endReason: script.customerHungUp ? 'customer_hung_up' : 'completed', commitments };
+  return {
+    turns,
+    durationSeconds: callSeconds(random, turns),
+    endReason: script.customerHungUp ? 'customer_hung_up' : 'completed',
+    commitments,
+  };
 }
 
 /** A machine answers: its greeting and the beep take a few seconds, then the agent leaves a message. */
 export function leaveVoicemail(random: Random, input: CallSimulationInput, language: LanguageCode): Turn[] {
   const formatDate = spokenDate(language, callYear(input));
-  const message = fillTemplate(phrasesFor(language).voicemail[input.organizationType], templateContext(input, {}), { formatDate }).trim();
+  const message = fillTemplate(phrasesFor(language).voicemail[input.organizationType], templateContext(input, {}), {
+    formatDate,
+  }).trim();
   return timeTurns(random, [{ speaker: 'BOT', message }], random.int(5000, 9000));
 }

@@ -24,7 +24,18 @@ export const dispositionKeywords: Readonly<Record<DispositionTopic, readonly str
   interested: ['interested', 'hot lead', 'warm lead', 'qualified'],
   not_interested: ['not interested', 'no interest', 'uninterested', 'refus*', 'declin*', 'do not call', 'dnd'],
   busy: ['busy', 'engaged'],
-  no_answer: ['no answer', 'not answered', 'unanswered', 'no response', 'did not answer', 'no pickup', 'not picked', 'rnr', 'ringing', 'no contact'],
+  no_answer: [
+    'no answer',
+    'not answered',
+    'unanswered',
+    'no response',
+    'did not answer',
+    'no pickup',
+    'not picked',
+    'rnr',
+    'ringing',
+    'no contact',
+  ],
   voicemail: ['voicemail', 'voice mail', 'answering machine', 'vm', 'no contact'],
   invalid_number: ['invalid number', 'invalid', 'wrong number', 'failed', 'no contact'],
   unreachable: ['unreachable', 'not reachable', 'switched off', 'out of service', 'failed', 'no contact'],
@@ -52,7 +63,10 @@ function keywordPattern(keyword: string): RegExp {
 export function nameMentions(name: string, keyword: string): boolean {
   const text = name.toLowerCase();
   for (const match of text.matchAll(keywordPattern(keyword))) {
-    const before = text.slice(0, match.index).split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');
+    const before = text
+      .slice(0, match.index)
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((word) => word !== '');
     const previous = before[before.length - 1];
     if (previous === undefined || !negations.has(previous)) return true;
   }
@@ -60,7 +74,10 @@ export function nameMentions(name: string, keyword: string): boolean {
 }
 
 /** The first disposition, in keyword order, whose name fits the topic. */
-export function matchDisposition(dispositions: readonly DispositionRef[], topic: DispositionTopic): DispositionRef | null {
+export function matchDisposition(
+  dispositions: readonly DispositionRef[],
+  topic: DispositionTopic,
+): DispositionRef | null {
   for (const keyword of dispositionKeywords[topic]) {
     const found = dispositions.find((disposition) => nameMentions(disposition.name, keyword));
     if (found) return found;
@@ -68,7 +85,13 @@ export function matchDisposition(dispositions: readonly DispositionRef[], topic:
   return null;
 }
 
-const unansweredTopics: readonly DispositionTopic[] = ['busy', 'no_answer', 'voicemail', 'invalid_number', 'unreachable'];
+const unansweredTopics: readonly DispositionTopic[] = [
+  'busy',
+  'no_answer',
+  'voicemail',
+  'invalid_number',
+  'unreachable',
+];
 const allTopics = Object.keys(dispositionKeywords) as DispositionTopic[];
 
 /**
@@ -76,7 +99,11 @@ const allTopics = Object.keys(dispositionKeywords) as DispositionTopic[];
  * conversation), preferring names that describe no known topic ("Other"), then any that does not
  * describe an unanswered call. An unanswered call without a matching disposition gets none.
  */
-export function chooseDisposition(dispositions: readonly DispositionRef[], topic: DispositionTopic, random: Random): DispositionRef | null {
+export function chooseDisposition(
+  dispositions: readonly DispositionRef[],
+  topic: DispositionTopic,
+  random: Random,
+): DispositionRef | null {
   const matched = matchDisposition(dispositions, topic);
   if (matched || dispositions.length === 0 || unansweredTopics.includes(topic)) return matched;
   const describes = (disposition: DispositionRef, topics: readonly DispositionTopic[]) =>

@@ -8,18 +8,52 @@ import type { CustomerIntent, OrganizationType, Sentiment } from './types';
 
 type Odds = readonly (readonly [CustomerIntent, number])[];
 
-const paidOdds: Odds = [['already_paid', 75], ['dispute', 7], ['callback_later', 7], ['promise_to_pay', 6], ['wrong_number', 5]];
-const pendingOdds: Odds = [['promise_to_pay', 48], ['request_more_time', 20], ['callback_later', 12], ['already_paid', 8], ['dispute', 6], ['wrong_number', 6]];
+const paidOdds: Odds = [
+  ['already_paid', 75],
+  ['dispute', 7],
+  ['callback_later', 7],
+  ['promise_to_pay', 6],
+  ['wrong_number', 5],
+];
+const pendingOdds: Odds = [
+  ['promise_to_pay', 48],
+  ['request_more_time', 20],
+  ['callback_later', 12],
+  ['already_paid', 8],
+  ['dispute', 6],
+  ['wrong_number', 6],
+];
 
-const collectionOdds: ReadonlyMap<string, Odds> = new Map(Object.entries({
-  paid: paidOdds,
-  received: paidOdds,
-  bounced: [['promise_to_pay', 40], ['request_more_time', 33], ['callback_later', 10], ['dispute', 7], ['already_paid', 5], ['wrong_number', 5]],
-  partial: [['promise_to_pay', 38], ['request_more_time', 24], ['already_paid', 15], ['callback_later', 10], ['dispute', 8], ['wrong_number', 5]],
-  pending: pendingOdds,
-} satisfies Record<string, Odds>));
+const collectionOdds: ReadonlyMap<string, Odds> = new Map(
+  Object.entries({
+    paid: paidOdds,
+    received: paidOdds,
+    bounced: [
+      ['promise_to_pay', 40],
+      ['request_more_time', 33],
+      ['callback_later', 10],
+      ['dispute', 7],
+      ['already_paid', 5],
+      ['wrong_number', 5],
+    ],
+    partial: [
+      ['promise_to_pay', 38],
+      ['request_more_time', 24],
+      ['already_paid', 15],
+      ['callback_later', 10],
+      ['dispute', 8],
+      ['wrong_number', 5],
+    ],
+    pending: pendingOdds,
+  } satisfies Record<string, Odds>),
+);
 
-const leadOdds: Odds = [['interested', 38], ['not_interested', 32], ['callback_later', 20], ['wrong_number', 10]];
+const leadOdds: Odds = [
+  ['interested', 38],
+  ['not_interested', 32],
+  ['callback_later', 20],
+  ['wrong_number', 10],
+];
 
 /** Unknown or missing statuses are treated as pending: the instalment is presumably still due. */
 export function intentOdds(organizationType: OrganizationType, paymentStatus: unknown): Odds {
@@ -28,8 +62,11 @@ export function intentOdds(organizationType: OrganizationType, paymentStatus: un
   return collectionOdds.get(status) ?? pendingOdds;
 }
 
-export const chooseIntent = (random: Random, organizationType: OrganizationType, paymentStatus: unknown): CustomerIntent =>
-  random.weighted(intentOdds(organizationType, paymentStatus));
+export const chooseIntent = (
+  random: Random,
+  organizationType: OrganizationType,
+  paymentStatus: unknown,
+): CustomerIntent => random.weighted(intentOdds(organizationType, paymentStatus));
 
 export const sentimentOf: Readonly<Record<CustomerIntent, Sentiment>> = {
   promise_to_pay: 'positive',

@@ -6,7 +6,20 @@
 
 export type LanguageCode = 'en' | 'hi' | 'mr' | 'ta' | 'te' | 'gu' | 'kn' | 'ml' | 'bn' | 'pa' | 'od' | 'as';
 
-export const languageCodes: readonly LanguageCode[] = ['en', 'hi', 'mr', 'ta', 'te', 'gu', 'kn', 'ml', 'bn', 'pa', 'od', 'as'];
+export const languageCodes: readonly LanguageCode[] = [
+  'en',
+  'hi',
+  'mr',
+  'ta',
+  'te',
+  'gu',
+  'kn',
+  'ml',
+  'bn',
+  'pa',
+  'od',
+  'as',
+];
 
 /** English names, common romanizations and the native names, lower-cased; codes are accepted too. */
 const namesByCode: Readonly<Record<LanguageCode, readonly string[]>> = {
@@ -28,7 +41,8 @@ const codeByName: ReadonlyMap<string, LanguageCode> = new Map(
   languageCodes.flatMap((code) => [code, ...namesByCode[code]].map((name) => [name.normalize('NFC'), code] as const)),
 );
 
-export const isLanguageCode = (value: string): value is LanguageCode => (languageCodes as readonly string[]).includes(value);
+export const isLanguageCode = (value: string): value is LanguageCode =>
+  (languageCodes as readonly string[]).includes(value);
 
 /**
  * `Hindi`, ` हिंदी `, `hi-IN` and `hi` all give `hi`. A locale tag is read by its language part, since
@@ -36,7 +50,11 @@ export const isLanguageCode = (value: string): value is LanguageCode => (languag
  */
 export function languageFromCustomer(word: string | undefined, fallback: LanguageCode): LanguageCode {
   if (word === undefined) return fallback;
-  const normalized = word.normalize('NFC').trim().toLowerCase().replace(/\s+language$/, '');
+  const normalized = word
+    .normalize('NFC')
+    .trim()
+    .toLowerCase()
+    .replace(/\s+language$/, '');
   if (normalized === '') return fallback;
   const [tagLanguage = normalized] = normalized.split(/[-_]/);
   return codeByName.get(normalized) ?? codeByName.get(tagLanguage) ?? fallback;

@@ -17,7 +17,9 @@ const placeholderPattern = /\{\{([^{}]*)\}\}/g;
 
 /** Field names in order of first use, each once. Empty braces name nothing. */
 export function placeholdersOf(template: string): string[] {
-  const names = [...template.matchAll(placeholderPattern)].map((match) => (match[1] ?? '').trim()).filter((name) => name !== '');
+  const names = [...template.matchAll(placeholderPattern)]
+    .map((match) => (match[1] ?? '').trim())
+    .filter((name) => name !== '');
   return [...new Set(names)];
 }
 
@@ -42,7 +44,11 @@ function formatValue(field: string, value: unknown, options: FillOptions): strin
     return options.formatDate && isIsoDate(trimmed) ? options.formatDate(trimmed) : value;
   }
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (Array.isArray(value)) return value.map((item) => formatValue(field, item, options)).filter((item) => item !== '').join(', ');
+  if (Array.isArray(value))
+    return value
+      .map((item) => formatValue(field, item, options))
+      .filter((item) => item !== '')
+      .join(', ');
   return '';
 }
 

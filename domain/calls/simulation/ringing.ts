@@ -12,7 +12,9 @@ export type Ring = { outcome: RingOutcome; ringSeconds: number; endReason: EndRe
 /** 7 to 15 digits, an optional leading `+`; spaces, dashes, dots and brackets are only formatting. */
 export function isDialable(phoneNumber: unknown): boolean {
   if (typeof phoneNumber !== 'string' && typeof phoneNumber !== 'number') return false;
-  const compact = String(phoneNumber).trim().replace(/[\s\-().]/g, '');
+  const compact = String(phoneNumber)
+    .trim()
+    .replace(/[\s\-().]/g, '');
   return /^\+?\d{7,15}$/.test(compact);
 }
 

@@ -33,7 +33,9 @@ const missedTopic: Readonly<Record<Exclude<EndReason, 'completed' | 'customer_hu
   unreachable: 'unreachable',
 };
 
-type Connection = Pick<SimulatedCall, 'turns' | 'durationSeconds' | 'endReason' | 'intent'> & { commitments: Commitments };
+type Connection = Pick<SimulatedCall, 'turns' | 'durationSeconds' | 'endReason' | 'intent'> & {
+  commitments: Commitments;
+};
 
 function connect(input: CallSimulationInput, language: LanguageCode, rang: Ring): Connection {
   const random = seededRandom(`${input.seed}:talk`);
@@ -69,7 +71,8 @@ export function simulateCall(input: CallSimulationInput): SimulatedCall {
     commitments,
     ...(loanId !== undefined && { loanId }),
   };
-  const topic = intent ?? (endReason === 'completed' || endReason === 'customer_hung_up' ? null : missedTopic[endReason]);
+  const topic =
+    intent ?? (endReason === 'completed' || endReason === 'customer_hung_up' ? null : missedTopic[endReason]);
   return {
     outcome: rang.outcome,
     ringSeconds: rang.ringSeconds,
@@ -78,7 +81,8 @@ export function simulateCall(input: CallSimulationInput): SimulatedCall {
     language,
     turns,
     intent,
-    disposition: topic === null ? null : chooseDisposition(input.dispositions, topic, seededRandom(`${input.seed}:disposition`)),
+    disposition:
+      topic === null ? null : chooseDisposition(input.dispositions, topic, seededRandom(`${input.seed}:disposition`)),
     summary: summarize(facts),
     extractedData: extractedDataOf(facts),
   };

@@ -74,12 +74,17 @@ function missedSummary(facts: CallFacts): string {
 export function summarize(facts: CallFacts): string {
   if (facts.intent === null) return missedSummary(facts);
   const summary = conversationSummary(facts, facts.intent);
-  return facts.endReason === 'customer_hung_up' ? `${summary} The customer hung up before the agent closed the call.` : summary;
+  return facts.endReason === 'customer_hung_up'
+    ? `${summary} The customer hung up before the agent closed the call.`
+    : summary;
 }
 
 export function extractedDataOf(facts: CallFacts): ExtractedData {
   const { intent, commitments } = facts;
-  const interested = facts.organizationType === 'lead_generation' && (intent === 'interested' || intent === 'not_interested') ? { interested: intent === 'interested' } : {};
+  const interested =
+    facts.organizationType === 'lead_generation' && (intent === 'interested' || intent === 'not_interested')
+      ? { interested: intent === 'interested' }
+      : {};
   return {
     intent,
     sentiment: intent === null ? null : sentimentOf[intent],

@@ -15,10 +15,15 @@ export function speakingMs(random: Random, speaker: Speaker, message: string): n
 }
 
 /** The pause before someone speaks, after the other party stopped. */
-const pauseMs = (random: Random, speaker: Speaker): number => (speaker === 'HUMAN' ? random.int(500, 1800) : random.int(400, 1200));
+const pauseMs = (random: Random, speaker: Speaker): number =>
+  speaker === 'HUMAN' ? random.int(500, 1800) : random.int(400, 1200);
 
 /** Turns from spoken lines; the first starts `firstOffsetMs` after pickup. */
-export function timeTurns(random: Random, lines: readonly { speaker: Speaker; message: string }[], firstOffsetMs: number): Turn[] {
+export function timeTurns(
+  random: Random,
+  lines: readonly { speaker: Speaker; message: string }[],
+  firstOffsetMs: number,
+): Turn[] {
   const turns: Turn[] = [];
   let offsetMs = firstOffsetMs;
   for (const { speaker, message } of lines) {

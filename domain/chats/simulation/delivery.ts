@@ -9,7 +9,10 @@ import { deliveryError, type DeliveryErrorCause } from '../delivery-errors';
 import type { DeliveryError } from '../chat';
 import type { ChatOutcome } from './types';
 
-export type Delivery = { outcome: ChatOutcome; failure: { cause: DeliveryErrorCause; error: DeliveryError; afterSent: boolean } | null };
+export type Delivery = {
+  outcome: ChatOutcome;
+  failure: { cause: DeliveryErrorCause; error: DeliveryError; afterSent: boolean } | null;
+};
 
 /** A number the platform can address: 10 to 15 digits after an optional `+`. */
 export const isAddressable = (phone: string): boolean => /^\+?\d{10,15}$/.test(phone.replace(/[\s().-]/g, ''));
@@ -32,7 +35,10 @@ const details: Partial<Record<DeliveryErrorCause, (to: string) => string>> = {
 };
 
 export function deliver(random: Random, to: string): Delivery {
-  const fail = (cause: DeliveryErrorCause, afterSent: boolean): Delivery => ({ outcome: 'failed', failure: { cause, afterSent, error: deliveryError(cause, details[cause]!(to)) } });
+  const fail = (cause: DeliveryErrorCause, afterSent: boolean): Delivery => ({
+    outcome: 'failed',
+    failure: { cause, afterSent, error: deliveryError(cause, details[cause]!(to)) },
+  });
   if (!isAddressable(to)) return fail('invalid_number', false);
   const fate = random.weighted(fates);
   switch (fate) {

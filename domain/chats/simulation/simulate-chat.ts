@@ -31,7 +31,10 @@ export function platformMsgIdOf(seed: string): string {
 
 /** The customer's language word if it names one, else the agent's language, else the template's. */
 export function chatLanguageOf(input: ChatSimulationInput): LanguageCode {
-  return languageFromCustomer(text(input.customer.language), input.conversation?.agent.language ?? input.templateLanguage);
+  return languageFromCustomer(
+    text(input.customer.language),
+    input.conversation?.agent.language ?? input.templateLanguage,
+  );
 }
 
 function context(input: ChatSimulationInput, commitments: Commitments): Record<string, unknown> {
@@ -57,13 +60,20 @@ const summaries: Readonly<Record<CustomerIntent, string>> = {
 };
 
 /** The words of a reply and, with an agent, its answer and the customer's goodbye. */
-function talk(random: Random, input: ChatSimulationInput, language: LanguageCode, intent: CustomerIntent): { role: 'user' | 'assistant'; content: string }[] {
+function talk(
+  random: Random,
+  input: ChatSimulationInput,
+  language: LanguageCode,
+  intent: CustomerIntent,
+): { role: 'user' | 'assistant'; content: string }[] {
   const book = phrasesFor(language);
   const commitments = commitmentsFor(random, intent, input.at, input.customer);
   const record = context(input, commitments);
   const formatDate = spokenDate(language, Number(indianDateOf(input.at).slice(0, 4)));
   const fill = (template: string) => fillTemplate(template, record, { formatDate }).trim();
-  const lines: { role: 'user' | 'assistant'; content: string }[] = [{ role: 'user', content: fill(random.pick(book.replies[intent])) }];
+  const lines: { role: 'user' | 'assistant'; content: string }[] = [
+    { role: 'user', content: fill(random.pick(book.replies[intent])) },
+  ];
   if (!input.conversation) return lines;
   lines.push({ role: 'assistant', content: fill(book.closings[intent]) });
   if (random.chance(0.6)) lines.push({ role: 'user', content: fill(random.pick(book.farewells)) });
@@ -88,11 +98,18 @@ export function simulateChat(input: ChatSimulationInput): SimulatedChat {
 
   const dispositions = input.conversation?.dispositions ?? [];
   const unanswered = (reason: string, summary: string) => {
-    steps.push({ afterSeconds: (now += IDLE_CLOSE_SECONDS), kind: 'closed', reason, disposition: input.conversation ? matchDisposition(dispositions, 'no_answer') : null, summary });
+    steps.push({
+      afterSeconds: (now += IDLE_CLOSE_SECONDS),
+      kind: 'closed',
+      reason,
+      disposition: input.conversation ? matchDisposition(dispositions, 'no_answer') : null,
+      summary,
+    });
     return { platformMsgId, outcome: delivery.outcome, language, intent: null, steps };
   };
   steps.push({ afterSeconds: after(1, 3), kind: 'status', status: 'Sent' });
-  if (delivery.outcome === 'undelivered') return unanswered('undelivered', 'The message was sent but never reached the customer’s phone.');
+  if (delivery.outcome === 'undelivered')
+    return unanswered('undelivered', 'The message was sent but never reached the customer’s phone.');
   steps.push({ afterSeconds: after(1, 20), kind: 'status', status: 'Delivered' });
   if (delivery.outcome === 'unread') return unanswered('unread', 'The message was delivered but not read.');
   steps.push({ afterSeconds: after(5, 600), kind: 'status', status: 'Read' });
@@ -102,9 +119,23 @@ export function simulateChat(input: ChatSimulationInput): SimulatedChat {
   const intent = chooseIntent(talkRandom, input.organizationType, input.customer.payment_status);
   talk(talkRandom, input, language, intent).forEach((line, i) => {
     const wait: [number, number] = line.role === 'assistant' ? [2, 6] : i === 0 ? [10, 180] : [5, 60];
-    steps.push({ afterSeconds: after(...wait), kind: 'message', entryId: `${platformMsgId}:${i + 1}`, role: line.role, content: line.content });
+    steps.push({
+      afterSeconds: after(...wait),
+      kind: 'message',
+      entryId: `${platformMsgId}:${i + 1}`,
+      role: line.role,
+      content: line.content,
+    });
   });
-  const disposition: DispositionRef | null = input.conversation ? chooseDisposition(dispositions, intent, seededRandom(`${input.seed}:disposition`)) : null;
-  steps.push({ afterSeconds: (now += IDLE_CLOSE_SECONDS), kind: 'closed', reason: 'completed', disposition, summary: `${summaries[intent]}${input.conversation ? '; the agent answered' : ''}.` });
+  const disposition: DispositionRef | null = input.conversation
+    ? chooseDisposition(dispositions, intent, seededRandom(`${input.seed}:disposition`))
+    : null;
+  steps.push({
+    afterSeconds: (now += IDLE_CLOSE_SECONDS),
+    kind: 'closed',
+    reason: 'completed',
+    disposition,
+    summary: `${summaries[intent]}${input.conversation ? '; the agent answered' : ''}.`,
+  });
   return { platformMsgId, outcome: 'replied', language, intent, steps };
 }

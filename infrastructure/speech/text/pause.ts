@@ -5,6 +5,13 @@
  */
 import type { Pause } from './segment';
 
-const millisecondsAt175: Readonly<Record<Pause, number>> = { none: 0, comma: 140, clause: 220, sentence: 290, exclamation: 330 };
+const millisecondsAt175: Readonly<Record<Pause, number>> = {
+  none: 0,
+  comma: 140,
+  clause: 220,
+  sentence: 290,
+  exclamation: 330,
+};
 
-export const pauseMs = (pause: Pause, wordsPerMinute: number): number => Math.round((millisecondsAt175[pause] * 175) / wordsPerMinute);
+export const pauseMs = (pause: Pause, wordsPerMinute: number): number =>
+  Math.round((millisecondsAt175[pause] * 175) / wordsPerMinute);

@@ -51,7 +51,9 @@ function clauses(text: string): Segment[] {
     const end = match.index + match[0].length;
     const punctuation = match[1] ?? '';
     if (punctuation === '.' && lowercaseNext.test(text.slice(end - (match[2]?.length ?? 0)))) continue;
-    pieces.push(piece(text, start, end, match[1] === undefined ? 'sentence' : pauseOf(punctuation, match[2] ?? ''), false));
+    pieces.push(
+      piece(text, start, end, match[1] === undefined ? 'sentence' : pauseOf(punctuation, match[2] ?? ''), false),
+    );
     start = end;
   }
   if (start < text.length) pieces.push(piece(text, start, text.length, 'none', false));

@@ -8,4 +8,5 @@ const entities: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', 
 // Every control character but tab, line feed and carriage return.
 const controlCharacters = /(?![\t\n\r])\p{Cc}/gu;
 
-export const escapeSsml = (text: string): string => text.replace(/[&<>]/g, (c) => entities[c]!).replace(controlCharacters, ' ');
+export const escapeSsml = (text: string): string =>
+  text.replace(/[&<>]/g, (c) => entities[c]!).replace(controlCharacters, ' ');

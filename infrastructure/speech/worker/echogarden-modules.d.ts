@@ -48,7 +48,14 @@ declare module '@echogarden/speex-resampler-wasm/simd' {
     _speex_resampler_skip_zeros(state: number): number;
     _speex_resampler_get_input_latency(state: number): number;
     /** `inLength` and `outLength` point to uint32 counts: capacities in, samples used and produced out. */
-    _speex_resampler_process_int(state: number, channel: number, input: number, inLength: number, output: number, outLength: number): number;
+    _speex_resampler_process_int(
+      state: number,
+      channel: number,
+      input: number,
+      inLength: number,
+      output: number,
+      outLength: number,
+    ): number;
     HEAP16: Int16Array;
     HEAPU32: Uint32Array;
   };

@@ -52,6 +52,8 @@ export type WorkerMessage =
   | { type: 'done'; job: number; pcm: Int16Array; outcome: Outcome; sentSamples: number }
   | { type: 'failed'; job: number; message: string };
 
-export const signalJob = (control: Int32Array, slot: number, job: number): void => void Atomics.store(control, slot, job);
+export const signalJob = (control: Int32Array, slot: number, job: number): void =>
+  void Atomics.store(control, slot, job);
 
-export const isSignalled = (control: Int32Array, slot: number, job: number): boolean => Atomics.load(control, slot) === job;
+export const isSignalled = (control: Int32Array, slot: number, job: number): boolean =>
+  Atomics.load(control, slot) === job;

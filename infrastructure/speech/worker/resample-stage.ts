@@ -37,7 +37,7 @@ export async function loadResampler(): Promise<Resampler> {
   return (inputRate, outputRate, next) => {
     const state = stateFor(inputRate, outputRate);
     const resample = (samples: Int16Array) => {
-      for (let offset = 0; offset < samples.length; ) {
+      for (let offset = 0; offset < samples.length;) {
         const block = samples.subarray(offset, offset + BLOCK);
         speex.HEAP16.set(block, input >> 1);
         speex.HEAPU32[counts >> 2] = block.length;

@@ -19,7 +19,11 @@ export async function loadSpeedChanger(): Promise<SpeedChanger> {
     const stream = sonic._sonicCreateStream(sampleRate, 1);
     sonic._sonicSetSpeed(stream, speed);
     const drain = () => {
-      for (let n = sonic._sonicReadShortFromStream(stream, output, BLOCK); n > 0; n = sonic._sonicReadShortFromStream(stream, output, BLOCK)) {
+      for (
+        let n = sonic._sonicReadShortFromStream(stream, output, BLOCK);
+        n > 0;
+        n = sonic._sonicReadShortFromStream(stream, output, BLOCK)
+      ) {
         next(sonic.HEAP16.subarray(output >> 1, (output >> 1) + n));
       }
     };

@@ -27,7 +27,8 @@ const none = new Int16Array(0);
 export function synthesizeSegment(tools: Synthesizers, job: SegmentJob, output: SegmentOutput): SegmentResult {
   const chunker = createChunker(Math.round(job.sampleRate * CHUNK_SECONDS), job.skipSamples, output.send);
   const resampler = tools.resample(ESPEAK_SAMPLE_RATE, job.sampleRate, chunker.write);
-  const stages: Stage[] = job.speed === 1 ? [resampler] : [tools.changeSpeed(job.speed, ESPEAK_SAMPLE_RATE, resampler.write), resampler];
+  const stages: Stage[] =
+    job.speed === 1 ? [resampler] : [tools.changeSpeed(job.speed, ESPEAK_SAMPLE_RATE, resampler.write), resampler];
   const input = stages[0]!;
 
   let outcome: Outcome = 'completed';

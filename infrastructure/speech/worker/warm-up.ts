@@ -32,9 +32,19 @@ const speeds = [1, 1.5, 0.75];
 
 type Interruption = 'yield' | 'cancel' | undefined;
 
-export function warmUp(run: JobRunner, control: Int32Array, limits: SegmentLimits, rounds: number): { deterministic: boolean } {
+export function warmUp(
+  run: JobRunner,
+  control: Int32Array,
+  limits: SegmentLimits,
+  rounds: number,
+): { deterministic: boolean } {
   let id = 0;
-  const job = (fields: SegmentFields, skipSamples = 0): SegmentJob => ({ job: --id, skipSamples, mayYield: skipSamples === 0, ...fields });
+  const job = (fields: SegmentFields, skipSamples = 0): SegmentJob => ({
+    job: --id,
+    skipSamples,
+    mayYield: skipSamples === 0,
+    ...fields,
+  });
   const hashInto = (hash: Hash) => (pcm: Int16Array) => void hash.update(pcm);
 
   /** Runs a segment, optionally interrupted after its first chunk (and resumed when it yields); returns the audio's hash. */
@@ -49,16 +59,36 @@ export function warmUp(run: JobRunner, control: Int32Array, limits: SegmentLimit
   const request = (req: SynthesisRequest, interruption?: Interruption) =>
     prepareRequest(req, limits).map((s, i) => segment(s.job, i === 1 ? interruption : undefined));
 
-  languageCodes.forEach((language, i) => request({ text: languages[language].sample, voiceId: voiceCatalog[i % voiceCatalog.length]!.id, language, sampleRate: 24000, speed: 1 }));
+  languageCodes.forEach((language, i) =>
+    request({
+      text: languages[language].sample,
+      voiceId: voiceCatalog[i % voiceCatalog.length]!.id,
+      language,
+      sampleRate: 24000,
+      speed: 1,
+    }),
+  );
   for (let round = 0; round < rounds; round++) {
     voiceCatalog.forEach((voice, i) => {
-      const req = { text: PARAGRAPH, voiceId: voice.id, language: 'en', sampleRate: rates[(round + i) % rates.length]!, speed: speeds[(round + i) % speeds.length]! } as const;
+      const req = {
+        text: PARAGRAPH,
+        voiceId: voice.id,
+        language: 'en',
+        sampleRate: rates[(round + i) % rates.length]!,
+        speed: speeds[(round + i) % speeds.length]!,
+      } as const;
       request(req, i === 1 ? 'yield' : i === 3 ? 'cancel' : undefined);
     });
   }
 
   // Tulsi: her breathy variant draws on eSpeak's noise generator, the state most likely to leak.
-  const probe = { text: PARAGRAPH, voiceId: voiceCatalog[3]!.id, language: 'en', sampleRate: 16000, speed: 1.25 } as const;
+  const probe = {
+    text: PARAGRAPH,
+    voiceId: voiceCatalog[3]!.id,
+    language: 'en',
+    sampleRate: 16000,
+    speed: 1.25,
+  } as const;
   const reference = request(probe).join();
   request({ ...probe, language: 'hi', text: languages.hi.sample });
   const resumed = request(probe, 'yield').join();

@@ -58,7 +58,12 @@ describe('calls through the built-in carrier', () => {
     const reports = new CarrierReports(commands);
     const carrier = builtinCarrier({ reports, speed: 0, newId: () => `t-${ids++}` });
     const now = () => new Date('2026-03-01T10:00:00.000Z');
-    const managers = new ProcessManagerRunner(events, reads, [callDispatcher({ commands, provider: carrier, reports, lookups, now })], { pollMs: 20 });
+    const managers = new ProcessManagerRunner(
+      events,
+      reads,
+      [callDispatcher({ commands, provider: carrier, reports, lookups, now })],
+      { pollMs: 20 },
+    );
     const projections = new ProjectionRunner(events, reads, [callLogsProjection], { pollMs: 20 });
     await projections.start();
     await managers.start();
@@ -89,7 +94,8 @@ describe('calls through the built-in carrier', () => {
 
     const logs = await reads.collection<CallLogDocument>(callLogsProjection.collection);
     const finals = ['Completed', 'No Contact', 'Failed'];
-    for (let i = 0; i < 200 && (await logs.count({ where: { status: { in: finals } } })) < customers.size; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await logs.count({ where: { status: { in: finals } } })) < customers.size; i++)
+      await new Promise((r) => setTimeout(r, 25));
     await carrier.idle();
     await projections.waitFor(await events.headPosition(), 2000);
 
@@ -107,12 +113,19 @@ describe('calls through the built-in carrier', () => {
     }
     expect(entries.find((e) => e.loan_id === 'L7')).toMatchObject({ status: 'Failed' });
     expect(entries.filter((e) => e.status === 'Completed').length).toBeGreaterThan(10);
-    const completed = (await events.readAll()).filter((e) => e.type === 'CallEnded' && (e.data as any).status === 'Completed');
+    const completed = (await events.readAll()).filter(
+      (e) => e.type === 'CallEnded' && (e.data as any).status === 'Completed',
+    );
     for (const e of completed) expect((e.data as any).transcript.length).toBeGreaterThan(1);
 
     // A restart that lost the dispatcher's checkpoint replays every CallQueued: nothing is dialed again.
     await managers.stop();
-    const replay = new ProcessManagerRunner(events, new MemoryReadStore(), [callDispatcher({ commands: new CommandHandler(events), provider: carrier, reports, lookups, now })], { pollMs: 20 });
+    const replay = new ProcessManagerRunner(
+      events,
+      new MemoryReadStore(),
+      [callDispatcher({ commands: new CommandHandler(events), provider: carrier, reports, lookups, now })],
+      { pollMs: 20 },
+    );
     await replay.start();
     await new Promise((r) => setTimeout(r, 200));
     await replay.stop();

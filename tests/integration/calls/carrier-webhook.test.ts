@@ -32,27 +32,39 @@ async function callsIn(t: TestService, count: number): Promise<{ org: Org; callI
   const org = await t.newOrganization('collection');
   const post = (path: string, body: unknown) => t.request('POST', `/api/v1${path}`, { token: org.token, body });
   const disposition = (await post('/dispositions', { name: 'Promise to pay' })).body.data.id;
-  const agentId = (await post('/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id;
+  const agentId = (await post('/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data
+    .id;
   const search = await t.request('GET', '/api/v1/numbers/search?limit=100', { token: org.token });
-  const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find((n) => n.voice_enabled)!.number;
+  const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find(
+    (n) => n.voice_enabled,
+  )!.number;
   expect((await post('/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.data[0].success).toBe(true);
   const campaignId = (await post('/campaigns/create', { name: 'Webhook', campaignType: 'emi' })).body.data.id;
-  const added = await post('/customers/add/bulk', { campaignId, records: Array.from({ length: count }, (_, i) => loan(`W${phoneSeq}-${i}`)), initiateCall: true, callConfig: { agentId, dispositionId: disposition } });
+  const added = await post('/customers/add/bulk', {
+    campaignId,
+    records: Array.from({ length: count }, (_, i) => loan(`W${phoneSeq}-${i}`)),
+    initiateCall: true,
+    callConfig: { agentId, dispositionId: disposition },
+  });
   expect(added.body.callResults.initiated).toBe(count);
   let callIds: string[] = [];
   for (let i = 0; i < 100 && callIds.length < count; i++) {
-    callIds = (await t.request('GET', '/api/v1/logs?type=call', { token: org.token })).body.data.map((e: { call_id: string }) => e.call_id);
+    callIds = (await t.request('GET', '/api/v1/logs?type=call', { token: org.token })).body.data.map(
+      (e: { call_id: string }) => e.call_id,
+    );
     if (callIds.length < count) await new Promise((r) => setTimeout(r, 50));
   }
   expect(callIds).toHaveLength(count);
   return { org, callIds };
 }
 
-const entryOf = async (t: TestService, org: Org, callId: string) => (await t.request('GET', `/api/v1/communication/call/${callId}`, { token: org.token })).body.data;
+const entryOf = async (t: TestService, org: Org, callId: string) =>
+  (await t.request('GET', `/api/v1/communication/call/${callId}`, { token: org.token })).body.data;
 
 describe('carrier webhook with CARRIER_WEBHOOK_SECRET', () => {
   let t: TestService;
-  const report = (body: unknown, token: string | null = SECRET, provider = 'acme') => t.request('POST', `/carrier/v1/${provider}/reports`, { token, body });
+  const report = (body: unknown, token: string | null = SECRET, provider = 'acme') =>
+    t.request('POST', `/carrier/v1/${provider}/reports`, { token, body });
 
   beforeAll(async () => {
     t = await startTestService({ env: { CARRIER_WEBHOOK_SECRET: SECRET } });
@@ -67,7 +79,10 @@ describe('carrier webhook with CARRIER_WEBHOOK_SECRET', () => {
       expect(reply.status).toBe(401);
       expect(reply.body).toEqual(UNAUTHORIZED);
     }
-    const basic = await t.request('POST', '/carrier/v1/acme/reports', { body, headers: { authorization: `Basic ${SECRET}` } });
+    const basic = await t.request('POST', '/carrier/v1/acme/reports', {
+      body,
+      headers: { authorization: `Basic ${SECRET}` },
+    });
     expect(basic.status).toBe(401);
   });
 
@@ -122,7 +137,15 @@ describe('carrier webhook with CARRIER_WEBHOOK_SECRET', () => {
       for (const body of [
         { callId, kind: 'ringing', at: late },
         { callId, kind: 'answered', at: late },
-        { callId, kind: 'ended', at: late, status: before.status === 'Failed' ? 'Completed' : 'Failed', reason: 'late', durationSeconds: 999, summary: 'late summary' },
+        {
+          callId,
+          kind: 'ended',
+          at: late,
+          status: before.status === 'Failed' ? 'Completed' : 'Failed',
+          reason: 'late',
+          durationSeconds: 999,
+          summary: 'late summary',
+        },
         { callId, kind: 'ended', at: late },
       ]) {
         const reply = await report(body);
@@ -167,10 +190,27 @@ describe('carrier webhook on queued calls (slow built-in carrier)', () => {
     expect((await report({ callId, kind: 'ringing', at: at(6) })).status).toBe(200);
     expect((await entryOf(t, org, callId)).status).toBe('In Progress');
 
-    const ending = { callId, kind: 'ended', at: at(65), status: 'Completed', reason: 'completed', durationSeconds: 60, disposition: { id: 'd-1', name: 'Promise to pay' }, summary: 'Customer promised to pay on Friday.', extractedData: { promise_date: '2026-06-05' } };
+    const ending = {
+      callId,
+      kind: 'ended',
+      at: at(65),
+      status: 'Completed',
+      reason: 'completed',
+      durationSeconds: 60,
+      disposition: { id: 'd-1', name: 'Promise to pay' },
+      summary: 'Customer promised to pay on Friday.',
+      extractedData: { promise_date: '2026-06-05' },
+    };
     expect((await report(ending)).status).toBe(200);
     const done = await entryOf(t, org, callId);
-    expect(done).toMatchObject({ status: 'Completed', end_time: at(65), duration: 60, disposition: 'Promise to pay', summary: 'Customer promised to pay on Friday.', extracted_data: { promise_date: '2026-06-05' } });
+    expect(done).toMatchObject({
+      status: 'Completed',
+      end_time: at(65),
+      duration: 60,
+      disposition: 'Promise to pay',
+      summary: 'Customer promised to pay on Friday.',
+      extracted_data: { promise_date: '2026-06-05' },
+    });
     for (const body of [
       { callId, kind: 'answered', at: at(70) },
       { callId, kind: 'ringing', at: at(70) },
@@ -182,8 +222,15 @@ describe('carrier webhook on queued calls (slow built-in carrier)', () => {
 
     // A queued call may end without ringing (No Contact); the other call was untouched until then.
     expect((await entryOf(t, org, other)).status).toBe('Queued');
-    expect((await report({ callId: other, kind: 'ended', at: at(30), status: 'No Contact', reason: 'no_answer' })).status).toBe(200);
-    expect(await entryOf(t, org, other)).toMatchObject({ status: 'No Contact', end_time: at(30), duration: 0, disposition: null });
+    expect(
+      (await report({ callId: other, kind: 'ended', at: at(30), status: 'No Contact', reason: 'no_answer' })).status,
+    ).toBe(200);
+    expect(await entryOf(t, org, other)).toMatchObject({
+      status: 'No Contact',
+      end_time: at(30),
+      duration: 0,
+      disposition: null,
+    });
   });
 });
 
@@ -198,7 +245,11 @@ describe('carrier webhook without CARRIER_WEBHOOK_SECRET', () => {
     const at = new Date().toISOString();
     for (const token of [null, '', SECRET, 'anything', t.adminToken]) {
       for (const body of [{ callId: 'no-such-call', kind: 'ringing', at }, {}]) {
-        const reply = await t.request('POST', '/carrier/v1/builtin/reports', { token: token === '' ? null : token, body, ...(token === '' && { headers: { authorization: 'Bearer ' } }) });
+        const reply = await t.request('POST', '/carrier/v1/builtin/reports', {
+          token: token === '' ? null : token,
+          body,
+          ...(token === '' && { headers: { authorization: 'Bearer ' } }),
+        });
         expect(reply.status).toBe(401);
         expect(reply.body).toEqual(UNAUTHORIZED);
       }

@@ -16,14 +16,21 @@ describe('POST /initiate/{campaignId}/calls', () => {
   let main: Setup;
   let campaignSeq = 0;
 
-  const call = (org: Org | string | null, method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org === null ? null : typeof org === 'string' ? org : org.token, body });
+  const call = (org: Org | string | null, method: string, path: string, body?: unknown) =>
+    t.request(method, `/api/v1${path}`, {
+      token: org === null ? null : typeof org === 'string' ? org : org.token,
+      body,
+    });
 
-  const loan = (id: string, extra: Record<string, unknown> = {}) => loanRecord(id, { phone_number: uniquePhone('+9199'), ...extra });
+  const loan = (id: string, extra: Record<string, unknown> = {}) =>
+    loanRecord(id, { phone_number: uniquePhone('+9199'), ...extra });
 
   /** Buys the first available number whose voice_enabled is as asked. */
   async function buyNumber(org: Org, voice: boolean): Promise<string> {
     const search = await call(org, 'GET', '/numbers/search?limit=100');
-    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find((n) => n.voice_enabled === voice)!.number;
+    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find(
+      (n) => n.voice_enabled === voice,
+    )!.number;
     const bought = await call(org, 'POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }]);
     expect(bought.body.data[0].success).toBe(true);
     return number;
@@ -33,8 +40,12 @@ describe('POST /initiate/{campaignId}/calls', () => {
     const org = await t.newOrganization('collection');
     const dispositionId = (await call(org, 'POST', '/dispositions', { name: 'Promise to pay' })).body.data.id as string;
     const other = (await call(org, 'POST', '/dispositions', { name: 'Call back' })).body.data.id as string;
-    const groupId = (await call(org, 'POST', '/dispositions/groups/create', { name: 'Outcomes', dispositions: [dispositionId, other] })).body.data.id as string;
-    const agentId = (await call(org, 'POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id as string;
+    const groupId = (
+      await call(org, 'POST', '/dispositions/groups/create', { name: 'Outcomes', dispositions: [dispositionId, other] })
+    ).body.data.id as string;
+    const agentId = (
+      await call(org, 'POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })
+    ).body.data.id as string;
     if (withNumber) await buyNumber(org, true);
     return { org, agentId, dispositionId, groupId, memberIds: [dispositionId, other] };
   }
@@ -44,16 +55,31 @@ describe('POST /initiate/{campaignId}/calls', () => {
     expect(created.status).toBe(201);
     const campaignId = created.body.data.id as string;
     for (let i = 0; i < records.length; i += 5000) {
-      const added = await call(s.org, 'POST', '/customers/add/bulk', { campaignId, records: records.slice(i, i + 5000) });
+      const added = await call(s.org, 'POST', '/customers/add/bulk', {
+        campaignId,
+        records: records.slice(i, i + 5000),
+      });
       expect(added.status).toBe(201);
     }
     return campaignId;
   }
 
   const initiate = (s: Setup, campaignId: string, extra: Record<string, unknown> = {}, token?: string) =>
-    call(token ?? s.org, 'POST', `/initiate/${campaignId}/calls`, { agentId: s.agentId, dispositionId: s.groupId, ...extra });
+    call(token ?? s.org, 'POST', `/initiate/${campaignId}/calls`, {
+      agentId: s.agentId,
+      dispositionId: s.groupId,
+      ...extra,
+    });
 
-  const results = (over: Partial<Record<string, unknown>>) => ({ totalMatched: 0, customersSelected: 0, initiated: 0, failed: 0, batchesProcessed: 1, errors: [], ...over });
+  const results = (over: Partial<Record<string, unknown>>) => ({
+    totalMatched: 0,
+    customersSelected: 0,
+    initiated: 0,
+    failed: 0,
+    batchesProcessed: 1,
+    errors: [],
+    ...over,
+  });
 
   beforeAll(async () => {
     t = await startTestService();
@@ -68,7 +94,9 @@ describe('POST /initiate/{campaignId}/calls', () => {
     expect(reply.body.results).toMatchObject({ totalMatched: 3, customersSelected: 2, initiated: 2 });
     let called: string[] = [];
     for (let i = 0; i < 100 && called.length < 2; i++) {
-      called = (await call(main.org, 'GET', `/logs?type=call&campaign_id=${campaignId}`)).body.data.map((e: { loan_id: string }) => e.loan_id);
+      called = (await call(main.org, 'GET', `/logs?type=call&campaign_id=${campaignId}`)).body.data.map(
+        (e: { loan_id: string }) => e.loan_id,
+      );
       if (called.length < 2) await new Promise((r) => setTimeout(r, 20));
     }
     expect(called.sort()).toEqual(['B10', 'B2']);
@@ -79,7 +107,11 @@ describe('POST /initiate/{campaignId}/calls', () => {
       const campaignId = await campaign(main, [loan('A1'), loan('A2'), loan('A3')]);
       const reply = await initiate(main, campaignId);
       expect(reply.status).toBe(200);
-      expect(reply.body).toEqual({ success: true, message: 'Calls initiated for 3 customers', results: results({ totalMatched: 3, customersSelected: 3, initiated: 3 }) });
+      expect(reply.body).toEqual({
+        success: true,
+        message: 'Calls initiated for 3 customers',
+        results: results({ totalMatched: 3, customersSelected: 3, initiated: 3 }),
+      });
     });
 
     it('accepts a single disposition id as well as a group id', async () => {
@@ -92,26 +124,49 @@ describe('POST /initiate/{campaignId}/calls', () => {
     it('207 when some customers are blacklisted, with the failure per batch and reason', async () => {
       const records = [loan('P1'), loan('P2'), loan('P3')];
       const campaignId = await campaign(main, records);
-      expect((await call(main.org, 'POST', '/blacklist/bulk/add', [{ number: records[1]!.phone_number }])).status).toBe(200);
+      expect((await call(main.org, 'POST', '/blacklist/bulk/add', [{ number: records[1]!.phone_number }])).status).toBe(
+        200,
+      );
       const reply = await initiate(main, campaignId);
       expect(reply.status).toBe(207);
       expect(reply.body).toEqual({
         success: false,
         message: 'Calls initiated for 2 of 3 customers',
-        results: results({ totalMatched: 3, customersSelected: 3, initiated: 2, failed: 1, errors: [{ batch: 1, error: 'Number is blacklisted', reason: 'blacklisted', affectedCustomers: 1 }] }),
+        results: results({
+          totalMatched: 3,
+          customersSelected: 3,
+          initiated: 2,
+          failed: 1,
+          errors: [{ batch: 1, error: 'Number is blacklisted', reason: 'blacklisted', affectedCustomers: 1 }],
+        }),
       });
     });
 
     it('500 when no call could be initiated (every customer blacklisted)', async () => {
       const records = [loan('N1'), loan('N2')];
       const campaignId = await campaign(main, records);
-      expect((await call(main.org, 'POST', '/blacklist/bulk/add', records.map((r) => ({ number: r.phone_number })))).status).toBe(200);
+      expect(
+        (
+          await call(
+            main.org,
+            'POST',
+            '/blacklist/bulk/add',
+            records.map((r) => ({ number: r.phone_number })),
+          )
+        ).status,
+      ).toBe(200);
       const reply = await initiate(main, campaignId);
       expect(reply.status).toBe(500);
       expect(reply.body).toEqual({
         success: false,
         message: 'No calls could be initiated',
-        results: results({ totalMatched: 2, customersSelected: 2, initiated: 0, failed: 2, errors: [{ batch: 1, error: 'Number is blacklisted', reason: 'blacklisted', affectedCustomers: 2 }] }),
+        results: results({
+          totalMatched: 2,
+          customersSelected: 2,
+          initiated: 0,
+          failed: 2,
+          errors: [{ batch: 1, error: 'Number is blacklisted', reason: 'blacklisted', affectedCustomers: 2 }],
+        }),
       });
     });
 
@@ -140,9 +195,15 @@ describe('POST /initiate/{campaignId}/calls', () => {
       }
       const missing = await call(main.org, 'POST', `/initiate/${campaignId}/calls`, { dispositionId: main.groupId });
       expect(missing.body.errors.join(' ')).toMatch(/agentId/);
-      const missingDisposition = await call(main.org, 'POST', `/initiate/${campaignId}/calls`, { agentId: main.agentId });
+      const missingDisposition = await call(main.org, 'POST', `/initiate/${campaignId}/calls`, {
+        agentId: main.agentId,
+      });
       expect(missingDisposition.body.errors.join(' ')).toMatch(/dispositionId/);
-      const limit = await call(main.org, 'POST', `/initiate/${campaignId}/calls`, { agentId: main.agentId, dispositionId: main.groupId, limit: 0 });
+      const limit = await call(main.org, 'POST', `/initiate/${campaignId}/calls`, {
+        agentId: main.agentId,
+        dispositionId: main.groupId,
+        limit: 0,
+      });
       expect(limit.body.errors.join(' ')).toMatch(/limit/);
     });
 
@@ -171,7 +232,9 @@ describe('POST /initiate/{campaignId}/calls', () => {
       expect(disposition.body).toMatchObject({ success: false, message: 'Disposition not found' });
       const other = await setup(false);
       expect((await initiate(main, campaignId, { agentId: other.agentId })).body.message).toBe('Agent not found');
-      expect((await initiate(main, campaignId, { dispositionId: other.groupId })).body.message).toBe('Disposition not found');
+      expect((await initiate(main, campaignId, { dispositionId: other.groupId })).body.message).toBe(
+        'Disposition not found',
+      );
     });
 
     it('404 Campaign not found, 403 for a campaign of another organization', async () => {
@@ -182,7 +245,10 @@ describe('POST /initiate/{campaignId}/calls', () => {
       const theirs = await campaign(other, [loan('O1')]);
       const foreign = await initiate(main, theirs);
       expect(foreign.status).toBe(403);
-      expect(foreign.body).toMatchObject({ success: false, message: 'Access denied - Campaign belongs to another organization' });
+      expect(foreign.body).toMatchObject({
+        success: false,
+        message: 'Access denied - Campaign belongs to another organization',
+      });
       expect((await call(other.org, 'GET', '/logs?count_only=true')).body.total).toBe(0);
     });
 
@@ -213,7 +279,14 @@ describe('POST /initiate/{campaignId}/calls', () => {
       const refused = await initiate(main, campaignId, {}, reader);
       expect(refused.status).toBe(403);
       expect(refused.body.success).toBe(false);
-      expect((await call(null, 'POST', `/initiate/${campaignId}/calls`, { agentId: main.agentId, dispositionId: main.groupId })).status).toBe(401);
+      expect(
+        (
+          await call(null, 'POST', `/initiate/${campaignId}/calls`, {
+            agentId: main.agentId,
+            dispositionId: main.groupId,
+          })
+        ).status,
+      ).toBe(401);
       const writer = await t.tokenFor(main.org.id, { scopes: ['calls:write'] });
       expect((await initiate(main, campaignId, {}, writer)).status).toBe(200);
     });
@@ -237,7 +310,14 @@ describe('POST /initiate/{campaignId}/calls', () => {
     const settle = async () => {
       const open = async () => {
         let n = 0;
-        for (const status of ['Queued', 'Ringing', 'In Progress']) n += (await call(main.org, 'GET', `/logs?count_only=true&campaign_id=${campaignId}&status=${encodeURIComponent(status)}`)).body.total;
+        for (const status of ['Queued', 'Ringing', 'In Progress'])
+          n += (
+            await call(
+              main.org,
+              'GET',
+              `/logs?count_only=true&campaign_id=${campaignId}&status=${encodeURIComponent(status)}`,
+            )
+          ).body.total;
         return n;
       };
       for (let i = 0; i < 200 && (await open()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
@@ -253,11 +333,18 @@ describe('POST /initiate/{campaignId}/calls', () => {
       }
       return ids;
     };
-    const expectCalls = async (filters: Record<string, unknown>, expected: string[], limit?: number, totalMatched = expected.length) => {
+    const expectCalls = async (
+      filters: Record<string, unknown>,
+      expected: string[],
+      limit?: number,
+      totalMatched = expected.length,
+    ) => {
       const before = await calledLoanIds();
       const reply = await preview(filters, limit);
       expect(reply.status).toBe(200);
-      expect(reply.body.results).toEqual(results({ totalMatched, customersSelected: expected.length, initiated: expected.length }));
+      expect(reply.body.results).toEqual(
+        results({ totalMatched, customersSelected: expected.length, initiated: expected.length }),
+      );
       const after = await calledLoanIds();
       expect(after).toHaveLength(before.length + expected.length);
       const added = [...after];
@@ -296,7 +383,15 @@ describe('POST /initiate/{campaignId}/calls', () => {
     });
 
     it('several filters together combine with AND', async () => {
-      await expectCalls({ payment_status: ['pending', 'bounced'], language: 'Hindi', custom: { region: ['north', 'east'] }, exclude_ids: ['F6'] }, ['F1']);
+      await expectCalls(
+        {
+          payment_status: ['pending', 'bounced'],
+          language: 'Hindi',
+          custom: { region: ['north', 'east'] },
+          exclude_ids: ['F6'],
+        },
+        ['F1'],
+      );
       await expectCalls({ ids: ['F1', 'F2', 'F5'], language: 'ta', payment_status: 'pending' }, ['F5']);
       expect((await preview({ ids: ['F4'], payment_status: 'pending' })).status).toBe(404);
     });
@@ -313,14 +408,27 @@ describe('POST /initiate/{campaignId}/calls', () => {
     // Zero-padded ids: customers added in one request share createdAt and tie-break on their id.
     const records = Array.from({ length: 1100 }, (_, i) => loan(`B${String(i).padStart(4, '0')}`));
     const campaignId = await campaign(s, records);
-    expect((await call(s.org, 'POST', '/blacklist/bulk/add', [{ number: records[1050]!.phone_number }])).status).toBe(200);
+    expect((await call(s.org, 'POST', '/blacklist/bulk/add', [{ number: records[1050]!.phone_number }])).status).toBe(
+      200,
+    );
     const limited = await initiate(s, campaignId, { limit: 1000, filters: { exclude_ids: ['B0000'] } });
     expect(limited.body.results.errors).toEqual([]);
     expect(limited.status).toBe(200);
-    expect(limited.body.results).toEqual(results({ totalMatched: 1099, customersSelected: 1000, initiated: 1000, batchesProcessed: 2 }));
+    expect(limited.body.results).toEqual(
+      results({ totalMatched: 1099, customersSelected: 1000, initiated: 1000, batchesProcessed: 2 }),
+    );
     const reply = await initiate(s, campaignId);
     expect(reply.status).toBe(207);
-    expect(reply.body.results).toEqual(results({ totalMatched: 1100, customersSelected: 1100, initiated: 1099, failed: 1, batchesProcessed: 3, errors: [{ batch: 3, error: 'Number is blacklisted', reason: 'blacklisted', affectedCustomers: 1 }] }));
+    expect(reply.body.results).toEqual(
+      results({
+        totalMatched: 1100,
+        customersSelected: 1100,
+        initiated: 1099,
+        failed: 1,
+        batchesProcessed: 3,
+        errors: [{ batch: 3, error: 'Number is blacklisted', reason: 'blacklisted', affectedCustomers: 1 }],
+      }),
+    );
   });
 
   it('404 Campaign not found for a deleted campaign', async () => {
@@ -334,12 +442,25 @@ describe('POST /initiate/{campaignId}/calls', () => {
   it('calls the customers of a lead generation organization, filtered by lead_id', async () => {
     const org = await t.newOrganization('lead_generation');
     const dispositionId = (await call(org, 'POST', '/dispositions', { name: 'Interested' })).body.data.id as string;
-    const agentId = (await call(org, 'POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id as string;
+    const agentId = (
+      await call(org, 'POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })
+    ).body.data.id as string;
     await buyNumber(org, true);
-    const campaignId = (await call(org, 'POST', '/campaigns/create', { name: 'Leads', campaignType: 'lead' })).body.data.id as string;
-    const leads = ['L-1', 'L-2', 'L-3'].map((lead_id) => ({ lead_id, first_name: 'Ravi', last_name: lead_id, phone_number: uniquePhone('+9199'), lead_date: '2026-01-31' }));
+    const campaignId = (await call(org, 'POST', '/campaigns/create', { name: 'Leads', campaignType: 'lead' })).body.data
+      .id as string;
+    const leads = ['L-1', 'L-2', 'L-3'].map((lead_id) => ({
+      lead_id,
+      first_name: 'Ravi',
+      last_name: lead_id,
+      phone_number: uniquePhone('+9199'),
+      lead_date: '2026-01-31',
+    }));
     expect((await call(org, 'POST', '/customers/add/bulk', { campaignId, records: leads })).status).toBe(201);
-    const reply = await call(org, 'POST', `/initiate/${campaignId}/calls`, { agentId, dispositionId, filters: { ids: ['L-1', 'L-3'] } });
+    const reply = await call(org, 'POST', `/initiate/${campaignId}/calls`, {
+      agentId,
+      dispositionId,
+      filters: { ids: ['L-1', 'L-3'] },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.results).toEqual(results({ totalMatched: 2, customersSelected: 2, initiated: 2 }));
     let entries: Record<string, unknown>[] = [];
@@ -359,7 +480,8 @@ describe('POST /initiate/{campaignId}/calls', () => {
     const finals = ['Completed', 'No Contact', 'Failed'];
     const finished = async () => {
       let n = 0;
-      for (const status of finals) n += (await call(s.org, 'GET', `/logs?count_only=true&status=${encodeURIComponent(status)}`)).body.total;
+      for (const status of finals)
+        n += (await call(s.org, 'GET', `/logs?count_only=true&status=${encodeURIComponent(status)}`)).body.total;
       return n;
     };
     for (let i = 0; i < 600 && (await finished()) < 4; i++) await new Promise((r) => setTimeout(r, 100));
@@ -368,7 +490,14 @@ describe('POST /initiate/{campaignId}/calls', () => {
     expect(entries).toHaveLength(4);
     for (const entry of entries) {
       const record = records.find((r) => r.loan_id === entry.loan_id)!;
-      expect(entry).toMatchObject({ type: 'call', campaign_id: campaignId, agent_id: s.agentId, to: record.phone_number, direction: 'outbound', name: `${record.first_name} Rao` });
+      expect(entry).toMatchObject({
+        type: 'call',
+        campaign_id: campaignId,
+        agent_id: s.agentId,
+        to: record.phone_number,
+        direction: 'outbound',
+        name: `${record.first_name} Rao`,
+      });
       expect(finals).toContain(entry.status);
       expect(entry.end_time).not.toBeNull();
       // The configuration (group) id while queued; the chosen member's id once a disposition is picked.

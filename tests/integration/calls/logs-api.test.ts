@@ -16,7 +16,8 @@ describe('logs API', () => {
   let t: TestService;
   let phoneSeq = 0;
   const get = (token: string | null, path: string) => t.request('GET', `/api/v1${path}`, { token });
-  const post = (org: Org, path: string, body: unknown) => t.request('POST', `/api/v1${path}`, { token: org.token, body });
+  const post = (org: Org, path: string, body: unknown) =>
+    t.request('POST', `/api/v1${path}`, { token: org.token, body });
 
   const loan = (id: string) => ({
     loan_id: id,
@@ -36,18 +37,28 @@ describe('logs API', () => {
     const org = await t.newOrganization('collection');
     const d1 = (await post(org, '/dispositions', { name: 'Promise to pay' })).body.data.id;
     const d2 = (await post(org, '/dispositions', { name: 'Call back' })).body.data.id;
-    const group = (await post(org, '/dispositions/groups/create', { name: 'Outcomes', dispositions: [d1, d2] })).body.data.id as string;
+    const group = (await post(org, '/dispositions/groups/create', { name: 'Outcomes', dispositions: [d1, d2] })).body
+      .data.id as string;
     const agents: string[] = [];
-    for (const name of ['Asha', 'Ravi']) agents.push((await post(org, '/agents', { name, language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id);
+    for (const name of ['Asha', 'Ravi'])
+      agents.push((await post(org, '/agents', { name, language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id);
     const search = await get(org.token, '/numbers/search?limit=100');
-    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find((n) => n.voice_enabled)!.number;
+    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find(
+      (n) => n.voice_enabled,
+    )!.number;
     expect((await post(org, '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.data[0].success).toBe(true);
     const campaigns: string[] = [];
     const records: ReturnType<typeof loan>[][] = [];
     for (const [i, size] of [12, second].entries()) {
-      const campaignId = (await post(org, '/campaigns/create', { name: `Campaign ${i}`, campaignType: 'emi' })).body.data.id as string;
+      const campaignId = (await post(org, '/campaigns/create', { name: `Campaign ${i}`, campaignType: 'emi' })).body
+        .data.id as string;
       const batch = Array.from({ length: size }, (_, k) => loan(`C${i}-${k}`));
-      const added = await post(org, '/customers/add/bulk', { campaignId, records: batch, initiateCall: true, callConfig: { agentId: agents[i]!, dispositionId: group } });
+      const added = await post(org, '/customers/add/bulk', {
+        campaignId,
+        records: batch,
+        initiateCall: true,
+        callConfig: { agentId: agents[i]!, dispositionId: group },
+      });
       expect(added.status).toBe(201);
       expect(added.body.callResults.initiated).toBe(size);
       campaigns.push(campaignId);
@@ -56,7 +67,8 @@ describe('logs API', () => {
     const total = 12 + second;
     const finished = async () => {
       let n = 0;
-      for (const status of FINALS) n += (await get(org.token, `/logs?count_only=true&status=${encodeURIComponent(status)}`)).body.total;
+      for (const status of FINALS)
+        n += (await get(org.token, `/logs?count_only=true&status=${encodeURIComponent(status)}`)).body.total;
       return n;
     };
     for (let i = 0; i < 600 && (await finished()) < total; i++) await new Promise((r) => setTimeout(r, 100));
@@ -93,10 +105,24 @@ describe('logs API', () => {
     expect(first.status).toBe(200);
     expect(first.body.success).toBe(true);
     expect(first.body.data).toHaveLength(10);
-    expect(first.body.pagination).toEqual({ page: 1, per_page: 10, total: 15, total_pages: 2, has_next: true, has_prev: false });
+    expect(first.body.pagination).toEqual({
+      page: 1,
+      per_page: 10,
+      total: 15,
+      total_pages: 2,
+      has_next: true,
+      has_prev: false,
+    });
     const second = await get(a.org.token, '/logs?page=2');
     expect(second.body.data).toHaveLength(5);
-    expect(second.body.pagination).toEqual({ page: 2, per_page: 10, total: 15, total_pages: 2, has_next: false, has_prev: true });
+    expect(second.body.pagination).toEqual({
+      page: 2,
+      per_page: 10,
+      total: 15,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
     const beyond = await get(a.org.token, '/logs?page=3');
     expect(beyond.status).toBe(200);
     expect(beyond.body.data).toEqual([]);
@@ -115,7 +141,26 @@ describe('logs API', () => {
       expect(e).toMatchObject({ type: 'call', direction: 'outbound', from: a.number });
       expect(e.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       expect(e.start_time).toMatch(/Z$/);
-      for (const field of ['loan_id', 'start_time', 'end_time', 'campaign_name', 'campaign_id', 'name', 'duration', 'to', 'status', 'disposition', 'extracted_data', 'agent_id', 'disposition_id', 'summary', 'call_id', 'transcript_id', 'recording_id']) expect(e).toHaveProperty(field);
+      for (const field of [
+        'loan_id',
+        'start_time',
+        'end_time',
+        'campaign_name',
+        'campaign_id',
+        'name',
+        'duration',
+        'to',
+        'status',
+        'disposition',
+        'extracted_data',
+        'agent_id',
+        'disposition_id',
+        'summary',
+        'call_id',
+        'transcript_id',
+        'recording_id',
+      ])
+        expect(e).toHaveProperty(field);
       expect(e).not.toHaveProperty('lead_id');
       expect(e).not.toHaveProperty('organizationId');
       expect(FINALS).toContain(e.status);
@@ -145,7 +190,9 @@ describe('logs API', () => {
     expect((await get(a.org.token, '/logs?status=Queued')).body.data).toEqual([]);
     const withDisposition = entries.filter((e) => e.disposition !== null);
     for (const name of new Set(withDisposition.map((e) => e.disposition as string))) {
-      expect(ids(await allPages(a.org.token, `disposition=${encodeURIComponent(name)}`))).toEqual(ids(entries.filter((e) => e.disposition === name)));
+      expect(ids(await allPages(a.org.token, `disposition=${encodeURIComponent(name)}`))).toEqual(
+        ids(entries.filter((e) => e.disposition === name)),
+      );
     }
     expect((await get(a.org.token, '/logs?disposition=Nothing%20like%20this')).body.pagination.total).toBe(0);
   });
@@ -164,24 +211,45 @@ describe('logs API', () => {
       const byAgent = await allPages(a.org.token, `agent_id=${a.agents[i]!}`);
       expect(ids(byAgent)).toEqual(ids(inCampaign));
     }
-    expect((await get(a.org.token, `/logs?campaign_id=${a.campaigns[0]!}&agent_id=${a.agents[1]!}`)).body.pagination.total).toBe(0);
-    expect((await get(a.org.token, `/logs?count_only=true&campaign_id=${a.campaigns[1]!}`)).body).toEqual({ success: true, total: 3 });
+    expect(
+      (await get(a.org.token, `/logs?campaign_id=${a.campaigns[0]!}&agent_id=${a.agents[1]!}`)).body.pagination.total,
+    ).toBe(0);
+    expect((await get(a.org.token, `/logs?count_only=true&campaign_id=${a.campaigns[1]!}`)).body).toEqual({
+      success: true,
+      total: 3,
+    });
   });
 
   it('start_time/end_time bound start_time inclusively; a bound without an offset is UTC', async () => {
     const sorted = [...entries].sort((x, y) => Date.parse(x.start_time) - Date.parse(y.start_time));
     const mid = sorted[7]!;
     const at = mid.start_time as string;
-    const exact = await allPages(a.org.token, `start_time=${encodeURIComponent(at)}&end_time=${encodeURIComponent(at)}`);
+    const exact = await allPages(
+      a.org.token,
+      `start_time=${encodeURIComponent(at)}&end_time=${encodeURIComponent(at)}`,
+    );
     expect(ids(exact)).toEqual(ids(entries.filter((e) => e.start_time === at)));
     expect(ids(exact)).toContain(mid.call_id);
-    expect(ids(await allPages(a.org.token, `start_time=${encodeURIComponent(at)}`))).toEqual(ids(entries.filter((e) => Date.parse(e.start_time) >= Date.parse(at))));
-    expect(ids(await allPages(a.org.token, `end_time=${encodeURIComponent(at)}`))).toEqual(ids(entries.filter((e) => Date.parse(e.start_time) <= Date.parse(at))));
+    expect(ids(await allPages(a.org.token, `start_time=${encodeURIComponent(at)}`))).toEqual(
+      ids(entries.filter((e) => Date.parse(e.start_time) >= Date.parse(at))),
+    );
+    expect(ids(await allPages(a.org.token, `end_time=${encodeURIComponent(at)}`))).toEqual(
+      ids(entries.filter((e) => Date.parse(e.start_time) <= Date.parse(at))),
+    );
     // The same instant without an offset (read as UTC) and with +05:30.
     const naive = at.replace(/Z$/, '');
-    expect(ids(await allPages(a.org.token, `start_time=${encodeURIComponent(naive)}&end_time=${encodeURIComponent(naive)}`))).toEqual(ids(exact));
+    expect(
+      ids(await allPages(a.org.token, `start_time=${encodeURIComponent(naive)}&end_time=${encodeURIComponent(naive)}`)),
+    ).toEqual(ids(exact));
     const shifted = new Date(Date.parse(at) + 330 * 60_000).toISOString().replace(/Z$/, '+05:30');
-    expect(ids(await allPages(a.org.token, `start_time=${encodeURIComponent(shifted)}&end_time=${encodeURIComponent(shifted)}`))).toEqual(ids(exact));
+    expect(
+      ids(
+        await allPages(
+          a.org.token,
+          `start_time=${encodeURIComponent(shifted)}&end_time=${encodeURIComponent(shifted)}`,
+        ),
+      ),
+    ).toEqual(ids(exact));
     // A bound one millisecond before an entry's start_time leaves it out.
     const justBefore = new Date(Date.parse(at) - 1).toISOString();
     const upToJustBefore = await allPages(a.org.token, `end_time=${encodeURIComponent(justBefore)}`);
@@ -189,7 +257,9 @@ describe('logs API', () => {
     expect(ids(upToJustBefore)).not.toContain(mid.call_id);
     const day = at.slice(0, 10);
     const nextDay = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    expect((await get(a.org.token, `/logs?count_only=true&start_time=${nextDay}`)).body.total).toBe(entries.filter((e) => e.start_time >= `${nextDay}T`).length);
+    expect((await get(a.org.token, `/logs?count_only=true&start_time=${nextDay}`)).body.total).toBe(
+      entries.filter((e) => e.start_time >= `${nextDay}T`).length,
+    );
     for (const bad of ['yesterday', '2026-13-45T00:00:00Z']) {
       const reply = await get(a.org.token, `/logs?start_time=${encodeURIComponent(bad)}`);
       expect(reply.status).toBe(400);
@@ -220,7 +290,10 @@ describe('logs API', () => {
     for (const e of theirs) expect(mine.has(e.call_id)).toBe(false);
     expect((await get(a.org.token, `/logs?campaign_id=${b.campaigns[0]!}`)).body.pagination.total).toBe(0);
     expect((await get(a.org.token, `/logs?agent_id=${b.agents[0]!}`)).body.pagination.total).toBe(0);
-    expect((await get(a.org.token, `/logs?phone=${encodeURIComponent(b.records[0]![0]!.phone_number)}`)).body.pagination.total).toBe(0);
+    expect(
+      (await get(a.org.token, `/logs?phone=${encodeURIComponent(b.records[0]![0]!.phone_number)}`)).body.pagination
+        .total,
+    ).toBe(0);
   });
 
   it('GET /communication/call/{id}: 200 with the fields of the log entry, 404 unknown, 403 another organization', async () => {

@@ -22,10 +22,13 @@ describe('built-in carrier calls across a restart', () => {
   it('resumes the calls a stop cut short, and ends each exactly once', async () => {
     t = await start();
     const org = await t.newOrganization('collection');
-    const call = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org.token, body });
+    const call = (method: string, path: string, body?: unknown) =>
+      t.request(method, `/api/v1${path}`, { token: org.token, body });
     const dispositionId = (await call('POST', '/dispositions', { name: 'Promise to pay' })).body.data.id;
-    const agentId = (await call('POST', '/agents', { name: 'Priya', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id;
-    const campaignId = (await call('POST', '/campaigns/create', { name: 'April EMI', campaignType: 'emi' })).body.data.id;
+    const agentId = (await call('POST', '/agents', { name: 'Priya', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' }))
+      .body.data.id;
+    const campaignId = (await call('POST', '/campaigns/create', { name: 'April EMI', campaignType: 'emi' })).body.data
+      .id;
     const number = (await call('GET', '/numbers/search?limit=1')).body.data[0].number;
     expect((await call('POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.success).toBe(true);
     const records = Array.from({ length: 8 }, (_, i) => ({
@@ -40,12 +43,19 @@ describe('built-in carrier calls across a restart', () => {
       emi_due_date: '2026-04-05',
       payment_status: 'pending',
     }));
-    const added = await call('POST', '/customers/add/bulk', { campaignId, records, initiateCall: true, callConfig: { agentId, dispositionId } });
+    const added = await call('POST', '/customers/add/bulk', {
+      campaignId,
+      records,
+      initiateCall: true,
+      callConfig: { agentId, dispositionId },
+    });
     expect(added.body.callResults.initiated).toBe(8);
 
-    const statuses = async () => ((await call('GET', '/logs?type=call')).body.data as { status: string }[]).map((e) => e.status);
+    const statuses = async () =>
+      ((await call('GET', '/logs?type=call')).body.data as { status: string }[]).map((e) => e.status);
     // Stop while calls are under way: some rang, none has ended yet.
-    for (let i = 0; i < 100 && !(await statuses()).some((s) => s === 'Ringing' || s === 'In Progress'); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !(await statuses()).some((s) => s === 'Ringing' || s === 'In Progress'); i++)
+      await new Promise((r) => setTimeout(r, 20));
     const before = await statuses();
     expect(before.some((s) => s === 'Ringing' || s === 'In Progress')).toBe(true);
     expect(before.filter((s) => FINAL.includes(s)).length).toBeLessThan(8);
@@ -53,13 +63,18 @@ describe('built-in carrier calls across a restart', () => {
 
     t = await start();
     const token = await t.tokenFor(org.id);
-    const after = async () => ((await t.request('GET', '/api/v1/logs?type=call', { token })).body.data as { status: string }[]).map((e) => e.status);
-    for (let i = 0; i < 300 && !(await after()).every((s) => FINAL.includes(s)); i++) await new Promise((r) => setTimeout(r, 100));
+    const after = async () =>
+      ((await t.request('GET', '/api/v1/logs?type=call', { token })).body.data as { status: string }[]).map(
+        (e) => e.status,
+      );
+    for (let i = 0; i < 300 && !(await after()).every((s) => FINAL.includes(s)); i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await after()).every((s) => FINAL.includes(s))).toBe(true);
 
     const events = await t.service.events.readAll({ after: -1, maxCount: 100_000 });
     const perCall = new Map<string, string[]>();
-    for (const e of events) if (e.streamId.startsWith('call-')) perCall.set(e.streamId, [...(perCall.get(e.streamId) ?? []), e.type]);
+    for (const e of events)
+      if (e.streamId.startsWith('call-')) perCall.set(e.streamId, [...(perCall.get(e.streamId) ?? []), e.type]);
     expect(perCall.size).toBe(8);
     for (const types of perCall.values()) {
       expect(types.filter((x) => x === 'CallEnded')).toHaveLength(1);

@@ -11,10 +11,41 @@ jest.setTimeout(120_000);
 
 const CARRIER = 'carrier-secret-for-chat-logs-test';
 const CHAT = 'chat-secret-for-chat-logs-test';
-const COMMON = ['date', 'loan_id', 'start_time', 'end_time', 'campaign_name', 'campaign_id', 'name', 'duration', 'direction', 'from', 'to', 'status', 'disposition', 'extracted_data', 'agent_id', 'disposition_id', 'summary', 'type'];
+const COMMON = [
+  'date',
+  'loan_id',
+  'start_time',
+  'end_time',
+  'campaign_name',
+  'campaign_id',
+  'name',
+  'duration',
+  'direction',
+  'from',
+  'to',
+  'status',
+  'disposition',
+  'extracted_data',
+  'agent_id',
+  'disposition_id',
+  'summary',
+  'type',
+];
 const CALL_FIELDS = [...COMMON, 'call_id', 'transcript_id', 'recording_id'].sort();
 const CHAT_FIELDS = [...COMMON, 'message_id', 'platform_msg_id', 'conversation', 'errors'].sort();
-const DETAIL_FIELDS = ['message_id', 'platform_msg_id', 'agent_id', 'campaign_id', 'to', 'status', 'template_id', 'name', 'loan_id', 'conversation', 'errors'].sort();
+const DETAIL_FIELDS = [
+  'message_id',
+  'platform_msg_id',
+  'agent_id',
+  'campaign_id',
+  'to',
+  'status',
+  'template_id',
+  'name',
+  'loan_id',
+  'conversation',
+  'errors',
+].sort();
 
 describe('chat entries in the logs, and the chat detail', () => {
   let t: TestService;
@@ -27,11 +58,14 @@ describe('chat entries in the logs, and the chat detail', () => {
   const chats: Record<string, string> = {};
   const calls: string[] = [];
   const at = (s: number) => new Date(Date.now() + s * 1000).toISOString();
-  const chatReport = (body: Record<string, unknown>) => t.request('POST', '/chat/v1/builtin/reports', { token: CHAT, body });
+  const chatReport = (body: Record<string, unknown>) =>
+    t.request('POST', '/chat/v1/builtin/reports', { token: CHAT, body });
   const logs = async (query: string) => (await api.call(org, 'GET', `/logs?${query}`)).body;
 
   beforeAll(async () => {
-    t = await startTestService({ env: { SIMULATION_SPEED: '1000', CARRIER_WEBHOOK_SECRET: CARRIER, CHAT_WEBHOOK_SECRET: CHAT } });
+    t = await startTestService({
+      env: { SIMULATION_SPEED: '1000', CARRIER_WEBHOOK_SECRET: CARRIER, CHAT_WEBHOOK_SECRET: CHAT },
+    });
     api = chatApi(t);
     org = await t.newOrganization('collection');
     ({ agentId, groupId } = await api.conversation(org));
@@ -40,27 +74,83 @@ describe('chat entries in the logs, and the chat detail', () => {
     campaignId = await api.campaign(org, records);
     // Two calls (K1, K2) and three chats (K3, K4, K5).
     const search = await api.call(org, 'GET', '/numbers/search?limit=100');
-    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find((n) => n.voice_enabled)!.number;
-    expect((await api.call(org, 'POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.success).toBe(true);
-    expect((await api.call(org, 'POST', `/initiate/${campaignId}/calls`, { agentId, dispositionId: groupId, filters: { ids: ['K1', 'K2'] } })).status).toBe(200);
-    expect((await api.call(org, 'POST', `/initiate/${campaignId}/chat`, { templateId, conversationSettings: { agentId, dispositionId: groupId }, filters: { ids: ['K3', 'K4', 'K5'] } })).status).toBe(200);
+    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find(
+      (n) => n.voice_enabled,
+    )!.number;
+    expect((await api.call(org, 'POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.success).toBe(
+      true,
+    );
+    expect(
+      (
+        await api.call(org, 'POST', `/initiate/${campaignId}/calls`, {
+          agentId,
+          dispositionId: groupId,
+          filters: { ids: ['K1', 'K2'] },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api.call(org, 'POST', `/initiate/${campaignId}/chat`, {
+          templateId,
+          conversationSettings: { agentId, dispositionId: groupId },
+          filters: { ids: ['K3', 'K4', 'K5'] },
+        })
+      ).status,
+    ).toBe(200);
     for (const e of (await logs('type=call')).data) calls.push(e.call_id);
     for (const e of (await logs('type=chat')).data) chats[e.loan_id] = e.message_id;
-    const callReport = (body: Record<string, unknown>) => t.request('POST', '/carrier/v1/builtin/reports', { token: CARRIER, body });
-    expect((await callReport({ callId: calls[0], kind: 'ended', at: at(5), status: 'Failed', reason: 'unreachable' })).status).toBe(200);
+    const callReport = (body: Record<string, unknown>) =>
+      t.request('POST', '/carrier/v1/builtin/reports', { token: CARRIER, body });
+    expect(
+      (await callReport({ callId: calls[0], kind: 'ended', at: at(5), status: 'Failed', reason: 'unreachable' }))
+        .status,
+    ).toBe(200);
     expect((await callReport({ callId: calls[1], kind: 'ended', at: at(5), status: 'Completed' })).status).toBe(200);
-    const error = { code: 4002, title: 'Recipient not on the chat platform', message: 'No account.', href: 'docs/chat-errors.md#4002', error_data: { details: 'No chat account is registered.' } };
-    expect((await chatReport({ messageId: chats.K3, kind: 'status', status: 'Failed', at: at(2), errors: [error] })).status).toBe(200);
-    expect((await chatReport({ messageId: chats.K4, kind: 'status', status: 'Read', at: at(3), platformMsgId: 'acme-4' })).status).toBe(200);
-    expect((await chatReport({ messageId: chats.K4, kind: 'message', entryId: 'acme-4:1', role: 'user', content: 'I will pay on Friday.', at: at(4) })).status).toBe(200);
-    expect((await chatReport({ messageId: chats.K5, kind: 'status', status: 'Delivered', at: at(3) })).status).toBe(200);
+    const error = {
+      code: 4002,
+      title: 'Recipient not on the chat platform',
+      message: 'No account.',
+      href: 'docs/chat-errors.md#4002',
+      error_data: { details: 'No chat account is registered.' },
+    };
+    expect(
+      (await chatReport({ messageId: chats.K3, kind: 'status', status: 'Failed', at: at(2), errors: [error] })).status,
+    ).toBe(200);
+    expect(
+      (await chatReport({ messageId: chats.K4, kind: 'status', status: 'Read', at: at(3), platformMsgId: 'acme-4' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await chatReport({
+          messageId: chats.K4,
+          kind: 'message',
+          entryId: 'acme-4:1',
+          role: 'user',
+          content: 'I will pay on Friday.',
+          at: at(4),
+        })
+      ).status,
+    ).toBe(200);
+    expect((await chatReport({ messageId: chats.K5, kind: 'status', status: 'Delivered', at: at(3) })).status).toBe(
+      200,
+    );
     // Webhooks answer once their reports are durable; the read models follow a moment later.
     const settled = await api.until(
-      async () => Promise.all(['Failed', 'Read', 'Delivered', 'Completed'].map(async (s) => (await logs(`status=${s}&count_only=true`)).total as number)),
+      async () =>
+        Promise.all(
+          ['Failed', 'Read', 'Delivered', 'Completed'].map(
+            async (s) => (await logs(`status=${s}&count_only=true`)).total as number,
+          ),
+        ),
       (totals) => totals.join() === '2,1,1,1',
     );
     expect(settled).toEqual([2, 1, 1, 1]);
-    await api.until(async () => (await logs('status=Read')).data[0]?.conversation.length, (n) => n === 2);
+    await api.until(
+      async () => (await logs('status=Read')).data[0]?.conversation.length,
+      (n) => n === 2,
+    );
   });
   afterAll(() => t.stop());
 
@@ -69,9 +159,22 @@ describe('chat entries in the logs, and the chat detail', () => {
     expect(body.pagination.total).toBe(3);
     for (const entry of body.data) {
       expect(Object.keys(entry).sort()).toEqual(CHAT_FIELDS);
-      expect(entry).toMatchObject({ type: 'chat', end_time: null, duration: 0, direction: 'outbound', from: null, campaign_id: campaignId, agent_id: agentId, extracted_data: {} });
+      expect(entry).toMatchObject({
+        type: 'chat',
+        end_time: null,
+        duration: 0,
+        direction: 'outbound',
+        from: null,
+        campaign_id: campaignId,
+        agent_id: agentId,
+        extracted_data: {},
+      });
       expect(entry.date).toBe(entry.start_time.slice(0, 10));
-      expect(entry.conversation[0]).toEqual({ role: 'assistant', content: expect.stringMatching(/^Hello First/), timestamp: entry.start_time });
+      expect(entry.conversation[0]).toEqual({
+        role: 'assistant',
+        content: expect.stringMatching(/^Hello First/),
+        timestamp: entry.start_time,
+      });
     }
   });
 
@@ -83,9 +186,17 @@ describe('chat entries in the logs, and the chat detail', () => {
 
   it('without type, calls and chats are mixed in one list, newest first, each with its own fields', async () => {
     const body = await logs('');
-    expect(body.pagination).toEqual({ page: 1, per_page: 10, total: 5, total_pages: 1, has_next: false, has_prev: false });
+    expect(body.pagination).toEqual({
+      page: 1,
+      per_page: 10,
+      total: 5,
+      total_pages: 1,
+      has_next: false,
+      has_prev: false,
+    });
     expect(body.data.map((e: { type: string }) => e.type).sort()).toEqual(['call', 'call', 'chat', 'chat', 'chat']);
-    for (const entry of body.data) expect(Object.keys(entry).sort()).toEqual(entry.type === 'call' ? CALL_FIELDS : CHAT_FIELDS);
+    for (const entry of body.data)
+      expect(Object.keys(entry).sort()).toEqual(entry.type === 'call' ? CALL_FIELDS : CHAT_FIELDS);
     const starts = body.data.map((e: { start_time: string }) => e.start_time);
     expect([...starts].sort().reverse()).toEqual(starts);
     expect((await logs('count_only=true')).total).toBe(5);
@@ -94,7 +205,8 @@ describe('chat entries in the logs, and the chat detail', () => {
   it('the status filter works across both channels', async () => {
     const failed = await logs('status=Failed');
     expect(failed.data.map((e: { type: string }) => e.type).sort()).toEqual(['call', 'chat']);
-    for (const entry of failed.data) expect(Object.keys(entry).sort()).toEqual(entry.type === 'call' ? CALL_FIELDS : CHAT_FIELDS);
+    for (const entry of failed.data)
+      expect(Object.keys(entry).sort()).toEqual(entry.type === 'call' ? CALL_FIELDS : CHAT_FIELDS);
     expect((await logs('status=Failed&count_only=true')).total).toBe(2);
     expect((await logs('status=Failed&type=chat')).data.map((e: { loan_id: string }) => e.loan_id)).toEqual(['K3']);
     expect((await logs('status=Failed&type=call')).data.map((e: { call_id: string }) => e.call_id)).toEqual([calls[0]]);
@@ -107,12 +219,24 @@ describe('chat entries in the logs, and the chat detail', () => {
 
   it('a failed chat carries its delivery errors; a replied one its conversation', async () => {
     const [failed] = (await logs('status=Failed&type=chat')).data;
-    expect(failed.errors).toEqual([{ code: 4002, title: 'Recipient not on the chat platform', message: 'No account.', href: 'docs/chat-errors.md#4002', error_data: { details: 'No chat account is registered.' } }]);
+    expect(failed.errors).toEqual([
+      {
+        code: 4002,
+        title: 'Recipient not on the chat platform',
+        message: 'No account.',
+        href: 'docs/chat-errors.md#4002',
+        error_data: { details: 'No chat account is registered.' },
+      },
+    ]);
     expect(failed.summary).toBe('The message was not delivered: Recipient not on the chat platform.');
     const [read] = (await logs('status=Read')).data;
     expect(read.errors).toEqual([]);
     expect(read.conversation.map((m: { role: string }) => m.role)).toEqual(['assistant', 'user']);
-    expect(read.conversation[1]).toEqual({ role: 'user', content: 'I will pay on Friday.', timestamp: expect.any(String) });
+    expect(read.conversation[1]).toEqual({
+      role: 'user',
+      content: 'I will pay on Friday.',
+      timestamp: expect.any(String),
+    });
     // The platform's own id: the built-in platform's (it took the message) or the webhook's.
     expect(read.platform_msg_id).toMatch(/^(bmsg\.[0-9a-f]{32}|acme-4)$/);
   });
@@ -122,7 +246,16 @@ describe('chat entries in the logs, and the chat detail', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.success).toBe(true);
     expect(Object.keys(reply.body.data).sort()).toEqual(DETAIL_FIELDS);
-    expect(reply.body.data).toMatchObject({ message_id: chats.K4, agent_id: agentId, campaign_id: campaignId, status: 'Read', template_id: templateId, name: 'FirstK4 Rao', loan_id: 'K4', errors: [] });
+    expect(reply.body.data).toMatchObject({
+      message_id: chats.K4,
+      agent_id: agentId,
+      campaign_id: campaignId,
+      status: 'Read',
+      template_id: templateId,
+      name: 'FirstK4 Rao',
+      loan_id: 'K4',
+      errors: [],
+    });
     expect(reply.body.data.conversation).toHaveLength(2);
     const failed = await api.call(org, 'GET', `/communication/chat/${chats.K3}`);
     expect(failed.body.data.status).toBe('Failed');
@@ -143,7 +276,10 @@ describe('chat entries in the logs, and the chat detail', () => {
     const other = await t.newOrganization('collection');
     const foreign = await api.call(other, 'GET', `/communication/chat/${chats.K4}`);
     expect(foreign.status).toBe(403);
-    expect(foreign.body).toMatchObject({ success: false, message: 'Access denied - Chat message belongs to another organization' });
+    expect(foreign.body).toMatchObject({
+      success: false,
+      message: 'Access denied - Chat message belongs to another organization',
+    });
     expect((await api.call(null, 'GET', `/communication/chat/${chats.K4}`)).status).toBe(401);
     const noLogs = await t.tokenFor(org.id, { scopes: ['chat:write'] });
     expect((await api.call(noLogs, 'GET', `/communication/chat/${chats.K4}`)).status).toBe(403);
@@ -154,8 +290,19 @@ describe('chat entries in the logs, and the chat detail', () => {
     const leadTemplate = await api.template(lead, 'Hi {{first_name}}');
     const created = await api.call(lead, 'POST', '/campaigns/create', { name: 'Leads', campaignType: 'lead' });
     const leadCampaign = created.body.data.id as string;
-    expect((await api.call(lead, 'POST', '/customers/add/bulk', { campaignId: leadCampaign, records: [{ lead_id: 'LD-1', first_name: 'Ravi', last_name: 'K', phone_number: api.phone(), lead_date: '2026-01-31' }] })).status).toBe(201);
-    expect((await api.call(lead, 'POST', `/initiate/${leadCampaign}/chat`, { templateId: leadTemplate })).status).toBe(200);
+    expect(
+      (
+        await api.call(lead, 'POST', '/customers/add/bulk', {
+          campaignId: leadCampaign,
+          records: [
+            { lead_id: 'LD-1', first_name: 'Ravi', last_name: 'K', phone_number: api.phone(), lead_date: '2026-01-31' },
+          ],
+        })
+      ).status,
+    ).toBe(201);
+    expect((await api.call(lead, 'POST', `/initiate/${leadCampaign}/chat`, { templateId: leadTemplate })).status).toBe(
+      200,
+    );
     const [entry] = (await api.call(lead, 'GET', '/logs?type=chat')).body.data;
     expect(entry.lead_id).toBe('LD-1');
     expect(entry).not.toHaveProperty('loan_id');

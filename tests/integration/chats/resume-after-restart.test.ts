@@ -23,14 +23,23 @@ describe('built-in platform chats across a restart', () => {
     const api = chatApi(t);
     const org = await t.newOrganization('collection');
     const settings = await api.conversation(org);
-    const campaignId = await api.campaign(org, Array.from({ length: 12 }, (_, i) => api.loan(`C-${i}`)));
+    const campaignId = await api.campaign(
+      org,
+      Array.from({ length: 12 }, (_, i) => api.loan(`C-${i}`)),
+    );
     const templateId = await api.template(org);
-    const sent = await api.call(org, 'POST', `/initiate/${campaignId}/chat`, { templateId, conversationSettings: { agentId: settings.agentId, dispositionId: settings.groupId } });
+    const sent = await api.call(org, 'POST', `/initiate/${campaignId}/chat`, {
+      templateId,
+      conversationSettings: { agentId: settings.agentId, dispositionId: settings.groupId },
+    });
     expect(sent.body.results.initiated).toBe(12);
 
-    const ended = async () => (await t.service.events.readAll({ after: -1, maxCount: 100_000 })).filter((e) => e.type === 'ChatEnded').length;
+    const ended = async () =>
+      (await t.service.events.readAll({ after: -1, maxCount: 100_000 })).filter((e) => e.type === 'ChatEnded').length;
     // Stop while chats are under way: every one was handed to the platform, not all have ended.
-    const dispatched = async () => (await t.service.events.readAll({ after: -1, maxCount: 100_000 })).filter((e) => e.type === 'ChatDispatched').length;
+    const dispatched = async () =>
+      (await t.service.events.readAll({ after: -1, maxCount: 100_000 })).filter((e) => e.type === 'ChatDispatched')
+        .length;
     await api.until(dispatched, (n) => n === 12, 200, 10);
     const before = await ended();
     expect(before).toBeLessThan(12);
@@ -45,7 +54,12 @@ describe('built-in platform chats across a restart', () => {
 
     const events = await t.service.events.readAll({ after: -1, maxCount: 100_000 });
     const perChat = new Map<string, string[]>();
-    for (const e of events) if (e.streamId.startsWith('chat-')) perChat.set(e.streamId, [...(perChat.get(e.streamId) ?? []), e.type === 'ChatMessageAdded' ? `${e.type}:${(e.data as { entryId: string }).entryId}` : e.type]);
+    for (const e of events)
+      if (e.streamId.startsWith('chat-'))
+        perChat.set(e.streamId, [
+          ...(perChat.get(e.streamId) ?? []),
+          e.type === 'ChatMessageAdded' ? `${e.type}:${(e.data as { entryId: string }).entryId}` : e.type,
+        ]);
     expect(perChat.size).toBe(12);
     for (const types of perChat.values()) {
       expect(types.filter((x) => x === 'ChatEnded')).toHaveLength(1);

@@ -6,13 +6,20 @@ export type Org = { id: string; token: string };
 
 export function chatApi(t: TestService) {
   let phoneSeq = 0;
-  const call = (org: Org | string | null, method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org === null ? null : typeof org === 'string' ? org : org.token, body });
+  const call = (org: Org | string | null, method: string, path: string, body?: unknown) =>
+    t.request(method, `/api/v1${path}`, {
+      token: org === null ? null : typeof org === 'string' ? org : org.token,
+      body,
+    });
   const phone = () => uniquePhone();
 
   const loan = loanRecord;
 
   async function campaign(org: Org, records: Record<string, unknown>[], campaignType = 'emi'): Promise<string> {
-    const created = await call(org, 'POST', '/campaigns/create', { name: `C${phoneSeq}-${Math.random().toString(36).slice(2, 6)}`, campaignType });
+    const created = await call(org, 'POST', '/campaigns/create', {
+      name: `C${phoneSeq}-${Math.random().toString(36).slice(2, 6)}`,
+      campaignType,
+    });
     if (created.status !== 201) throw new Error(`campaign: ${created.status} ${created.text}`);
     const campaignId = created.body.data.id as string;
     for (let i = 0; i < records.length; i += 5000) {
@@ -22,23 +29,36 @@ export function chatApi(t: TestService) {
     return campaignId;
   }
 
-  async function template(org: Org, body = 'Hello {{first_name}}, your EMI of {{emi_amount}} is due on {{emi_due_date}}.', language = 'en'): Promise<string> {
+  async function template(
+    org: Org,
+    body = 'Hello {{first_name}}, your EMI of {{emi_amount}} is due on {{emi_due_date}}.',
+    language = 'en',
+  ): Promise<string> {
     const created = await call(org, 'POST', '/chat/templates', { name: `Reminder ${phoneSeq++}`, language, body });
     if (created.status !== 201) throw new Error(`template: ${created.status} ${created.text}`);
     return created.body.data.id as string;
   }
 
   /** An agent and a disposition group of two dispositions. */
-  async function conversation(org: Org): Promise<{ agentId: string; dispositionId: string; groupId: string; memberIds: string[] }> {
+  async function conversation(
+    org: Org,
+  ): Promise<{ agentId: string; dispositionId: string; groupId: string; memberIds: string[] }> {
     const ptp = (await call(org, 'POST', '/dispositions', { name: 'Promise to pay' })).body.data.id as string;
     const later = (await call(org, 'POST', '/dispositions', { name: 'Call back later' })).body.data.id as string;
-    const groupId = (await call(org, 'POST', '/dispositions/groups/create', { name: 'Chat outcomes', dispositions: [ptp, later] })).body.data.id as string;
+    const groupId = (
+      await call(org, 'POST', '/dispositions/groups/create', { name: 'Chat outcomes', dispositions: [ptp, later] })
+    ).body.data.id as string;
     const agentId = (await call(org, 'POST', '/agents', { name: 'Asha', language: 'en' })).body.data.id as string;
     return { agentId, dispositionId: ptp, groupId, memberIds: [ptp, later] };
   }
 
   /** Polls (bounded) until `done` holds for the value `read` gives; answers the last value. */
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, attempts = 300, everyMs = 50): Promise<T> {
+  async function until<T>(
+    read: () => Promise<T>,
+    done: (value: T) => boolean,
+    attempts = 300,
+    everyMs = 50,
+  ): Promise<T> {
     let value = await read();
     for (let i = 0; i < attempts && !done(value); i++) {
       await new Promise((r) => setTimeout(r, everyMs));
@@ -58,7 +78,10 @@ export function chatApi(t: TestService) {
       }
     };
     // A chat has ended when it failed, or when its summary (written by the end) is set.
-    return until(all, (entries) => entries.length === expected && entries.every((e) => e.status === 'Failed' || e.summary !== ''));
+    return until(
+      all,
+      (entries) => entries.length === expected && entries.every((e) => e.status === 'Failed' || e.summary !== ''),
+    );
   }
 
   return { call, phone, loan, campaign, template, conversation, until, settledChats };

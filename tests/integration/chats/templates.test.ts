@@ -17,12 +17,23 @@ describe('chat templates', () => {
   afterAll(() => t.stop());
 
   it('creates a template (201) and reads it back', async () => {
-    const created = await api.call(org, 'POST', '/chat/templates', { name: '  EMI reminder ', language: 'hi', body: 'नमस्ते {{first_name}}, आपकी ₹{{emi_amount}} की किस्त {{emi_due_date}} को देय है।' });
+    const created = await api.call(org, 'POST', '/chat/templates', {
+      name: '  EMI reminder ',
+      language: 'hi',
+      body: 'नमस्ते {{first_name}}, आपकी ₹{{emi_amount}} की किस्त {{emi_due_date}} को देय है।',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       success: true,
       message: 'Template created successfully',
-      data: { id: expect.any(String), name: 'EMI reminder', language: 'hi', body: 'नमस्ते {{first_name}}, आपकी ₹{{emi_amount}} की किस्त {{emi_due_date}} को देय है।', createdAt: expect.any(String), updatedAt: expect.any(String) },
+      data: {
+        id: expect.any(String),
+        name: 'EMI reminder',
+        language: 'hi',
+        body: 'नमस्ते {{first_name}}, आपकी ₹{{emi_amount}} की किस्त {{emi_due_date}} को देय है।',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
     });
     const got = await api.call(org, 'GET', `/chat/templates/${created.body.data.id}`);
     expect(got.status).toBe(200);
@@ -35,15 +46,30 @@ describe('chat templates', () => {
   });
 
   it('400 Validation failed for unknown placeholders, naming them and the record fields', async () => {
-    const reply = await api.call(org, 'POST', '/chat/templates', { name: 'Bad', body: 'Hi {{first_name}}, lead from {{lead_date}} {{ nickname }}' });
+    const reply = await api.call(org, 'POST', '/chat/templates', {
+      name: 'Bad',
+      body: 'Hi {{first_name}}, lead from {{lead_date}} {{ nickname }}',
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.success).toBe(false);
     expect(reply.body.message).toBe('Validation failed');
     expect(reply.body.errors).toHaveLength(1);
-    expect(reply.body.errors[0]).toMatch(/^body has unknown placeholders: \{\{lead_date\}\}, \{\{nickname\}\} \(customer record fields: loan_id, /);
+    expect(reply.body.errors[0]).toMatch(
+      /^body has unknown placeholders: \{\{lead_date\}\}, \{\{nickname\}\} \(customer record fields: loan_id, /,
+    );
     const lead = await t.newOrganization('lead_generation');
-    expect((await api.call(lead, 'POST', '/chat/templates', { name: 'Lead', body: 'Hi {{first_name}}, about {{lead_date}}' })).status).toBe(201);
-    expect((await api.call(lead, 'POST', '/chat/templates', { name: 'Lead', body: 'Hi {{first_name}}, loan {{loan_id}}' })).status).toBe(400);
+    expect(
+      (
+        await api.call(lead, 'POST', '/chat/templates', {
+          name: 'Lead',
+          body: 'Hi {{first_name}}, about {{lead_date}}',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await api.call(lead, 'POST', '/chat/templates', { name: 'Lead', body: 'Hi {{first_name}}, loan {{loan_id}}' }))
+        .status,
+    ).toBe(400);
   });
 
   it('400 Validation failed for missing or malformed fields', async () => {
@@ -72,7 +98,14 @@ describe('chat templates', () => {
     const page1 = await api.call(own, 'GET', '/chat/templates?limit=2');
     expect(page1.status).toBe(200);
     expect(page1.body.data.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1]]);
-    expect(page1.body.pagination).toEqual({ page: 1, per_page: 2, total: 3, total_pages: 2, has_next: true, has_prev: false });
+    expect(page1.body.pagination).toEqual({
+      page: 1,
+      per_page: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: true,
+      has_prev: false,
+    });
     const page2 = await api.call(own, 'GET', '/chat/templates?limit=2&page=2');
     expect(page2.body.data.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
     expect((await api.call(own, 'GET', '/chat/templates?limit=0')).status).toBe(400);
@@ -87,7 +120,10 @@ describe('chat templates', () => {
     const theirs = await api.template(other);
     const foreign = await api.call(org, 'GET', `/chat/templates/${theirs}`);
     expect(foreign.status).toBe(403);
-    expect(foreign.body).toMatchObject({ success: false, message: 'Access denied - Template belongs to another organization' });
+    expect(foreign.body).toMatchObject({
+      success: false,
+      message: 'Access denied - Template belongs to another organization',
+    });
   });
 
   it('scopes: chat:write to create; chat:write or campaigns:read to read; 401 without a token', async () => {

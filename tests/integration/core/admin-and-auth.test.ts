@@ -9,31 +9,53 @@ describe('administration API and authentication', () => {
   afterAll(() => t.stop());
 
   it('registers organizations of both types with defaults, and reads them back', async () => {
-    const created = await t.request('POST', '/admin/v1/organizations', { token: t.adminToken, body: { name: 'Acme', type: 'lead_generation' } });
+    const created = await t.request('POST', '/admin/v1/organizations', {
+      token: t.adminToken,
+      body: { name: 'Acme', type: 'lead_generation' },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ success: true, data: { id: expect.any(String), name: 'Acme', type: 'lead_generation', credits: 1_000_000, concurrencyLimit: 5 } });
+    expect(created.body).toEqual({
+      success: true,
+      data: { id: expect.any(String), name: 'Acme', type: 'lead_generation', credits: 1_000_000, concurrencyLimit: 5 },
+    });
     const read = await t.request('GET', `/admin/v1/organizations/${created.body.data.id}`, { token: t.adminToken });
     expect(read.body.data).toEqual(created.body.data);
-    const custom = await t.request('POST', '/admin/v1/organizations', { token: t.adminToken, body: { name: 'Beta', type: 'collection', credits: 10, concurrencyLimit: 2 } });
+    const custom = await t.request('POST', '/admin/v1/organizations', {
+      token: t.adminToken,
+      body: { name: 'Beta', type: 'collection', credits: 10, concurrencyLimit: 2 },
+    });
     expect(custom.body.data).toMatchObject({ type: 'collection', credits: 10, concurrencyLimit: 2 });
   });
 
   it('validates admin bodies and answers 404 for unknown organizations', async () => {
     const bad = await t.request('POST', '/admin/v1/organizations', { token: t.adminToken, body: { type: 'bank' } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ success: false, message: 'Validation failed', errors: expect.arrayContaining(['name is required', 'type must be one of collection, lead_generation']) });
+    expect(bad.body).toEqual({
+      success: false,
+      message: 'Validation failed',
+      errors: expect.arrayContaining(['name is required', 'type must be one of collection, lead_generation']),
+    });
     const missing = await t.request('GET', '/admin/v1/organizations/nope', { token: t.adminToken });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ success: false, error: 'NotFound', message: 'Organization not found' });
-    const tokenForMissing = await t.request('POST', '/admin/v1/organizations/nope/tokens', { token: t.adminToken, body: {} });
+    const tokenForMissing = await t.request('POST', '/admin/v1/organizations/nope/tokens', {
+      token: t.adminToken,
+      body: {},
+    });
     expect(tokenForMissing.status).toBe(404);
   });
 
   it('adjusts credits, never below zero', async () => {
     const org = await t.newOrganization('collection', { credits: 100 });
-    const up = await t.request('POST', `/admin/v1/organizations/${org.id}/credits`, { token: t.adminToken, body: { amount: 50 } });
+    const up = await t.request('POST', `/admin/v1/organizations/${org.id}/credits`, {
+      token: t.adminToken,
+      body: { amount: 50 },
+    });
     expect(up.body).toEqual({ success: true, data: { credits: 150 } });
-    const down = await t.request('POST', `/admin/v1/organizations/${org.id}/credits`, { token: t.adminToken, body: { amount: -500 } });
+    const down = await t.request('POST', `/admin/v1/organizations/${org.id}/credits`, {
+      token: t.adminToken,
+      body: { amount: -500 },
+    });
     expect(down.status).toBe(400);
     expect(down.body.success).toBe(false);
   });
@@ -44,20 +66,43 @@ describe('administration API and authentication', () => {
     expect(asOrg.status).toBe(401);
     const asAdmin = await t.request('GET', '/api/v1/dispositions', { token: t.adminToken });
     expect(asAdmin.status).toBe(401);
-    expect(asAdmin.body).toEqual({ success: false, error: 'Unauthorized', message: 'Missing or invalid authorization header' });
+    expect(asAdmin.body).toEqual({
+      success: false,
+      error: 'Unauthorized',
+      message: 'Missing or invalid authorization header',
+    });
   });
 
   it('answers 401 for missing, malformed, badly signed, expired, alg none and unknown-organization tokens', async () => {
     const org = await t.newOrganization();
     const secret = new TextEncoder().encode('test-secret-test-secret-test-secret');
-    const expired = await new SignJWT({ org: org.id }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(secret);
-    const otherKey = await new SignJWT({ org: org.id }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('another-secret-another-secret-123'));
+    const expired = await new SignJWT({ org: org.id })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+      .sign(secret);
+    const otherKey = await new SignJWT({ org: org.id })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode('another-secret-another-secret-123'));
     const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ org: org.id })}.`;
     const ghost = await new SignJWT({ org: 'no-such-org' }).setProtectedHeader({ alg: 'HS256' }).sign(secret);
     const noOrg = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'HS256' }).sign(secret);
-    for (const header of [undefined, 'Bearer', 'Basic abc', `Token ${org.token}`, 'Bearer not.a.jwt', `Bearer ${expired}`, `Bearer ${otherKey}`, `Bearer ${none}`, `Bearer ${ghost}`, `Bearer ${noOrg}`]) {
-      const reply = await t.request('GET', '/api/v1/dispositions', { token: null, headers: header ? { authorization: header } : {} });
+    for (const header of [
+      undefined,
+      'Bearer',
+      'Basic abc',
+      `Token ${org.token}`,
+      'Bearer not.a.jwt',
+      `Bearer ${expired}`,
+      `Bearer ${otherKey}`,
+      `Bearer ${none}`,
+      `Bearer ${ghost}`,
+      `Bearer ${noOrg}`,
+    ]) {
+      const reply = await t.request('GET', '/api/v1/dispositions', {
+        token: null,
+        headers: header ? { authorization: header } : {},
+      });
       expect({ header, status: reply.status }).toEqual({ header, status: 401 });
       expect(reply.body.message).toBe('Missing or invalid authorization header');
     }
@@ -71,20 +116,37 @@ describe('administration API and authentication', () => {
     expect((await t.request('GET', '/api/v1/dispositions', { token: readOnly })).status).toBe(200);
     const write = await t.request('POST', '/api/v1/dispositions', { token: readOnly, body: { name: 'Paid' } });
     expect(write.status).toBe(403);
-    expect(write.body).toEqual({ success: false, error: 'Forbidden', message: "You don't have the required permission to perform this action" });
-    const badScope = await t.request('POST', `/admin/v1/organizations/${org.id}/tokens`, { token: t.adminToken, body: { scopes: ['everything'] } });
+    expect(write.body).toEqual({
+      success: false,
+      error: 'Forbidden',
+      message: "You don't have the required permission to perform this action",
+    });
+    const badScope = await t.request('POST', `/admin/v1/organizations/${org.id}/tokens`, {
+      token: t.adminToken,
+      body: { scopes: ['everything'] },
+    });
     expect(badScope.status).toBe(400);
   });
 
   it('echoes or generates X-Request-ID and records it on the events', async () => {
     const org = await t.newOrganization();
-    const reply = await t.request('POST', '/api/v1/dispositions', { token: org.token, body: { name: 'Callback' }, headers: { 'x-request-id': 'trace-123' } });
+    const reply = await t.request('POST', '/api/v1/dispositions', {
+      token: org.token,
+      body: { name: 'Callback' },
+      headers: { 'x-request-id': 'trace-123' },
+    });
     expect(reply.headers.get('x-request-id')).toBe('trace-123');
     const generated = await t.request('GET', '/healthz');
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const events = await t.service.events.readAll();
     const created = events.find((e) => e.type === 'DispositionCreated' && e.metadata.requestId === 'trace-123');
-    expect(created?.metadata).toMatchObject({ organizationId: org.id, requestId: 'trace-123', correlationId: 'trace-123', schemaVersion: 1, actor: expect.stringMatching(/^token:/) });
+    expect(created?.metadata).toMatchObject({
+      organizationId: org.id,
+      requestId: 'trace-123',
+      correlationId: 'trace-123',
+      schemaVersion: 1,
+      actor: expect.stringMatching(/^token:/),
+    });
   });
 
   it('answers unknown routes, bad JSON and oversized bodies in the envelope', async () => {
@@ -95,7 +157,10 @@ describe('administration API and authentication', () => {
     const badJson = await t.request('POST', '/api/v1/dispositions', { token: org.token, raw: '{"name": ' });
     expect(badJson.status).toBe(400);
     expect(badJson.body).toEqual({ success: false, error: 'BadRequest', message: 'Invalid JSON body' });
-    const huge = await t.request('POST', '/api/v1/dispositions', { token: org.token, raw: JSON.stringify({ name: 'x'.repeat(17 * 1024 * 1024) }) });
+    const huge = await t.request('POST', '/api/v1/dispositions', {
+      token: org.token,
+      raw: JSON.stringify({ name: 'x'.repeat(17 * 1024 * 1024) }),
+    });
     expect(huge.status).toBe(413);
     expect(huge.body).toEqual({ success: false, error: 'PayloadTooLarge', message: 'Request body too large' });
   });

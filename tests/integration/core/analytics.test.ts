@@ -10,7 +10,12 @@ import { startTestService, type TestService } from '../../support/test-service';
 jest.setTimeout(180_000);
 
 type Org = { id: string; token: string };
-type Summary = { total: number; by_type: { call: number; chat: number }; by_status: { call: Record<string, number>; chat: Record<string, number> }; by_disposition: { disposition: string; count: number }[] };
+type Summary = {
+  total: number;
+  by_type: { call: number; chat: number };
+  by_status: { call: Record<string, number>; chat: Record<string, number> };
+  by_disposition: { disposition: string; count: number }[];
+};
 
 // The domain's statuses (domain/calls/call.ts, domain/chats/chat.ts), written out as dashboards see them.
 const CALL_STATUSES = ['Queued', 'Ringing', 'In Progress', 'Completed', 'No Contact', 'Failed'];
@@ -19,7 +24,11 @@ const DISPOSITIONS = ['Promise to pay', 'Call back', 'Wrong number'];
 
 describe('GET /analytics/summary', () => {
   let t: TestService;
-  const call = (org: Org | string | null, method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org === null ? null : typeof org === 'string' ? org : org.token, body });
+  const call = (org: Org | string | null, method: string, path: string, body?: unknown) =>
+    t.request(method, `/api/v1${path}`, {
+      token: org === null ? null : typeof org === 'string' ? org : org.token,
+      body,
+    });
   const summary = async (org: Org | string, query = '') => {
     const reply = await call(org, 'GET', `/analytics/summary${query ? `?${query}` : ''}`);
     expect(reply.status).toBe(200);
@@ -45,15 +54,34 @@ describe('GET /analytics/summary', () => {
     const org = await t.newOrganization('collection');
     const ids: string[] = [];
     for (const name of DISPOSITIONS) ids.push((await call(org, 'POST', '/dispositions', { name })).body.data.id);
-    const group = (await call(org, 'POST', '/dispositions/groups/create', { name: 'Outcomes', dispositions: ids.slice(0, 2) })).body.data.id as string;
-    const agentId = (await call(org, 'POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id as string;
+    const group = (
+      await call(org, 'POST', '/dispositions/groups/create', { name: 'Outcomes', dispositions: ids.slice(0, 2) })
+    ).body.data.id as string;
+    const agentId = (
+      await call(org, 'POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })
+    ).body.data.id as string;
     const search = await call(org, 'GET', '/numbers/search?limit=100');
-    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find((n) => n.voice_enabled)!.number;
-    expect((await call(org, 'POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.data[0].success).toBe(true);
-    const templateId = (await call(org, 'POST', '/chat/templates', { name: 'Reminder', language: 'en', body: 'Hello {{first_name}}, your EMI of {{emi_amount}} is due.' })).body.data.id as string;
+    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find(
+      (n) => n.voice_enabled,
+    )!.number;
+    expect(
+      (await call(org, 'POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.data[0].success,
+    ).toBe(true);
+    const templateId = (
+      await call(org, 'POST', '/chat/templates', {
+        name: 'Reminder',
+        language: 'en',
+        body: 'Hello {{first_name}}, your EMI of {{emi_amount}} is due.',
+      })
+    ).body.data.id as string;
 
-    const newCampaign = async (name: string, records: ReturnType<typeof loanRecord>[], extra: Record<string, unknown> = {}) => {
-      const campaignId = (await call(org, 'POST', '/campaigns/create', { name, campaignType: 'emi' })).body.data.id as string;
+    const newCampaign = async (
+      name: string,
+      records: ReturnType<typeof loanRecord>[],
+      extra: Record<string, unknown> = {},
+    ) => {
+      const campaignId = (await call(org, 'POST', '/campaigns/create', { name, campaignType: 'emi' })).body.data
+        .id as string;
       expect((await call(org, 'POST', '/customers/add/bulk', { campaignId, records, ...extra })).status).toBe(201);
       return campaignId;
     };
@@ -63,16 +91,44 @@ describe('GET /analytics/summary', () => {
       { initiateCall: true, callConfig: { agentId, dispositionId: group } },
     );
     const chatKeys = Array.from({ length: chats }, (_, k) => `M${k}`);
-    const mixed = await newCampaign('Mixed', [...chatKeys.map((key) => loanRecord(key)), loanRecord('X1'), loanRecord('X2')]);
-    expect((await call(org, 'POST', `/initiate/${mixed}/chat`, { templateId, conversationSettings: { agentId, dispositionId: group }, filters: { ids: chatKeys } })).status).toBe(200);
-    expect((await call(org, 'POST', `/initiate/${mixed}/calls`, { agentId, dispositionId: group, filters: { ids: ['X1', 'X2'] } })).status).toBe(200);
+    const mixed = await newCampaign('Mixed', [
+      ...chatKeys.map((key) => loanRecord(key)),
+      loanRecord('X1'),
+      loanRecord('X2'),
+    ]);
+    expect(
+      (
+        await call(org, 'POST', `/initiate/${mixed}/chat`, {
+          templateId,
+          conversationSettings: { agentId, dispositionId: group },
+          filters: { ids: chatKeys },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(org, 'POST', `/initiate/${mixed}/calls`, {
+          agentId,
+          dispositionId: group,
+          filters: { ids: ['X1', 'X2'] },
+        })
+      ).status,
+    ).toBe(200);
 
     // Settled: every call in a final status, every chat ended (failed, or its summary written by the end).
     const settled = async () => {
       let finals = 0;
-      for (const status of ['Completed', 'No Contact', 'Failed']) finals += await logCount(org, `type=call&status=${encodeURIComponent(status)}`);
-      const chatEntries = (await call(org, 'GET', `/logs?type=chat&campaign_id=${mixed}`)).body.data as { status: string; summary: string }[];
-      return finals === calls + 2 && chatEntries.length === chats && chatEntries.every((e) => e.status === 'Failed' || e.summary !== '');
+      for (const status of ['Completed', 'No Contact', 'Failed'])
+        finals += await logCount(org, `type=call&status=${encodeURIComponent(status)}`);
+      const chatEntries = (await call(org, 'GET', `/logs?type=chat&campaign_id=${mixed}`)).body.data as {
+        status: string;
+        summary: string;
+      }[];
+      return (
+        finals === calls + 2 &&
+        chatEntries.length === chats &&
+        chatEntries.every((e) => e.status === 'Failed' || e.summary !== '')
+      );
     };
     for (let i = 0; i < 900 && !(await settled()); i++) await new Promise((r) => setTimeout(r, 100));
     expect(await settled()).toBe(true);
@@ -92,7 +148,8 @@ describe('GET /analytics/summary', () => {
     expect(Object.keys(s.by_status.call)).toEqual(CALL_STATUSES);
     expect(Object.keys(s.by_status.chat)).toEqual(CHAT_STATUSES);
     for (const [type, counts] of Object.entries(s.by_status)) {
-      for (const [status, n] of Object.entries(counts)) expect([type, status, n]).toEqual([type, status, await logCount(org, and(q({ type, status })))]);
+      for (const [status, n] of Object.entries(counts))
+        expect([type, status, n]).toEqual([type, status, await logCount(org, and(q({ type, status })))]);
     }
     const sum = (counts: Record<string, number>) => Object.values(counts).reduce((x, y) => x + y, 0);
     expect(s.by_type.call + s.by_type.chat).toBe(s.total);
@@ -128,7 +185,9 @@ describe('GET /analytics/summary', () => {
     const counters = jest.spyOn(reads, 'countFromCounter');
     try {
       await summary(a.org);
-      const logs = counters.mock.calls.map((args, i) => ({ args, result: counters.mock.results[i]!.value as number | null })).filter(({ args }) => args[1].organizationId === a.org.id);
+      const logs = counters.mock.calls
+        .map((args, i) => ({ args, result: counters.mock.results[i]!.value as number | null }))
+        .filter(({ args }) => args[1].organizationId === a.org.id);
       // total, 2 types, 6 + 5 statuses, and one per name of the catalog.
       expect(logs).toHaveLength(1 + 2 + CALL_STATUSES.length + CHAT_STATUSES.length + DISPOSITIONS.length);
       expect(logs.filter(({ result }) => result === null)).toEqual([]);
@@ -149,7 +208,10 @@ describe('GET /analytics/summary', () => {
     expect(await summary(empty)).toEqual({
       total: 0,
       by_type: { call: 0, chat: 0 },
-      by_status: { call: Object.fromEntries(CALL_STATUSES.map((s) => [s, 0])), chat: Object.fromEntries(CHAT_STATUSES.map((s) => [s, 0])) },
+      by_status: {
+        call: Object.fromEntries(CALL_STATUSES.map((s) => [s, 0])),
+        chat: Object.fromEntries(CHAT_STATUSES.map((s) => [s, 0])),
+      },
       by_disposition: [],
     });
   });
@@ -206,13 +268,22 @@ describe('GET /analytics/summary', () => {
       expect(reply.body).toMatchObject({ success: false, message: 'Validation failed' });
       return reply.body.errors as string[];
     };
-    expect(await refused('status=Completed&page=2')).toEqual(['status is not a known parameter (known: campaign_id, start_time, end_time)', 'page is not a known parameter (known: campaign_id, start_time, end_time)']);
-    for (const query of ['start_time=yesterday', 'end_time=2026-13-45T00:00:00Z', 'start_time=2026-02-02T00:00:00Z&end_time=2026-02-01T00:00:00Z']) {
+    expect(await refused('status=Completed&page=2')).toEqual([
+      'status is not a known parameter (known: campaign_id, start_time, end_time)',
+      'page is not a known parameter (known: campaign_id, start_time, end_time)',
+    ]);
+    for (const query of [
+      'start_time=yesterday',
+      'end_time=2026-13-45T00:00:00Z',
+      'start_time=2026-02-02T00:00:00Z&end_time=2026-02-01T00:00:00Z',
+    ]) {
       const errors = await refused(query);
       expect(errors).toEqual((await call(a.org, 'GET', `/logs?${query}`)).body.errors);
       expect(errors.join(' ')).toMatch(/start_time|end_time/);
     }
-    expect(await refused(`campaign_id=${a.campaigns.voice}&campaign_id=${a.campaigns.mixed}`)).toEqual(['campaign_id must be a single value']);
+    expect(await refused(`campaign_id=${a.campaigns.voice}&campaign_id=${a.campaigns.mixed}`)).toEqual([
+      'campaign_id must be a single value',
+    ]);
     expect(await refused(`campaign_id=${'c'.repeat(201)}`)).toEqual(['campaign_id must be at most 200 characters']);
   });
 
@@ -225,7 +296,10 @@ describe('GET /analytics/summary', () => {
     const logsOnly = await t.tokenFor(a.org.id, { scopes: ['logs:read'] });
     const denied = await call(logsOnly, 'GET', '/analytics/summary');
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ success: false, message: "You don't have the required permission to perform this action" });
+    expect(denied.body).toMatchObject({
+      success: false,
+      message: "You don't have the required permission to perform this action",
+    });
     const analyst = await t.tokenFor(a.org.id, { scopes: ['analytics:read'] });
     expect((await summary(analyst)).total).toBe(a.total);
     expect((await call(analyst, 'GET', '/logs')).status).toBe(403);

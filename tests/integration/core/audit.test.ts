@@ -15,7 +15,15 @@ type Org = { id: string; token: string };
 type Page = { success: true; data: any[]; next_after: number; has_more: boolean };
 
 const FIELDS = ['data', 'event_id', 'metadata', 'position', 'recorded_at', 'revision', 'stream_id', 'type'];
-const METADATA_FIELDS = ['actor', 'causationId', 'correlationId', 'occurredAt', 'organizationId', 'requestId', 'schemaVersion'];
+const METADATA_FIELDS = [
+  'actor',
+  'causationId',
+  'correlationId',
+  'occurredAt',
+  'organizationId',
+  'requestId',
+  'schemaVersion',
+];
 
 describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (store) => {
   let t: TestService;
@@ -40,7 +48,16 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
   const storedEventsOf = async (who: Org, upTo: number, after = -1) =>
     (await t.service.events.readAll({ after }))
       .filter((e) => e.metadata.organizationId === who.id && e.position <= upTo)
-      .map((e: RecordedEvent) => ({ position: e.position, event_id: e.id, stream_id: e.streamId, revision: e.revision, type: e.type, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt }));
+      .map((e: RecordedEvent) => ({
+        position: e.position,
+        event_id: e.id,
+        stream_id: e.streamId,
+        revision: e.revision,
+        type: e.type,
+        data: e.data,
+        metadata: e.metadata,
+        recorded_at: e.recordedAt,
+      }));
   /** Follows `next_after` from `start` until `has_more` is false, with `page(after)` fetching one page. */
   const walk = async (page: (after: number) => Promise<{ status: number; body: Page }>, start = -1) => {
     const pages: Page[] = [];
@@ -67,7 +84,11 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
     expect(body.has_more).toBe(false);
     expect(body.next_after).toBe(await t.service.events.headPosition());
     expect(body.data).toEqual(await storedEventsOf(org, body.next_after));
-    expect(body.data.filter((e) => e.type === 'DispositionCreated').map((e) => e.data.name)).toEqual(['Ours 0', 'Ours 1', 'Ours 2']);
+    expect(body.data.filter((e) => e.type === 'DispositionCreated').map((e) => e.data.name)).toEqual([
+      'Ours 0',
+      'Ours 1',
+      'Ours 2',
+    ]);
     expect(body.data.map((e) => e.type)).toContain('AccessTokenIssued');
     for (const event of body.data) {
       expect(Object.keys(event).sort()).toEqual(FIELDS);
@@ -103,7 +124,10 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
   it('walks past a scan limit hit on other organizations: an empty page with has_more, then the rest', async () => {
     // The same router and authentication as the service's, over the service's own event store, scanning 3 events a request.
     const organizations = await t.service.reads.collection<OrganizationDocument>(organizationsProjection.collection);
-    const authenticate = authenticator(tokenVerifier({ secret: t.service.config.jwtSecret, ...t.service.config.jwt }), async (id) => (await organizations.get(id))?.type ?? null);
+    const authenticate = authenticator(
+      tokenVerifier({ secret: t.service.config.jwtSecret, ...t.service.config.jwt }),
+      async (id) => (await organizations.get(id))?.type ?? null,
+    );
     const app = express();
     app.use(requestId);
     app.use('/api/v1', requireOrganization(authenticate), auditRouter(t.service.events, 3));
@@ -145,7 +169,10 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
   it('filters by exact stream id and by comma-separated event types', async () => {
     await createDisposition(org, 'One');
     await createDisposition(other, 'Theirs');
-    const campaign = await t.request('POST', '/api/v1/campaigns/create', { token: org.token, body: { name: 'Spring', campaignType: 'emi' } });
+    const campaign = await t.request('POST', '/api/v1/campaigns/create', {
+      token: org.token,
+      body: { name: 'Spring', campaignType: 'emi' },
+    });
     expect(campaign.status).toBe(201);
     await t.tokenFor(org.id, { scopes: ['logs:read'] });
     const all = ((await get('')).body as Page).data;
@@ -154,16 +181,28 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
     const byStream = (await get(`?stream=${encodeURIComponent(organizationStream)}`)).body as Page;
     expect(byStream.data).toEqual(all.filter((e) => e.stream_id === organizationStream));
     // The history starts with the registration (made through the admin API), then the tokens issued.
-    expect(byStream.data.map((e) => e.type)).toEqual(['OrganizationRegistered', 'AccessTokenIssued', 'AccessTokenIssued']);
+    expect(byStream.data.map((e) => e.type)).toEqual([
+      'OrganizationRegistered',
+      'AccessTokenIssued',
+      'AccessTokenIssued',
+    ]);
     expect(byStream.data.map((e) => e.revision)).toEqual([0, 1, 2]);
 
     const byType = (await get('?type=DispositionCreated,%20AccessTokenIssued')).body as Page;
     expect(byType.data).toEqual(all.filter((e) => e.type === 'DispositionCreated' || e.type === 'AccessTokenIssued'));
-    expect(byType.data.map((e) => e.type).sort()).toEqual(['AccessTokenIssued', 'AccessTokenIssued', 'DispositionCreated']);
+    expect(byType.data.map((e) => e.type).sort()).toEqual([
+      'AccessTokenIssued',
+      'AccessTokenIssued',
+      'DispositionCreated',
+    ]);
 
-    const both = (await get(`?stream=${encodeURIComponent(organizationStream)}&type=DispositionCreated,AccessTokenIssued`)).body as Page;
+    const both = (
+      await get(`?stream=${encodeURIComponent(organizationStream)}&type=DispositionCreated,AccessTokenIssued`)
+    ).body as Page;
     expect(both.data).toEqual(byStream.data.filter((e) => e.type === 'AccessTokenIssued'));
-    expect(((await get(`?stream=${encodeURIComponent(organizationStream)}&type=DispositionCreated`)).body as Page).data).toEqual([]);
+    expect(
+      ((await get(`?stream=${encodeURIComponent(organizationStream)}&type=DispositionCreated`)).body as Page).data,
+    ).toEqual([]);
 
     // Another organization's stream is not readable by naming it.
     const theirs = await get(`?stream=${encodeURIComponent(`organization-${other.id}`)}`);
@@ -175,7 +214,11 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
   it("never shows the webhook's signing secret, whatever the filter: the mask GET /webhooks shows instead", async () => {
     const chosen = 'audit-leak-check-secret-0123456789';
     const rotated = 'audit-leak-check-rotated-9876543210';
-    const put = (body: Record<string, unknown>) => t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'https://hooks.example.com/in', ...body } });
+    const put = (body: Record<string, unknown>) =>
+      t.request('PUT', '/api/v1/webhooks', {
+        token: org.token,
+        body: { url: 'https://hooks.example.com/in', ...body },
+      });
     const generated = (await put({})).body.data.secret as string;
     expect(generated).toMatch(/^whsec_/);
     expect((await put({ secret: chosen })).status).toBe(200);
@@ -184,15 +227,24 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
     const auditor = await t.tokenFor(org.id, { scopes: ['audit:read'] });
 
     const stream = encodeURIComponent(`webhookSettings-${org.id}`);
-    for (const query of ['', '?type=WebhookConfigured', `?stream=${stream}`, `?stream=${stream}&type=WebhookConfigured`, '?type=WebhookConfigured&limit=1']) {
+    for (const query of [
+      '',
+      '?type=WebhookConfigured',
+      `?stream=${stream}`,
+      `?stream=${stream}&type=WebhookConfigured`,
+      '?type=WebhookConfigured&limit=1',
+    ]) {
       const reply = await get(query, auditor);
       expect({ query, status: reply.status }).toEqual({ query, status: 200 });
-      for (const secret of secrets) expect({ query, leaked: reply.text.includes(secret) }).toEqual({ query, leaked: false });
+      for (const secret of secrets)
+        expect({ query, leaked: reply.text.includes(secret) }).toEqual({ query, leaked: false });
     }
     const configured = ((await get(`?stream=${stream}`, auditor)).body as Page).data;
     expect(configured.map((e) => e.data.secret)).toEqual(secrets.map((s) => `********${s.slice(-4)}`));
     expect(configured.at(-1).data).toMatchObject({ url: 'https://hooks.example.com/in', enabled: true });
-    expect((await t.request('GET', '/api/v1/webhooks', { token: org.token })).body.data.secret).toBe(configured.at(-1).data.secret);
+    expect((await t.request('GET', '/api/v1/webhooks', { token: org.token })).body.data.secret).toBe(
+      configured.at(-1).data.secret,
+    );
   });
 
   it('refuses bad cursors, limits, filters and unknown parameters with field-named errors', async () => {
@@ -216,7 +268,11 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
     }
     const many = await get('?after=-5&limit=0&org=x');
     expect(many.status).toBe(400);
-    expect(many.body.errors).toEqual(['after must be an integer between -1 and 9007199254740991', 'limit must be an integer between 1 and 1000', 'org is not a known parameter (known: after, limit, stream, type)']);
+    expect(many.body.errors).toEqual([
+      'after must be an integer between -1 and 9007199254740991',
+      'limit must be an integer between 1 and 1000',
+      'org is not a known parameter (known: after, limit, stream, type)',
+    ]);
     expect((await get('?after=-1&limit=1000')).status).toBe(200);
   });
 
@@ -225,7 +281,11 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
     const logsOnly = await t.tokenFor(org.id, { scopes: ['logs:read'] });
     const refused = await get('', logsOnly);
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ success: false, error: 'Forbidden', message: "You don't have the required permission to perform this action" });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'Forbidden',
+      message: "You don't have the required permission to perform this action",
+    });
     const auditor = await t.tokenFor(org.id, { scopes: ['audit:read'] });
     const allowed = await get('', auditor);
     expect(allowed.status).toBe(200);

@@ -17,11 +17,14 @@ describe('dispositions under concurrent requests (sqlite)', () => {
 
   it('never deletes a disposition that is in a group', async () => {
     const org = await t.newOrganization();
-    const call = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org.token, body });
+    const call = (method: string, path: string, body?: unknown) =>
+      t.request(method, `/api/v1${path}`, { token: org.token, body });
     const dispositions: string[] = [];
-    for (let i = 0; i < 12; i++) dispositions.push((await call('POST', '/dispositions', { name: `D${i}` })).body.data.id);
+    for (let i = 0; i < 12; i++)
+      dispositions.push((await call('POST', '/dispositions', { name: `D${i}` })).body.data.id);
     const groups: string[] = [];
-    for (let i = 0; i < 4; i++) groups.push((await call('POST', '/dispositions/groups/create', { name: `G${i}` })).body.data.id);
+    for (let i = 0; i < 4; i++)
+      groups.push((await call('POST', '/dispositions/groups/create', { name: `G${i}` })).body.data.id);
 
     let seed = 7;
     const random = (n: number) => {
@@ -40,14 +43,17 @@ describe('dispositions under concurrent requests (sqlite)', () => {
         case 3:
           return () => call('DELETE', `/dispositions/${d}`);
         default:
-          return () => call('PUT', `/dispositions/groups/${g}`, { dispositions: [d, dispositions[random(dispositions.length)]!] });
+          return () =>
+            call('PUT', `/dispositions/groups/${g}`, { dispositions: [d, dispositions[random(dispositions.length)]!] });
       }
     });
     const replies = await Promise.all(operations.map((op) => op()));
     const statuses = replies.map((r) => r.status);
     for (const status of statuses) expect(SPEC_STATUSES.has(status)).toBe(true);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(20);
-    expect(replies.some((r) => /^Cannot delete: Disposition is used in group\(s\): /.test(r.body?.message ?? ''))).toBe(true);
+    expect(replies.some((r) => /^Cannot delete: Disposition is used in group\(s\): /.test(r.body?.message ?? ''))).toBe(
+      true,
+    );
 
     // Read side: every member of every group still exists.
     const list = await call('GET', '/dispositions/groups/list?limit=100');

@@ -13,7 +13,8 @@ describe('dispositions API', () => {
   });
   afterAll(() => t.stop());
 
-  const call = (method: string, path: string, body?: unknown, token = org.token) => t.request(method, `/api/v1${path}`, { token, body });
+  const call = (method: string, path: string, body?: unknown, token = org.token) =>
+    t.request(method, `/api/v1${path}`, { token, body });
   const createDisposition = async (name: string, extra: Record<string, unknown> = {}) => {
     const reply = await call('POST', '/dispositions', { name, ...extra });
     expect(reply.status).toBe(201);
@@ -31,7 +32,14 @@ describe('dispositions API', () => {
     expect(reply.body).toEqual({
       success: true,
       message: 'Disposition created successfully',
-      data: { id: expect.any(String), name: 'Promise to pay', description: '', priority: 500, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      data: {
+        id: expect.any(String),
+        name: 'Promise to pay',
+        description: '',
+        priority: 500,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
     });
     const read = await call('GET', `/dispositions/${reply.body.data.id}`);
     expect(read.status).toBe(200);
@@ -55,16 +63,27 @@ describe('dispositions API', () => {
     for (const [body, message] of cases) {
       const reply = await call('POST', '/dispositions', body);
       expect({ body, status: reply.status }).toEqual({ body, status: 400 });
-      expect(reply.body).toEqual({ success: false, message: 'Validation failed', errors: expect.arrayContaining([message]) });
+      expect(reply.body).toEqual({
+        success: false,
+        message: 'Validation failed',
+        errors: expect.arrayContaining([message]),
+      });
     }
-    expect((await call('POST', '/dispositions', { name: 'x'.repeat(100), description: 'd'.repeat(1000), priority: 0 })).status).toBe(201);
+    expect(
+      (await call('POST', '/dispositions', { name: 'x'.repeat(100), description: 'd'.repeat(1000), priority: 0 }))
+        .status,
+    ).toBe(201);
   });
 
   it('refuses duplicate names in one organization with 409, but not across organizations', async () => {
     await createDisposition('Paid');
     const dup = await call('POST', '/dispositions', { name: 'paid' });
     expect(dup.status).toBe(409);
-    expect(dup.body).toEqual({ success: false, error: 'Conflict', message: 'A disposition with this name already exists' });
+    expect(dup.body).toEqual({
+      success: false,
+      error: 'Conflict',
+      message: 'A disposition with this name already exists',
+    });
     expect((await call('POST', '/dispositions', { name: 'Paid' }, other.token)).status).toBe(201);
   });
 
@@ -74,7 +93,14 @@ describe('dispositions API', () => {
     await call('POST', '/dispositions', { name: 'Foreign' }, other.token);
     const page1 = await call('GET', '/dispositions');
     expect(page1.body.data).toHaveLength(10);
-    expect(page1.body.pagination).toEqual({ page: 1, per_page: 10, total: 13, total_pages: 2, has_next: true, has_prev: false });
+    expect(page1.body.pagination).toEqual({
+      page: 1,
+      per_page: 10,
+      total: 13,
+      total_pages: 2,
+      has_next: true,
+      has_prev: false,
+    });
     const page2 = await call('GET', '/dispositions?page=2');
     expect(page2.body.data).toHaveLength(3);
     expect(page2.body.pagination).toMatchObject({ page: 2, has_next: false, has_prev: true });
@@ -104,7 +130,11 @@ describe('dispositions API', () => {
       expect(missing.body).toEqual({ success: false, error: 'NotFound', message: 'Disposition not found' });
       const theirs = await call(method, `/dispositions/${foreign}`, body);
       expect(theirs.status).toBe(403);
-      expect(theirs.body).toEqual({ success: false, error: 'Forbidden', message: 'Access denied - Disposition belongs to another organization' });
+      expect(theirs.body).toEqual({
+        success: false,
+        error: 'Forbidden',
+        message: 'Access denied - Disposition belongs to another organization',
+      });
     }
   });
 
@@ -114,9 +144,15 @@ describe('dispositions API', () => {
     await createGroup('Retention', [d.id]);
     const refused = await call('DELETE', `/dispositions/${d.id}`);
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ success: false, error: 'BadRequest', message: 'Cannot delete: Disposition is used in group(s): Collections, Retention' });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'BadRequest',
+      message: 'Cannot delete: Disposition is used in group(s): Collections, Retention',
+    });
     await call('DELETE', `/dispositions/groups/${g1.id}/dispositions`, { dispositions: [d.id] });
-    expect((await call('DELETE', `/dispositions/${d.id}`)).body.message).toBe('Cannot delete: Disposition is used in group(s): Retention');
+    expect((await call('DELETE', `/dispositions/${d.id}`)).body.message).toBe(
+      'Cannot delete: Disposition is used in group(s): Retention',
+    );
     const groups = await call('GET', '/dispositions/groups/list');
     for (const g of groups.body.data) await call('DELETE', `/dispositions/groups/${g.id}`);
     const deleted = await call('DELETE', `/dispositions/${d.id}`);
@@ -131,7 +167,15 @@ describe('dispositions API', () => {
     expect(group.dispositions).toEqual([b.id, a.id]);
     await createGroup('Other');
     const expanded = await call('GET', `/dispositions/groups/${group.id}?expand=true`);
-    expect(expanded.body.data).toMatchObject({ id: group.id, name: 'Main flow', description: '', dispositions: [{ id: b.id, name: 'Busy', priority: 500 }, { id: a.id, name: 'Paid' }] });
+    expect(expanded.body.data).toMatchObject({
+      id: group.id,
+      name: 'Main flow',
+      description: '',
+      dispositions: [
+        { id: b.id, name: 'Busy', priority: 500 },
+        { id: a.id, name: 'Paid' },
+      ],
+    });
     const list = await call('GET', '/dispositions/groups/list?search=main&expand=true');
     expect(list.body.pagination.total).toBe(1);
     expect(list.body.data[0].dispositions.map((d: { name: string }) => d.name)).toEqual(['Busy', 'Paid']);
@@ -141,9 +185,17 @@ describe('dispositions API', () => {
   it('answers 400 with invalidIds for unknown or foreign dispositions in a group body', async () => {
     const a = await createDisposition('Paid');
     const foreign = (await call('POST', '/dispositions', { name: 'Theirs' }, other.token)).body.data.id;
-    const reply = await call('POST', '/dispositions/groups/create', { name: 'G', dispositions: [a.id, 'ghost', foreign] });
+    const reply = await call('POST', '/dispositions/groups/create', {
+      name: 'G',
+      dispositions: [a.id, 'ghost', foreign],
+    });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ success: false, error: 'BadRequest', message: 'Some disposition ids are invalid', invalidIds: ['ghost', foreign] });
+    expect(reply.body).toEqual({
+      success: false,
+      error: 'BadRequest',
+      message: 'Some disposition ids are invalid',
+      invalidIds: ['ghost', foreign],
+    });
     const group = await createGroup('G2');
     const add = await call('POST', `/dispositions/groups/${group.id}/dispositions`, { dispositions: ['ghost'] });
     expect(add.status).toBe(400);
@@ -172,7 +224,9 @@ describe('dispositions API', () => {
     const b = await createDisposition('B');
     const g1 = await createGroup('G1');
     const g2 = await createGroup('G2', [a.id]);
-    const added = await call('POST', `/dispositions/groups/${g1.id}/dispositions`, { dispositions: [a.id, b.id, a.id] });
+    const added = await call('POST', `/dispositions/groups/${g1.id}/dispositions`, {
+      dispositions: [a.id, b.id, a.id],
+    });
     expect(added.body.data.dispositions).toEqual([a.id, b.id]);
     const removed = await call('DELETE', `/dispositions/groups/${g1.id}/dispositions`, { dispositions: [a.id] });
     expect(removed.body).toEqual({ success: true, message: 'Dispositions removed from group successfully' });
@@ -188,7 +242,9 @@ describe('dispositions API', () => {
       expect(reply.status).toBe(400);
       expect(reply.body.message).toBe('Validation failed');
     }
-    expect((await call('DELETE', `/dispositions/groups/${group.id}/dispositions`, { dispositions: [] })).body.errors).toEqual(['dispositions must be a non-empty array']);
+    expect(
+      (await call('DELETE', `/dispositions/groups/${group.id}/dispositions`, { dispositions: [] })).body.errors,
+    ).toEqual(['dispositions must be a non-empty array']);
   });
 
   it('deleting a group keeps its dispositions', async () => {
@@ -211,7 +267,12 @@ describe('dispositions API', () => {
     ];
     for (const [method, suffix, body] of routes) {
       const missing = await call(method, `/dispositions/groups/nope${suffix}`, body);
-      expect({ method, suffix, status: missing.status, message: missing.body.message }).toEqual({ method, suffix, status: 404, message: 'Disposition group not found' });
+      expect({ method, suffix, status: missing.status, message: missing.body.message }).toEqual({
+        method,
+        suffix,
+        status: 404,
+        message: 'Disposition group not found',
+      });
       const foreign = await call(method, `/dispositions/groups/${theirs}${suffix}`, body);
       expect({ method, suffix, status: foreign.status }).toEqual({ method, suffix, status: 403 });
     }

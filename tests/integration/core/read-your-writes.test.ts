@@ -15,8 +15,10 @@ describe('read your writes after bulk writes', () => {
   it('the request after a bulk add sees every customer it added', async () => {
     t = await startTestService({ store: 'sqlite' });
     const org = await t.newOrganization('collection');
-    const call = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org.token, body });
-    const campaignId = (await call('POST', '/campaigns/create', { name: 'April EMI', campaignType: 'emi' })).body.data.id;
+    const call = (method: string, path: string, body?: unknown) =>
+      t.request(method, `/api/v1${path}`, { token: org.token, body });
+    const campaignId = (await call('POST', '/campaigns/create', { name: 'April EMI', campaignType: 'emi' })).body.data
+      .id;
     for (let round = 0; round < 3; round++) {
       const records = Array.from({ length: 2_000 }, (_, i) => loanRecord(`RYW-${round}-${i}`));
       expect((await call('POST', '/customers/add/bulk', { campaignId, records })).status).toBe(201);
@@ -28,8 +30,10 @@ describe('read your writes after bulk writes', () => {
   it('events acknowledged before a request are in its answer, whoever appended them', async () => {
     t = await startTestService({ store: 'sqlite' });
     const org = await t.newOrganization('collection');
-    const call = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org.token, body });
-    const campaignId = (await call('POST', '/campaigns/create', { name: 'Other writer', campaignType: 'emi' })).body.data.id;
+    const call = (method: string, path: string, body?: unknown) =>
+      t.request(method, `/api/v1${path}`, { token: org.token, body });
+    const campaignId = (await call('POST', '/campaigns/create', { name: 'Other writer', campaignType: 'emi' })).body
+      .data.id;
     expect((await call('POST', '/customers/add', { campaignId, data: loanRecord('RYW-0') })).status).toBe(201);
     const [template] = await t.service.events.readStream(`customer-${campaignId}-RYW-0`);
     const data = template!.data as { record: Record<string, unknown> };
@@ -37,8 +41,15 @@ describe('read your writes after bulk writes', () => {
     await Promise.all(
       Array.from({ length: 1_500 }, (_, i) => {
         const customerId = `RYW-X-${i}`;
-        const event = { id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, type: 'CustomerAdded', data: { ...data, customerId, record: { ...data.record, loan_id: customerId } }, metadata: template!.metadata };
-        return t.service.events.appendToStream(`customer-${campaignId}-${customerId}`, [event], { expectedRevision: 'no_stream' });
+        const event = {
+          id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+          type: 'CustomerAdded',
+          data: { ...data, customerId, record: { ...data.record, loan_id: customerId } },
+          metadata: template!.metadata,
+        };
+        return t.service.events.appendToStream(`customer-${campaignId}-${customerId}`, [event], {
+          expectedRevision: 'no_stream',
+        });
       }),
     );
     const listed = await call('GET', `/campaigns/${campaignId}/customers?limit=1`);
@@ -48,8 +59,11 @@ describe('read your writes after bulk writes', () => {
   it('answers reads from the read models when the event store cannot say its head', async () => {
     t = await startTestService();
     const org = await t.newOrganization('collection');
-    const call = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org.token, body });
-    expect((await call('POST', '/campaigns/create', { name: 'Before the outage', campaignType: 'emi' })).status).toBe(201);
+    const call = (method: string, path: string, body?: unknown) =>
+      t.request(method, `/api/v1${path}`, { token: org.token, body });
+    expect((await call('POST', '/campaigns/create', { name: 'Before the outage', campaignType: 'emi' })).status).toBe(
+      201,
+    );
     const events = t.service.events as { headPosition: () => Promise<number> };
     const headPosition = events.headPosition;
     events.headPosition = () => Promise.reject(new Error('event store unreachable'));
@@ -65,10 +79,13 @@ describe('read your writes after bulk writes', () => {
   it('waits for the read models for a bounded time only', async () => {
     t = await startTestService({ store: 'sqlite', env: { READ_YOUR_WRITES_TIMEOUT_MS: '300' } });
     const org = await t.newOrganization('collection');
-    const call = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org.token, body });
+    const call = (method: string, path: string, body?: unknown) =>
+      t.request(method, `/api/v1${path}`, { token: org.token, body });
     const campaignId = (await call('POST', '/campaigns/create', { name: 'Stalled', campaignType: 'emi' })).body.data.id;
     await t.service.runner.stop();
-    expect((await call('POST', '/customers/add/bulk', { campaignId, records: [loanRecord('RYW-S-1')] })).status).toBe(201);
+    expect((await call('POST', '/customers/add/bulk', { campaignId, records: [loanRecord('RYW-S-1')] })).status).toBe(
+      201,
+    );
     const started = Date.now();
     const listed = await call('GET', `/campaigns/${campaignId}/customers`);
     expect(listed.status).toBe(200);

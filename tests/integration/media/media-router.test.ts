@@ -17,7 +17,12 @@ import { parseWav } from '../../../infrastructure/speech';
 import { recordingsProjection, type RecordingDocument } from '../../../projections/recordings/recordings';
 import { transcriptsProjection, type TranscriptDocument } from '../../../projections/transcripts/transcripts';
 
-const silentLogger: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 // 0.5 s of a 440 Hz tone at 16 kHz: a real WAV file, 16,044 bytes.
 const tone = Int16Array.from({ length: 8000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16000)));
@@ -33,7 +38,11 @@ const transcript: TranscriptDocument = {
     { speaker: 'HUMAN', message: 'हाँ, मैं रवि बोल रहा हूँ।' },
   ],
 };
-const foreignTranscript: TranscriptDocument = { ...transcript, id: '0b8f5a52-3c7e-4c1b-8e0e-5d2f6a9b1c23', organizationId: 'org-b' };
+const foreignTranscript: TranscriptDocument = {
+  ...transcript,
+  id: '0b8f5a52-3c7e-4c1b-8e0e-5d2f6a9b1c23',
+  organizationId: 'org-b',
+};
 const recording: RecordingDocument = { id: 'rec-a', organizationId: 'org-a', callId: 'call-1' };
 const foreignRecording: RecordingDocument = { id: 'rec-b', organizationId: 'org-b', callId: 'call-2' };
 const lostRecording: RecordingDocument = { id: 'rec-lost', organizationId: 'org-a', callId: 'call-3' };
@@ -46,8 +55,19 @@ beforeAll(async () => {
   const transcripts = await store.collection<TranscriptDocument>(transcriptsProjection.collection);
   const recordings = await store.collection<RecordingDocument>(recordingsProjection.collection);
   const stored = (doc: { id: string }, position: number) => ({ id: doc.id, doc, position, version: 1 });
-  await store.commit({ projection: transcriptsProjection.name, checkpoint: 2, writes: [transcript, foreignTranscript].map((doc, i) => ({ collection: 'transcripts', document: stored(doc, i) })) });
-  await store.commit({ projection: recordingsProjection.name, checkpoint: 2, writes: [recording, foreignRecording, lostRecording].map((doc, i) => ({ collection: 'recordings', document: stored(doc, i) })) });
+  await store.commit({
+    projection: transcriptsProjection.name,
+    checkpoint: 2,
+    writes: [transcript, foreignTranscript].map((doc, i) => ({ collection: 'transcripts', document: stored(doc, i) })),
+  });
+  await store.commit({
+    projection: recordingsProjection.name,
+    checkpoint: 2,
+    writes: [recording, foreignRecording, lostRecording].map((doc, i) => ({
+      collection: 'recordings',
+      document: stored(doc, i),
+    })),
+  });
   const blobs = new MemoryBlobStore();
   await blobs.put(recordingBlobKey('rec-a'), audio, 'audio/wav');
   await blobs.put(recordingBlobKey('rec-b'), audio, 'audio/wav');
@@ -59,7 +79,13 @@ beforeAll(async () => {
     const organizationId = req.get('x-test-organization');
     if (!organizationId) return sendError(res, 401, UNAUTHORIZED_MESSAGE);
     const scopes = req.get('x-test-scopes');
-    const ctx: RequestContext = { organizationId, organizationType: 'collection', actor: 'tester', requestId: 'req-1', scopes: scopes === undefined ? null : new Set(scopes.split(' ')) };
+    const ctx: RequestContext = {
+      organizationId,
+      organizationType: 'collection',
+      actor: 'tester',
+      requestId: 'req-1',
+      scopes: scopes === undefined ? null : new Set(scopes.split(' ')),
+    };
     res.locals.ctx = ctx;
     next();
   });
@@ -74,7 +100,8 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => fetch(`${base}${path}`, { method, headers: { 'x-test-organization': 'org-a', ...headers } });
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  fetch(`${base}${path}`, { method, headers: { 'x-test-organization': 'org-a', ...headers } });
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
 
 describe('GET /transcript/:transcript_id', () => {
@@ -93,14 +120,20 @@ describe('GET /transcript/:transcript_id', () => {
   it('answers 403 for another organization’s transcript', async () => {
     const res = await get(`/transcript/${foreignTranscript.id}`);
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ success: false, error: 'Forbidden', message: 'Access denied - Transcript belongs to another organization' });
+    expect(await res.json()).toEqual({
+      success: false,
+      error: 'Forbidden',
+      message: 'Access denied - Transcript belongs to another organization',
+    });
   });
 
   it('needs the logs:read scope when the token lists scopes', async () => {
     const refused = await get(`/transcript/${transcript.id}`, { 'x-test-scopes': 'campaigns:read' });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual({ success: false, error: 'Forbidden', message: NO_PERMISSION_MESSAGE });
-    expect((await get(`/transcript/${transcript.id}`, { 'x-test-scopes': 'campaigns:read logs:read' })).status).toBe(200);
+    expect((await get(`/transcript/${transcript.id}`, { 'x-test-scopes': 'campaigns:read logs:read' })).status).toBe(
+      200,
+    );
   });
 
   it('keeps `success` on its authentication errors', async () => {
@@ -139,20 +172,26 @@ describe.each(['/recording', '/recordings'])('GET %s/:recording_id', (path) => {
     expect((await bytes(res)).equals(audio.subarray(start, end + 1))).toBe(true);
   });
 
-  it.each([`bytes=${SIZE}-`, `bytes=${SIZE + 10}-${SIZE + 20}`, 'bytes=-0'])('answers the unsatisfiable range %s with 416 and the size', async (range) => {
-    const res = await get(`${path}/rec-a`, { range });
-    expect(res.status).toBe(416);
-    expect(res.headers.get('content-range')).toBe(`bytes */${SIZE}`);
-    const body = await res.json();
-    expect(body).not.toHaveProperty('success');
-    expect(body).toMatchObject({ error: 'RangeNotSatisfiable' });
-  });
+  it.each([`bytes=${SIZE}-`, `bytes=${SIZE + 10}-${SIZE + 20}`, 'bytes=-0'])(
+    'answers the unsatisfiable range %s with 416 and the size',
+    async (range) => {
+      const res = await get(`${path}/rec-a`, { range });
+      expect(res.status).toBe(416);
+      expect(res.headers.get('content-range')).toBe(`bytes */${SIZE}`);
+      const body = await res.json();
+      expect(body).not.toHaveProperty('success');
+      expect(body).toMatchObject({ error: 'RangeNotSatisfiable' });
+    },
+  );
 
-  it.each(['bytes=5-2', 'items=0-10', 'bytes=0-1,5-9', 'bytes=abc'])('ignores the range %s it does not serve and sends the whole file', async (range) => {
-    const res = await get(`${path}/rec-a`, { range });
-    expect(res.status).toBe(200);
-    expect((await bytes(res)).length).toBe(SIZE);
-  });
+  it.each(['bytes=5-2', 'items=0-10', 'bytes=0-1,5-9', 'bytes=abc'])(
+    'ignores the range %s it does not serve and sends the whole file',
+    async (range) => {
+      const res = await get(`${path}/rec-a`, { range });
+      expect(res.status).toBe(200);
+      expect((await bytes(res)).length).toBe(SIZE);
+    },
+  );
 
   it('answers HEAD with the headers alone', async () => {
     const res = await get(`${path}/rec-a`, { range: 'bytes=0-9' }, 'HEAD');
@@ -173,7 +212,10 @@ describe.each(['/recording', '/recordings'])('GET %s/:recording_id', (path) => {
   it('answers 403 without `success` for another organization’s recording', async () => {
     const res = await get(`${path}/rec-b`);
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ error: 'Forbidden', message: 'Access denied - Recording belongs to another organization' });
+    expect(await res.json()).toEqual({
+      error: 'Forbidden',
+      message: 'Access denied - Recording belongs to another organization',
+    });
   });
 
   it('needs the logs:read scope when the token lists scopes, and says so without `success`', async () => {

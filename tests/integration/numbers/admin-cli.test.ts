@@ -13,16 +13,37 @@ describe('admin command line: add-numbers', () => {
   const dir = tempDir();
   afterAll(() => dir.remove());
   const admin = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'admin', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir.path, JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x', ADMIN_TOKEN: 'cli-admin', SERVICES: 'agent' } });
+    run(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'admin', 'cli.ts'), ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATA_DIR: dir.path,
+        JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x',
+        ADMIN_TOKEN: 'cli-admin',
+        SERVICES: 'agent',
+      },
+    });
 
   it('adds the numbers of a file once, and prints validation errors as JSON', async () => {
     const file = join(dir.path, 'numbers.json');
-    writeFileSync(file, JSON.stringify([{ number: '+447700900123', provider: 'builtin', country_iso: 'GB', sms_enabled: true, voice_enabled: true }]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { number: '+447700900123', provider: 'builtin', country_iso: 'GB', sms_enabled: true, voice_enabled: true },
+      ]),
+    );
     expect(JSON.parse((await admin('add-numbers', file)).stdout)).toEqual({ success: true, data: { added: 1 } });
     expect(JSON.parse((await admin('add-numbers', file)).stdout)).toEqual({ success: true, data: { added: 0 } });
-    writeFileSync(file, JSON.stringify([{ number: '+447700900124', provider: 'builtin', country_iso: 'GB', sms_enabled: true }]));
+    writeFileSync(
+      file,
+      JSON.stringify([{ number: '+447700900124', provider: 'builtin', country_iso: 'GB', sms_enabled: true }]),
+    );
     const failure = await admin('add-numbers', file).catch((e) => e);
     expect(failure.code).toBe(1);
-    expect(JSON.parse(failure.stderr)).toEqual({ success: false, message: 'Validation failed', errors: ['[0].voice_enabled is required'] });
+    expect(JSON.parse(failure.stderr)).toEqual({
+      success: false,
+      message: 'Validation failed',
+      errors: ['[0].voice_enabled is required'],
+    });
   });
 });

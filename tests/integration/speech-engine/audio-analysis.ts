@@ -4,7 +4,11 @@ import { rms } from '../../support/speech';
 
 export type Collected = { chunks: AudioChunk[]; pcm: Int16Array; seconds: number };
 
-export async function collect(engine: SpeechEngine, request: SynthesisRequest, signal?: AbortSignal): Promise<Collected> {
+export async function collect(
+  engine: SpeechEngine,
+  request: SynthesisRequest,
+  signal?: AbortSignal,
+): Promise<Collected> {
   const chunks: AudioChunk[] = [];
   for await (const chunk of engine.synthesize(request, { signal })) chunks.push(chunk);
   const pcm = new Int16Array(chunks.reduce((n, c) => n + c.pcm.length, 0));
@@ -16,7 +20,8 @@ export async function collect(engine: SpeechEngine, request: SynthesisRequest, s
   return { chunks, pcm, seconds: pcm.length / request.sampleRate };
 }
 
-export const samePcm = (a: Int16Array, b: Int16Array): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+export const samePcm = (a: Int16Array, b: Int16Array): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
 
 /**
  * Median fundamental frequency of the voiced frames, by normalized autocorrelation over 40 ms frames

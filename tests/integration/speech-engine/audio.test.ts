@@ -16,7 +16,14 @@ afterAll(() => engine.close());
 
 const KARTIK = 'Ogbs15oBevLzXsUuTtA1';
 const SENTENCE = 'Your instalment of four thousand rupees is due on the fifth of March. Please pay on time.';
-const request = (fields: Partial<SynthesisRequest> = {}): SynthesisRequest => ({ text: SENTENCE, voiceId: KARTIK, language: 'en', sampleRate: 24000, speed: 1, ...fields });
+const request = (fields: Partial<SynthesisRequest> = {}): SynthesisRequest => ({
+  text: SENTENCE,
+  voiceId: KARTIK,
+  language: 'en',
+  sampleRate: 24000,
+  speed: 1,
+  ...fields,
+});
 
 /** Loud enough to be speech: eSpeak speaks at an RMS of several thousand; silence and hiss are far below 300. */
 const SPEECH_RMS = 300;
@@ -34,13 +41,16 @@ describe('eSpeak speech engine: audio', () => {
   });
 
   it('changes duration with speed, roughly in proportion, without changing pitch', async () => {
-    const [normal, fast, slow] = await Promise.all([1, 2, 0.5].map((speed) => collect(engine, request({ speed, sampleRate: 16000 }))));
+    const [normal, fast, slow] = await Promise.all(
+      [1, 2, 0.5].map((speed) => collect(engine, request({ speed, sampleRate: 16000 }))),
+    );
     expect(fast!.seconds / normal!.seconds).toBeGreaterThan(0.4);
     expect(fast!.seconds / normal!.seconds).toBeLessThan(0.6);
     expect(slow!.seconds / normal!.seconds).toBeGreaterThan(1.7);
     expect(slow!.seconds / normal!.seconds).toBeLessThan(2.3);
     const pitch = medianPitch(normal!.pcm, 16000).hz;
-    for (const changed of [fast!, slow!]) expect(Math.abs(medianPitch(changed.pcm, 16000).hz / pitch - 1)).toBeLessThan(0.1);
+    for (const changed of [fast!, slow!])
+      expect(Math.abs(medianPitch(changed.pcm, 16000).hz / pitch - 1)).toBeLessThan(0.1);
     for (const r of [normal!, fast!, slow!]) expect(rms(r.pcm)).toBeGreaterThan(SPEECH_RMS);
   });
 
@@ -61,7 +71,10 @@ describe('eSpeak speech engine: audio', () => {
   };
 
   it.each(Object.entries(sentences))('speaks %s in its own script', async (language, text) => {
-    const { pcm, seconds } = await collect(engine, request({ language: language as LanguageCode, text, sampleRate: 16000 }));
+    const { pcm, seconds } = await collect(
+      engine,
+      request({ language: language as LanguageCode, text, sampleRate: 16000 }),
+    );
     expect(rms(pcm)).toBeGreaterThan(SPEECH_RMS);
     // Words, not a letter or two: at least a syllable per 150 ms over the sentence, and voiced speech throughout.
     expect(seconds).toBeGreaterThan(1.5);
@@ -76,7 +89,9 @@ describe('eSpeak speech engine: audio', () => {
     }
     const sorted = [...pitches.values()].sort((a, b) => a - b);
     for (let i = 1; i < sorted.length; i++) expect(sorted[i]! / sorted[i - 1]!).toBeGreaterThan(1.08);
-    expect(Math.max(pitches.get('Kartik')!, pitches.get('Rahul')!)).toBeLessThan(Math.min(pitches.get('Nisha')!, pitches.get('Tulsi')!, pitches.get('Seema')!));
+    expect(Math.max(pitches.get('Kartik')!, pitches.get('Rahul')!)).toBeLessThan(
+      Math.min(pitches.get('Nisha')!, pitches.get('Tulsi')!, pitches.get('Seema')!),
+    );
   });
 
   it('speaks markup characters instead of reading them as SSML', async () => {
@@ -89,8 +104,12 @@ describe('eSpeak speech engine: audio', () => {
   });
 
   it('refuses text made only of markup characters before producing anything', () => {
-    expect(() => engine.synthesize(request({ text: '<><>&&' }))).toThrow(expect.objectContaining({ code: 'invalid_request' }));
-    expect(() => engine.synthesize(request({ text: ' < > & ' }))).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(() => engine.synthesize(request({ text: '<><>&&' }))).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
+    expect(() => engine.synthesize(request({ text: ' < > & ' }))).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
   });
 
   it('streams chunks of at most 100 ms, counting characters spoken up to the whole text', async () => {

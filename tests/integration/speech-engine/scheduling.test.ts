@@ -15,14 +15,30 @@ beforeAll(() => engine.warm());
 afterAll(() => engine.close());
 
 const voices = engine.voices().map((v) => v.id);
-const SHORT = 'Hello! Your payment of four thousand rupees is due on the fifth of March. Please pay on time, thank you.';
-const LONG = Array.from({ length: 30 }, (_, i) => `This is sentence number ${i + 1} of a long letter about your loan account.`).join(' ');
-const request = (text: string, i = 0): SynthesisRequest => ({ text, voiceId: voices[i % voices.length]!, language: 'en', sampleRate: 16000, speed: 1 });
+const SHORT =
+  'Hello! Your payment of four thousand rupees is due on the fifth of March. Please pay on time, thank you.';
+const LONG = Array.from(
+  { length: 30 },
+  (_, i) => `This is sentence number ${i + 1} of a long letter about your loan account.`,
+).join(' ');
+const request = (text: string, i = 0): SynthesisRequest => ({
+  text,
+  voiceId: voices[i % voices.length]!,
+  language: 'en',
+  sampleRate: 16000,
+  speed: 1,
+});
 
 type Event = { request: string; kind: 'first' | 'done' };
 
 /** Reads a request to its end, logging its first chunk and its completion in `events`. */
-async function consume(engine: EspeakSpeechEngine, name: string, req: SynthesisRequest, events: Event[], onFirst?: () => void) {
+async function consume(
+  engine: EspeakSpeechEngine,
+  name: string,
+  req: SynthesisRequest,
+  events: Event[],
+  onFirst?: () => void,
+) {
   let first = true;
   for await (const _chunk of engine.synthesize(req)) {
     if (first) {
@@ -42,10 +58,17 @@ describe('eSpeak speech engine: scheduling', () => {
   it('lets a short request started during a long one speak, and finish, before the long one finishes', async () => {
     const events: Event[] = [];
     let short: Promise<void> | undefined;
-    const long = consume(engine, 'long', request(LONG), events, () => (short = consume(engine, 'short', request(SHORT, 1), events)));
+    const long = consume(
+      engine,
+      'long',
+      request(LONG),
+      events,
+      () => (short = consume(engine, 'short', request(SHORT, 1), events)),
+    );
     await long;
     await short;
-    const at = (request: string, kind: Event['kind']) => events.findIndex((e) => e.request === request && e.kind === kind);
+    const at = (request: string, kind: Event['kind']) =>
+      events.findIndex((e) => e.request === request && e.kind === kind);
     expect(at('short', 'first')).toBeLessThan(at('long', 'done'));
     expect(at('short', 'done')).toBeLessThan(at('long', 'done'));
   });
@@ -63,7 +86,10 @@ describe('eSpeak speech engine: scheduling', () => {
   it('produces the same audio for a request alone and among others, however its segments were interrupted', async () => {
     const req = request(SHORT, 3);
     const alone = await collect(engine, req);
-    const crowd = await Promise.all([collect(engine, req), ...Array.from({ length: 8 }, (_, i) => collect(engine, request(LONG, i)))]);
+    const crowd = await Promise.all([
+      collect(engine, req),
+      ...Array.from({ length: 8 }, (_, i) => collect(engine, request(LONG, i))),
+    ]);
     expect(samePcm(crowd[0]!.pcm, alone.pcm)).toBe(true);
     expect(crowd[0]!.chunks[crowd[0]!.chunks.length - 1]!.charactersSpoken).toBe(SHORT.length);
   });
@@ -81,7 +107,9 @@ describe('eSpeak speech engine: scheduling', () => {
     await waitUntil(() => engine.stats().busyWorkers === 0 && engine.stats().activeRequests === 0);
     const after = engine.stats();
     // LONG is about 25 segments; at most the lookahead (4) and the two running ones could have been started.
-    expect(after.segmentsCompleted + after.segmentsCancelled - before.segmentsCompleted - before.segmentsCancelled).toBeLessThan(8);
+    expect(
+      after.segmentsCompleted + after.segmentsCancelled - before.segmentsCompleted - before.segmentsCancelled,
+    ).toBeLessThan(8);
     // The engine goes on serving.
     const next = await collect(engine, request(SHORT));
     expect(next.chunks[next.chunks.length - 1]!.charactersSpoken).toBe(SHORT.length);
@@ -89,7 +117,12 @@ describe('eSpeak speech engine: scheduling', () => {
 
   it('stops a long segment part-way when aborted, and a stream that is abandoned stops too', async () => {
     // One worker and one segment for the whole text: without cancellation it would run to its end.
-    const single = createEspeakSpeechEngine({ workers: 1, firstSegmentChars: 5000, maxSegmentChars: 5000, warmUpRounds: 0 });
+    const single = createEspeakSpeechEngine({
+      workers: 1,
+      firstSegmentChars: 5000,
+      maxSegmentChars: 5000,
+      warmUpRounds: 0,
+    });
     try {
       await single.warm();
       const controller = new AbortController();

@@ -12,11 +12,18 @@ export type Frame = { opcode: number; payload: Buffer };
 export const OPCODE = { text: 0x1, close: 0x8 } as const;
 
 /** One masked client frame, FIN set; `rsv1` and any opcode as given, valid or not. */
-export function clientFrame(opcode: number, payload: Buffer | string, options: { rsv1?: boolean; masked?: boolean } = {}): Buffer {
+export function clientFrame(
+  opcode: number,
+  payload: Buffer | string,
+  options: { rsv1?: boolean; masked?: boolean } = {},
+): Buffer {
   const data = Buffer.from(payload);
   const masked = options.masked ?? true;
   const maskBit = masked ? 0x80 : 0;
-  const length = data.length < 126 ? Buffer.from([maskBit | data.length]) : Buffer.from([maskBit | 126, data.length >> 8, data.length & 0xff]);
+  const length =
+    data.length < 126
+      ? Buffer.from([maskBit | data.length])
+      : Buffer.from([maskBit | 126, data.length >> 8, data.length & 0xff]);
   const mask = masked ? randomBytes(4) : Buffer.alloc(0);
   const body = masked ? data.map((byte, i) => byte ^ mask[i % 4]!) : data;
   return Buffer.concat([Buffer.from([0x80 | (options.rsv1 ? 0x40 : 0) | opcode]), length, mask, body]);
@@ -39,7 +46,13 @@ export class RawSocket {
   /** Completes the handshake of the speech socket with `token`. */
   static open(url: string, token: string): Promise<RawSocket> {
     return new Promise((resolve, reject) => {
-      const headers = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), authorization: `Bearer ${token}` };
+      const headers = {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        authorization: `Bearer ${token}`,
+      };
       const handshake = request(`${url}/api/v1/get_speech`, { headers });
       handshake.once('upgrade', (_res, socket, head) => {
         const raw = new RawSocket(socket);
@@ -59,7 +72,7 @@ export class RawSocket {
   /** The complete frames received so far. */
   frames(): Frame[] {
     const frames: Frame[] = [];
-    for (let at = 0; at + 2 <= this.received.length; ) {
+    for (let at = 0; at + 2 <= this.received.length;) {
       let length = this.received[at + 1]! & 0x7f;
       let start = at + 2;
       if (length === 126) [length, start] = [this.received.readUInt16BE(at + 2), at + 4];
@@ -87,7 +100,8 @@ export class RawSocket {
   /** Waits until `ready` holds of what was received. */
   async until(ready: () => boolean, timeoutMs = 20_000): Promise<void> {
     for (const deadline = Date.now() + timeoutMs; !ready(); await new Promise((r) => setTimeout(r, 10))) {
-      if (Date.now() > deadline) throw new Error(`nothing matching in ${timeoutMs} ms; received ${this.frames().length} frames`);
+      if (Date.now() > deadline)
+        throw new Error(`nothing matching in ${timeoutMs} ms; received ${this.frames().length} frames`);
     }
   }
 }

@@ -28,7 +28,11 @@ describe('speech when the engine fails', () => {
   afterAll(() => t.stop());
 
   it('REST: a failure before any audio is a 500 internal_error, charged nothing', async () => {
-    const reply = await fetch(`${t.url}/api/v1/get_speech`, { method: 'POST', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'early failure', voice_id: 'Ogbs15oBevLzXsUuTtA1' }) });
+    const reply = await fetch(`${t.url}/api/v1/get_speech`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'early failure', voice_id: 'Ogbs15oBevLzXsUuTtA1' }),
+    });
     expect(reply.status).toBe(500);
     expect(await reply.json()).toEqual({ success: false, error: 'internal_error', message: 'Speech synthesis failed' });
     const org$ = await t.request('GET', `/admin/v1/organizations/${org.id}`, { token: t.adminToken });
@@ -36,7 +40,11 @@ describe('speech when the engine fails', () => {
   });
 
   it('REST: a failure after audio was sent cuts the stream off instead of ending it as complete', async () => {
-    const outcome = await fetch(`${t.url}/api/v1/get_speech`, { method: 'POST', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'late failure', voice_id: 'Ogbs15oBevLzXsUuTtA1' }) })
+    const outcome = await fetch(`${t.url}/api/v1/get_speech`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'late failure', voice_id: 'Ogbs15oBevLzXsUuTtA1' }),
+    })
       .then((reply) => reply.arrayBuffer())
       .then(
         () => 'complete',
@@ -54,7 +62,9 @@ describe('speech when the engine fails', () => {
     client.send({ type: 'ping' });
     await client.next((m) => m.type === 'pong');
     client.close();
-    const finished = (await t.service.events.readStream(`organization-${org.id}`)).find((e) => e.type === 'SpeechRequestFinished' && (e.data as any).requestId === 'boom');
+    const finished = (await t.service.events.readStream(`organization-${org.id}`)).find(
+      (e) => e.type === 'SpeechRequestFinished' && (e.data as any).requestId === 'boom',
+    );
     expect(finished?.data).toMatchObject({ outcome: 'failed', charged: 2 });
   });
 });

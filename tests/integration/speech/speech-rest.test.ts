@@ -18,8 +18,13 @@ describe('speech over REST', () => {
   afterAll(() => t.stop());
 
   const speak = (body: unknown, token = org.token, raw?: string) =>
-    fetch(`${t.url}/api/v1/get_speech`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) });
-  const credits = async (id = org.id) => (await t.request('GET', `/admin/v1/organizations/${id}`, { token: t.adminToken })).body.data.credits as number;
+    fetch(`${t.url}/api/v1/get_speech`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: raw ?? JSON.stringify(body),
+    });
+  const credits = async (id = org.id) =>
+    (await t.request('GET', `/admin/v1/organizations/${id}`, { token: t.adminToken })).body.data.credits as number;
 
   it('lists the five voices of spec 2.1', async () => {
     const reply = await t.request('GET', '/api/v1/get_voices', { token: org.token });
@@ -33,7 +38,20 @@ describe('speech over REST', () => {
     ]);
     for (const voice of reply.body) {
       expect(typeof voice.description).toBe('string');
-      expect(voice.languages).toEqual(['English', 'Hindi', 'Marathi', 'Tamil', 'Telugu', 'Gujarati', 'Kannada', 'Malayalam', 'Bengali', 'Punjabi', 'Odia', 'Assamese']);
+      expect(voice.languages).toEqual([
+        'English',
+        'Hindi',
+        'Marathi',
+        'Tamil',
+        'Telugu',
+        'Gujarati',
+        'Kannada',
+        'Malayalam',
+        'Bengali',
+        'Punjabi',
+        'Odia',
+        'Assamese',
+      ]);
     }
   });
 
@@ -49,10 +67,25 @@ describe('speech over REST', () => {
     expect(wav.samples.length / 16000).toBeGreaterThan(2);
     expect(rms(wav.samples)).toBeGreaterThan(300);
     expect(await credits()).toBe(before - TEXT.length);
-    const events = (await t.service.events.readStream(`organization-${org.id}`)).filter((e) => e.metadata.requestId === requestId);
+    const events = (await t.service.events.readStream(`organization-${org.id}`)).filter(
+      (e) => e.metadata.requestId === requestId,
+    );
     expect(events.map((e) => e.type)).toEqual(['SpeechRequestStarted', 'SpeechRequestFinished']);
-    expect(events[0]!.data).toMatchObject({ requestId, characters: TEXT.length, voiceId: KARTIK, language: 'en', sampleRate: 16000, speed: 1, channel: 'rest' });
-    expect(events[1]!.data).toMatchObject({ requestId, charactersSpoken: TEXT.length, charged: TEXT.length, outcome: 'completed' });
+    expect(events[0]!.data).toMatchObject({
+      requestId,
+      characters: TEXT.length,
+      voiceId: KARTIK,
+      language: 'en',
+      sampleRate: 16000,
+      speed: 1,
+      channel: 'rest',
+    });
+    expect(events[1]!.data).toMatchObject({
+      requestId,
+      charactersSpoken: TEXT.length,
+      charged: TEXT.length,
+      outcome: 'completed',
+    });
     expect((events[1]!.data as any).audioDurationMs).toBeCloseTo((wav.samples.length / 16000) * 1000, -1);
   });
 
@@ -85,7 +118,12 @@ describe('speech over REST', () => {
     for (const [body, status, code] of cases) {
       const reply = await speak(body);
       const json = (await reply.json()) as any;
-      expect({ body, status: reply.status, code: json.error, success: json.success }).toEqual({ body, status, code, success: false });
+      expect({ body, status: reply.status, code: json.error, success: json.success }).toEqual({
+        body,
+        status,
+        code,
+        success: false,
+      });
       expect(typeof json.message).toBe('string');
     }
     const malformed = await speak(undefined, org.token, '{"text": ');
@@ -94,7 +132,11 @@ describe('speech over REST', () => {
   });
 
   it('refuses without a token (401) and without the speech scope (403)', async () => {
-    const none = await fetch(`${t.url}/api/v1/get_speech`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'hi', voice_id: KARTIK }) });
+    const none = await fetch(`${t.url}/api/v1/get_speech`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'hi', voice_id: KARTIK }),
+    });
     expect(none.status).toBe(401);
     const scoped = await t.tokenFor(org.id, { scopes: ['campaigns:read'] });
     expect((await speak({ text: 'hi', voice_id: KARTIK }, scoped)).status).toBe(403);
@@ -145,7 +187,9 @@ describe('speech over REST', () => {
     let finished: any;
     for (let i = 0; i < 100 && !finished; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      finished = (await t.service.events.readStream(`organization-${org.id}`)).find((e) => e.type === 'SpeechRequestFinished' && e.metadata.requestId === requestId);
+      finished = (await t.service.events.readStream(`organization-${org.id}`)).find(
+        (e) => e.type === 'SpeechRequestFinished' && e.metadata.requestId === requestId,
+      );
     }
     expect(finished?.data).toMatchObject({ outcome: 'disconnected' });
     expect(finished.data.charged).toBeLessThan(text.length);

@@ -17,7 +17,8 @@ describe('speech socket errors', () => {
   let t: TestService;
   let org: { id: string; token: string };
   const logged: { level: string; message: string; fields?: LogFields }[] = [];
-  const record = (level: string) => (message: string, fields?: LogFields) => void logged.push({ level, message, fields });
+  const record = (level: string) => (message: string, fields?: LogFields) =>
+    void logged.push({ level, message, fields });
   const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
   const clients: SpeechClient[] = [];
   const raws: RawSocket[] = [];
@@ -32,11 +33,16 @@ describe('speech socket errors', () => {
     raws.push(raw);
     return raw;
   };
-  const closeOf = (client: SpeechClient) => new Promise<{ code: number; reason: string }>((resolve) => client.ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closeOf = (client: SpeechClient) =>
+    new Promise<{ code: number; reason: string }>((resolve) =>
+      client.ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
   /** The outcome the service recorded for a request, once it did. */
   const outcomeOf = async (requestId: string) => {
     for (let i = 0; i < 200; i++) {
-      const finished = (await t.service.events.readStream(`organization-${org.id}`)).find((e) => e.type === 'SpeechRequestFinished' && (e.data as { requestId: string }).requestId === requestId);
+      const finished = (await t.service.events.readStream(`organization-${org.id}`)).find(
+        (e) => e.type === 'SpeechRequestFinished' && (e.data as { requestId: string }).requestId === requestId,
+      );
       if (finished) return (finished.data as { outcome: string }).outcome;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -68,28 +74,61 @@ describe('speech socket errors', () => {
     client.send('x'.repeat(MAX_PAYLOAD + 1));
     expect(await closed).toEqual({ code: 1009, reason: 'message too big' });
     expect(await outcomeOf('cut')).toBe('disconnected');
-    expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' }) }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        fields: expect.objectContaining({ code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' }),
+      }),
+    );
     await expectStillServing();
   });
 
   it.each([
-    { name: 'text that is not UTF-8', frame: clientFrame(OPCODE.text, Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), code: 1007, reason: 'invalid UTF-8' },
-    { name: 'RSV1 set with no extension agreed', frame: clientFrame(OPCODE.text, '{"type":"ping"}', { rsv1: true }), code: 1002, reason: 'protocol error' },
+    {
+      name: 'text that is not UTF-8',
+      frame: clientFrame(OPCODE.text, Buffer.from([0x7b, 0xff, 0xfe, 0x7d])),
+      code: 1007,
+      reason: 'invalid UTF-8',
+    },
+    {
+      name: 'RSV1 set with no extension agreed',
+      frame: clientFrame(OPCODE.text, '{"type":"ping"}', { rsv1: true }),
+      code: 1002,
+      reason: 'protocol error',
+    },
     { name: 'a reserved opcode', frame: clientFrame(0x3, 'x'), code: 1002, reason: 'protocol error' },
-    { name: 'an unmasked frame', frame: clientFrame(OPCODE.text, '{"type":"ping"}', { masked: false }), code: 1002, reason: 'protocol error' },
-  ])('closes a socket sent a malformed frame ($name) with $code, and goes on serving', async ({ frame, code, reason }) => {
-    const raw = await openRaw();
-    await raw.until(() => raw.messages().some((m) => m.type === 'connected'));
-    raw.write(frame);
-    await raw.closed;
-    expect(raw.closing()).toEqual({ code, reason });
-    expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ code: expect.stringMatching(/^WS_ERR_/) }) }));
-    await expectStillServing();
-  });
+    {
+      name: 'an unmasked frame',
+      frame: clientFrame(OPCODE.text, '{"type":"ping"}', { masked: false }),
+      code: 1002,
+      reason: 'protocol error',
+    },
+  ])(
+    'closes a socket sent a malformed frame ($name) with $code, and goes on serving',
+    async ({ frame, code, reason }) => {
+      const raw = await openRaw();
+      await raw.until(() => raw.messages().some((m) => m.type === 'connected'));
+      raw.write(frame);
+      await raw.closed;
+      expect(raw.closing()).toEqual({ code, reason });
+      expect(logged).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          fields: expect.objectContaining({ code: expect.stringMatching(/^WS_ERR_/) }),
+        }),
+      );
+      await expectStillServing();
+    },
+  );
 
   it('survives a client that closes badly in the middle of a streaming request, and goes on serving', async () => {
     const raw = await openRaw();
-    raw.write(clientFrame(OPCODE.text, JSON.stringify({ type: 'speech', request_id: 'left', text: LONG_TEXT, voice_id: NISHA, speed: 0.5 })));
+    raw.write(
+      clientFrame(
+        OPCODE.text,
+        JSON.stringify({ type: 'speech', request_id: 'left', text: LONG_TEXT, voice_id: NISHA, speed: 0.5 }),
+      ),
+    );
     await raw.until(() => raw.messages().some((m) => m.type === 'audio_chunk'));
     // 1005 is a status no endpoint may send; then the client leaves without waiting for an answer.
     raw.write(closeFrame(1005));
@@ -101,7 +140,12 @@ describe('speech socket errors', () => {
 
   it('goes on serving after an error of the HTTP server itself once it listens', async () => {
     t.service.server.emit('error', Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' }));
-    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', fields: expect.objectContaining({ error: expect.stringContaining('EMFILE') }) }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        fields: expect.objectContaining({ error: expect.stringContaining('EMFILE') }),
+      }),
+    );
     await expectStillServing();
   });
 });

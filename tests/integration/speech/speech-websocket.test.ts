@@ -35,12 +35,18 @@ describe('speech over WebSocket', () => {
     expect(first).toEqual({ type: 'connected', connection_id: expect.any(String), message: expect.any(String) });
     client.send({ type: 'speech', request_id: 'r-1', text: TEXT, voice_id: NISHA, language: 'hi', sample_rate: 16000 });
     const { end, chunks } = await client.finished('r-1');
-    expect(end).toMatchObject({ type: 'complete', request_id: 'r-1', total_chunks: chunks.length, characters: TEXT.length });
+    expect(end).toMatchObject({
+      type: 'complete',
+      request_id: 'r-1',
+      total_chunks: chunks.length,
+      characters: TEXT.length,
+    });
     expect(end.audio_duration_ms).toBeGreaterThan(1000);
     expect(chunks.map((c) => c.chunk_index)).toEqual(chunks.map((_, i) => i));
     expect(client.messages[0]!.type).toBe('connected');
     // Small chunks: about 100 ms of audio or less (16,000 samples/s, 2 bytes each).
-    for (const chunk of chunks.slice(1)) expect(Buffer.from(chunk.data, 'base64').length).toBeLessThanOrEqual(16000 * 2 * 0.1 + 2);
+    for (const chunk of chunks.slice(1))
+      expect(Buffer.from(chunk.data, 'base64').length).toBeLessThanOrEqual(16000 * 2 * 0.1 + 2);
     const samples = pcmOf(chunks, true);
     expect(rms(samples)).toBeGreaterThan(300);
     expect(Math.abs(samples.length / 16 - end.audio_duration_ms)).toBeLessThan(2);
@@ -48,12 +54,28 @@ describe('speech over WebSocket', () => {
 
   it('puts the WAV header only at the start of the first chunk, and none when not asked', async () => {
     const client = await connect();
-    client.send({ type: 'speech', request_id: 'h', text: 'Hello there. How are you today?', voice_id: NISHA, sample_rate: 8000 });
+    client.send({
+      type: 'speech',
+      request_id: 'h',
+      text: 'Hello there. How are you today?',
+      voice_id: NISHA,
+      sample_rate: 8000,
+    });
     const withHeader = (await client.finished('h')).chunks;
     expect(Buffer.from(withHeader[0]!.data, 'base64').subarray(0, 4).toString('latin1')).toBe('RIFF');
-    expect(parseWav(new Uint8Array(Buffer.concat(withHeader.map((c) => Buffer.from(c.data, 'base64')))))).toMatchObject({ sampleRate: 8000, channels: 1, bitsPerSample: 16 });
-    for (const later of withHeader.slice(1)) expect(Buffer.from(later.data, 'base64').subarray(0, 4).toString('latin1')).not.toBe('RIFF');
-    client.send({ type: 'speech', request_id: 'n', text: 'Hello there. How are you today?', voice_id: NISHA, sample_rate: 8000, add_wav_header: false });
+    expect(parseWav(new Uint8Array(Buffer.concat(withHeader.map((c) => Buffer.from(c.data, 'base64')))))).toMatchObject(
+      { sampleRate: 8000, channels: 1, bitsPerSample: 16 },
+    );
+    for (const later of withHeader.slice(1))
+      expect(Buffer.from(later.data, 'base64').subarray(0, 4).toString('latin1')).not.toBe('RIFF');
+    client.send({
+      type: 'speech',
+      request_id: 'n',
+      text: 'Hello there. How are you today?',
+      voice_id: NISHA,
+      sample_rate: 8000,
+      add_wav_header: false,
+    });
     const raw = (await client.finished('n')).chunks;
     expect(Buffer.from(raw[0]!.data, 'base64').subarray(0, 4).toString('latin1')).not.toBe('RIFF');
     expect(pcmOf(raw, false)).toEqual(pcmOf(withHeader, true));
@@ -61,7 +83,11 @@ describe('speech over WebSocket', () => {
 
   it('sends the same PCM in its chunks as the REST answer for the same request', async () => {
     const body = { text: TEXT, voice_id: NISHA, language: 'hi', sample_rate: 24000, speed: 1.3 };
-    const rest = await fetch(`${t.url}/api/v1/get_speech`, { method: 'POST', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const rest = await fetch(`${t.url}/api/v1/get_speech`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const restPcm = parseWav(new Uint8Array(await rest.arrayBuffer())).samples;
     const client = await connect();
     client.send({ type: 'speech', request_id: 'same', ...body });
@@ -73,7 +99,8 @@ describe('speech over WebSocket', () => {
   it('runs several requests at once on one connection, their chunks interleaved', async () => {
     const client = await connect();
     const ids = ['a', 'b', 'c'];
-    for (const id of ids) client.send({ type: 'speech', request_id: id, text: `${TEXT} ${TEXT}`, voice_id: NISHA, language: 'hi' });
+    for (const id of ids)
+      client.send({ type: 'speech', request_id: id, text: `${TEXT} ${TEXT}`, voice_id: NISHA, language: 'hi' });
     const results = await Promise.all(ids.map((id) => client.finished(id)));
     for (const { end, chunks } of results) {
       expect(end.type).toBe('complete');
@@ -81,7 +108,12 @@ describe('speech over WebSocket', () => {
     }
     const order = client.messages.filter((m) => m.type === 'audio_chunk').map((m) => m.request_id);
     const firstComplete = client.messages.findIndex((m) => m.type === 'complete');
-    const beforeFirstComplete = new Set(client.messages.slice(0, firstComplete).filter((m) => m.type === 'audio_chunk').map((m) => m.request_id));
+    const beforeFirstComplete = new Set(
+      client.messages
+        .slice(0, firstComplete)
+        .filter((m) => m.type === 'audio_chunk')
+        .map((m) => m.request_id),
+    );
     expect(beforeFirstComplete.size).toBeGreaterThan(1);
     expect(order.length).toBe(results.reduce((n, r) => n + r.chunks.length, 0));
   });
@@ -99,7 +131,9 @@ describe('speech over WebSocket', () => {
     client.send({ type: 'speech', text: 'Hello.', voice_id: NISHA });
     const end = await client.next((m) => m.type === 'complete');
     expect(end.request_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(client.messages.filter((m) => m.type === 'audio_chunk').every((m) => m.request_id === end.request_id)).toBe(true);
+    expect(client.messages.filter((m) => m.type === 'audio_chunk').every((m) => m.request_id === end.request_id)).toBe(
+      true,
+    );
   });
 
   it('cancels a request: complete with cancelled true and fewer characters, charged only those', async () => {
@@ -111,7 +145,9 @@ describe('speech over WebSocket', () => {
     const { end } = await client.finished('long');
     expect(end).toMatchObject({ type: 'complete', request_id: 'long', cancelled: true });
     expect(end.characters).toBeLessThan(text.length);
-    const finished = (await t.service.events.readStream(`organization-${org.id}`)).find((e) => e.type === 'SpeechRequestFinished' && (e.data as any).requestId === 'long');
+    const finished = (await t.service.events.readStream(`organization-${org.id}`)).find(
+      (e) => e.type === 'SpeechRequestFinished' && (e.data as any).requestId === 'long',
+    );
     expect(finished?.data).toMatchObject({ outcome: 'cancelled', charged: end.characters });
   });
 
@@ -133,7 +169,11 @@ describe('speech over WebSocket', () => {
       const seen = client.messages.length;
       client.send(message);
       const error = await client.next((m) => client.messages.indexOf(m) >= seen && m.type === 'error');
-      expect({ message, error: error.error, request_id: error.request_id }).toEqual({ message, error: code, request_id: requestId });
+      expect({ message, error: error.error, request_id: error.request_id }).toEqual({
+        message,
+        error: code,
+        request_id: requestId,
+      });
       expect(typeof error.message).toBe('string');
     }
     client.send({ type: 'ping' });
@@ -179,7 +219,9 @@ describe('speech over WebSocket', () => {
     let finished: any;
     for (let i = 0; i < 100 && !finished; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      finished = (await t.service.events.readStream(`organization-${org.id}`)).find((e) => e.type === 'SpeechRequestFinished' && (e.data as any).requestId === 'gone');
+      finished = (await t.service.events.readStream(`organization-${org.id}`)).find(
+        (e) => e.type === 'SpeechRequestFinished' && (e.data as any).requestId === 'gone',
+      );
     }
     expect(finished?.data).toMatchObject({ outcome: 'disconnected' });
     expect(finished.data.charged).toBeLessThan(text.length);

@@ -9,7 +9,9 @@ export const ALLOW_PRIVATE = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
 export type Received = { headers: IncomingHttpHeaders; body: string; answered: number; at: number };
 
 /** Answers each POST with `statusFor(n)` (n counts from 1) and keeps what it received. */
-export async function startReceiver(statusFor: (n: number) => number): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
+export async function startReceiver(
+  statusFor: (n: number) => number,
+): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -40,12 +42,17 @@ let phoneSeq = 0;
 /** An organization with a disposition, an agent, a campaign and a voice number: ready to call. */
 export async function callReadyOrganization(t: TestService): Promise<CallSetup> {
   const org = await t.newOrganization('collection');
-  const call = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: org.token, body });
+  const call = (method: string, path: string, body?: unknown) =>
+    t.request(method, `/api/v1${path}`, { token: org.token, body });
   const dispositionId = (await call('POST', '/dispositions', { name: 'Promise to pay' })).body.data.id as string;
-  const agentId = (await call('POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id as string;
-  const campaignId = (await call('POST', '/campaigns/create', { name: 'Webhook campaign', campaignType: 'emi' })).body.data.id as string;
+  const agentId = (await call('POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' }))
+    .body.data.id as string;
+  const campaignId = (await call('POST', '/campaigns/create', { name: 'Webhook campaign', campaignType: 'emi' })).body
+    .data.id as string;
   const search = await call('GET', '/numbers/search?limit=100');
-  const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find((n) => n.voice_enabled)!.number;
+  const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find(
+    (n) => n.voice_enabled,
+  )!.number;
   const bought = await call('POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }]);
   if (!bought.body.success) throw new Error(`number purchase failed: ${bought.text}`);
   return { org, agentId, dispositionId, campaignId };
@@ -66,8 +73,17 @@ export async function placeCall(t: TestService, s: CallSetup): Promise<Record<st
     emi_due_date: '2026-04-05',
     payment_status: 'pending',
   };
-  const added = await t.request('POST', '/api/v1/customers/add', { token: s.org.token, body: { campaignId: s.campaignId, data: record, initiateCall: true, callConfig: { agentId: s.agentId, dispositionId: s.dispositionId } } });
-  if (added.status !== 201 || added.body.callInitiated !== true) throw new Error(`call not placed: ${added.status} ${added.text}`);
+  const added = await t.request('POST', '/api/v1/customers/add', {
+    token: s.org.token,
+    body: {
+      campaignId: s.campaignId,
+      data: record,
+      initiateCall: true,
+      callConfig: { agentId: s.agentId, dispositionId: s.dispositionId },
+    },
+  });
+  if (added.status !== 201 || added.body.callInitiated !== true)
+    throw new Error(`call not placed: ${added.status} ${added.text}`);
   for (let i = 0; i < 300; i++) {
     const logs = await t.request('GET', '/api/v1/logs?type=call', { token: s.org.token });
     const entry = (logs.body.data as Record<string, any>[]).find((e) => e.loan_id === loanId);
@@ -80,7 +96,11 @@ export async function placeCall(t: TestService, s: CallSetup): Promise<Record<st
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `check` answers a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -23,13 +23,19 @@ describe('webhook deliveries', () => {
     try {
       const setup = await callReadyOrganization(t);
       const token = setup.org.token;
-      expect((await t.request('PUT', '/api/v1/webhooks', { token, body: { url: receiver.url, secret: SECRET } })).status).toBe(200);
+      expect(
+        (await t.request('PUT', '/api/v1/webhooks', { token, body: { url: receiver.url, secret: SECRET } })).status,
+      ).toBe(200);
       const entry = await placeCall(t, setup);
 
-      const delivery = await eventually(async () => {
-        const list = await t.request('GET', '/api/v1/webhooks/deliveries?status=delivered', { token });
-        return list.body.data[0];
-      }, 20_000, 'the delivery');
+      const delivery = await eventually(
+        async () => {
+          const list = await t.request('GET', '/api/v1/webhooks/deliveries?status=delivered', { token });
+          return list.body.data[0];
+        },
+        20_000,
+        'the delivery',
+      );
       await sleep(300); // long enough for a (wrong) extra attempt to show
       expect(receiver.received.map((r) => r.answered)).toEqual([500, 500, 200]);
 
@@ -40,9 +46,25 @@ describe('webhook deliveries', () => {
         expect(request.headers['content-type']).toBe('application/json');
         const timestamp = request.headers['x-webhook-timestamp'] as string;
         expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(60);
-        expect(verifyWebhook(SECRET, timestamp, request.body, request.headers['x-webhook-signature'] as string)).toBe(true);
-        expect(verifyWebhook('another-secret-0123456789', timestamp, request.body, request.headers['x-webhook-signature'] as string)).toBe(false);
-        expect(verifyWebhook(SECRET, timestamp, request.body.replace('call', 'chat'), request.headers['x-webhook-signature'] as string)).toBe(false);
+        expect(verifyWebhook(SECRET, timestamp, request.body, request.headers['x-webhook-signature'] as string)).toBe(
+          true,
+        );
+        expect(
+          verifyWebhook(
+            'another-secret-0123456789',
+            timestamp,
+            request.body,
+            request.headers['x-webhook-signature'] as string,
+          ),
+        ).toBe(false);
+        expect(
+          verifyWebhook(
+            SECRET,
+            timestamp,
+            request.body.replace('call', 'chat'),
+            request.headers['x-webhook-signature'] as string,
+          ),
+        ).toBe(false);
       }
       // Backoff: the second retry waits about twice as long as the first (100 ms, then 200 ms).
       const [first, second, third] = receiver.received.map((r) => r.at);
@@ -52,9 +74,19 @@ describe('webhook deliveries', () => {
       const body = JSON.parse(receiver.received[2]!.body);
       expect(receiver.received[0]!.body).toBe(receiver.received[2]!.body);
       expect(body).toEqual({ event: 'call.ended', event_id: delivery.id, occurred_at: entry.end_time, data: entry });
-      expect((await t.request('GET', `/api/v1/communication/call/${entry.call_id}`, { token })).body.data).toEqual(body.data);
+      expect((await t.request('GET', `/api/v1/communication/call/${entry.call_id}`, { token })).body.data).toEqual(
+        body.data,
+      );
 
-      expect(delivery).toMatchObject({ event: 'call.ended', subject: { type: 'call', id: entry.call_id }, url: receiver.url, status: 'delivered', attemptCount: 3, lastStatusCode: 200, nextAttemptAt: null });
+      expect(delivery).toMatchObject({
+        event: 'call.ended',
+        subject: { type: 'call', id: entry.call_id },
+        url: receiver.url,
+        status: 'delivered',
+        attemptCount: 3,
+        lastStatusCode: 200,
+        nextAttemptAt: null,
+      });
       const detail = await t.request('GET', `/api/v1/webhooks/deliveries/${delivery.id}`, { token });
       expect(detail.status).toBe(200);
       expect(detail.body.data.payload).toEqual(body);
@@ -69,7 +101,13 @@ describe('webhook deliveries', () => {
       }
 
       const other = await t.newOrganization();
-      expect((await t.request('GET', `/api/v1/webhooks/deliveries/${delivery.id}`, { token: other.token })).body).toEqual({ success: false, error: 'Forbidden', message: 'Access denied - Webhook delivery belongs to another organization' });
+      expect(
+        (await t.request('GET', `/api/v1/webhooks/deliveries/${delivery.id}`, { token: other.token })).body,
+      ).toEqual({
+        success: false,
+        error: 'Forbidden',
+        message: 'Access denied - Webhook delivery belongs to another organization',
+      });
       expect((await t.request('GET', '/api/v1/webhooks/deliveries', { token: other.token })).body.data).toEqual([]);
     } finally {
       await receiver.close();
@@ -88,9 +126,18 @@ describe('webhook deliveries', () => {
       const on = await callReadyOrganization(t);
       await t.request('PUT', '/api/v1/webhooks', { token: on.org.token, body: { url: receiver.url } });
       await placeCall(t, on);
-      await eventually(async () => (await t.request('GET', '/api/v1/webhooks/deliveries?status=delivered', { token: on.org.token })).body.data[0], 20_000, 'the control delivery');
+      await eventually(
+        async () =>
+          (await t.request('GET', '/api/v1/webhooks/deliveries?status=delivered', { token: on.org.token })).body
+            .data[0],
+        20_000,
+        'the control delivery',
+      );
       expect(receiver.received).toHaveLength(1);
-      for (const org of [quiet, off]) expect((await t.request('GET', '/api/v1/webhooks/deliveries', { token: org.org.token })).body.pagination.total).toBe(0);
+      for (const org of [quiet, off])
+        expect(
+          (await t.request('GET', '/api/v1/webhooks/deliveries', { token: org.org.token })).body.pagination.total,
+        ).toBe(0);
     } finally {
       await receiver.close();
     }
@@ -100,13 +147,30 @@ describe('webhook deliveries', () => {
     const receiver = await startReceiver(() => 503);
     try {
       const setup = await callReadyOrganization(t);
-      await t.request('PUT', '/api/v1/webhooks', { token: setup.org.token, body: { url: receiver.url, secret: SECRET } });
+      await t.request('PUT', '/api/v1/webhooks', {
+        token: setup.org.token,
+        body: { url: receiver.url, secret: SECRET },
+      });
       await placeCall(t, setup);
-      const abandoned = await eventually(async () => (await t.request('GET', '/api/v1/webhooks/deliveries?status=abandoned', { token: setup.org.token })).body.data[0], 20_000, 'abandonment');
-      expect(abandoned).toMatchObject({ status: 'abandoned', attemptCount: 4, lastStatusCode: 503, reason: 'No 200 answer after 4 attempts', nextAttemptAt: null });
+      const abandoned = await eventually(
+        async () =>
+          (await t.request('GET', '/api/v1/webhooks/deliveries?status=abandoned', { token: setup.org.token })).body
+            .data[0],
+        20_000,
+        'abandonment',
+      );
+      expect(abandoned).toMatchObject({
+        status: 'abandoned',
+        attemptCount: 4,
+        lastStatusCode: 503,
+        reason: 'No 200 answer after 4 attempts',
+        nextAttemptAt: null,
+      });
       await sleep(300);
       expect(receiver.received.map((r) => r.answered)).toEqual([503, 503, 503, 503]);
-      expect((await t.request('GET', '/api/v1/webhooks/deliveries?status=pending', { token: setup.org.token })).body.data).toEqual([]);
+      expect(
+        (await t.request('GET', '/api/v1/webhooks/deliveries?status=pending', { token: setup.org.token })).body.data,
+      ).toEqual([]);
     } finally {
       await receiver.close();
     }
@@ -118,9 +182,16 @@ describe('webhook deliveries', () => {
     const setup = await callReadyOrganization(t);
     await t.request('PUT', '/api/v1/webhooks', { token: setup.org.token, body: { url: receiver.url } });
     await placeCall(t, setup);
-    const abandoned = await eventually(async () => (await t.request('GET', '/api/v1/webhooks/deliveries?status=abandoned', { token: setup.org.token })).body.data[0], 20_000, 'abandonment');
+    const abandoned = await eventually(
+      async () =>
+        (await t.request('GET', '/api/v1/webhooks/deliveries?status=abandoned', { token: setup.org.token })).body
+          .data[0],
+      20_000,
+      'abandonment',
+    );
     const detail = await t.request('GET', `/api/v1/webhooks/deliveries/${abandoned.id}`, { token: setup.org.token });
     expect(detail.body.data.attempts).toHaveLength(4);
-    for (const attempt of detail.body.data.attempts) expect(attempt).toMatchObject({ outcome: 'failed', statusCode: null, error: 'Network error: ECONNREFUSED' });
+    for (const attempt of detail.body.data.attempts)
+      expect(attempt).toMatchObject({ outcome: 'failed', statusCode: null, error: 'Network error: ECONNREFUSED' });
   });
 });

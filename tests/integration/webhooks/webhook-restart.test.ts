@@ -13,7 +13,11 @@ jest.setTimeout(90_000);
 
 describe('webhook deliveries across a restart', () => {
   const dir = tempDir('webhooks-');
-  const start = (env: Record<string, string> = {}) => startTestService({ store: 'sqlite', env: { ...ALLOW_PRIVATE, DATA_DIR: dir.path, WEBHOOK_RETRY_BASE_MS: '400', WEBHOOK_MAX_ATTEMPTS: '6', ...env } });
+  const start = (env: Record<string, string> = {}) =>
+    startTestService({
+      store: 'sqlite',
+      env: { ...ALLOW_PRIVATE, DATA_DIR: dir.path, WEBHOOK_RETRY_BASE_MS: '400', WEBHOOK_MAX_ATTEMPTS: '6', ...env },
+    });
   let t: TestService | null = null;
   afterEach(async () => {
     await t?.stop();
@@ -27,7 +31,10 @@ describe('webhook deliveries across a restart', () => {
       t = await start();
       const setup = await callReadyOrganization(t);
       const token = setup.org.token;
-      await t.request('PUT', '/api/v1/webhooks', { token, body: { url: receiver.url, secret: 'restart-secret-0123456789' } });
+      await t.request('PUT', '/api/v1/webhooks', {
+        token,
+        body: { url: receiver.url, secret: 'restart-secret-0123456789' },
+      });
       await placeCall(t, setup);
       await eventually(async () => (receiver.received.length >= 1 ? true : undefined), 20_000, 'the first attempt');
       await t.stop();
@@ -36,7 +43,11 @@ describe('webhook deliveries across a restart', () => {
       expect(before).toBeLessThan(3);
 
       t = await start();
-      const delivered = await eventually(async () => (await t!.request('GET', '/api/v1/webhooks/deliveries?status=delivered', { token })).body.data[0], 20_000, 'the delivery');
+      const delivered = await eventually(
+        async () => (await t!.request('GET', '/api/v1/webhooks/deliveries?status=delivered', { token })).body.data[0],
+        20_000,
+        'the delivery',
+      );
       expect(receiver.received.map((r) => r.answered)).toEqual([500, 500, 200]);
       expect(new Set(receiver.received.map((r) => r.headers['x-webhook-id']))).toEqual(new Set([delivered.id]));
       const detail = await t.request('GET', `/api/v1/webhooks/deliveries/${delivered.id}`, { token });
@@ -72,10 +83,18 @@ describe('webhook deliveries across a restart', () => {
       await t.stop();
       t = null;
       expect(Date.now() - stopping).toBeLessThan(10_000);
-      await eventually(async () => (received[1]!.closedUnanswered ? true : undefined), 5_000, 'the aborted request to close');
+      await eventually(
+        async () => (received[1]!.closedUnanswered ? true : undefined),
+        5_000,
+        'the aborted request to close',
+      );
 
       t = await start({ WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_TIMEOUT_MS: '30000' });
-      const delivered = await eventually(async () => (await t!.request('GET', '/api/v1/webhooks/deliveries?status=delivered', { token })).body.data[0], 20_000, 'the delivery');
+      const delivered = await eventually(
+        async () => (await t!.request('GET', '/api/v1/webhooks/deliveries?status=delivered', { token })).body.data[0],
+        20_000,
+        'the delivery',
+      );
       expect(received).toHaveLength(3);
       expect(received.map((r) => r.headers['x-webhook-attempt'])).toEqual(['1', '2', '2']);
       const detail = await t.request('GET', `/api/v1/webhooks/deliveries/${delivered.id}`, { token });

@@ -22,15 +22,26 @@ describe('webhook delivery headers', () => {
     const receiver = await startReceiver(() => 200);
     try {
       const setup = await callReadyOrganization(t);
-      expect((await t.request('PUT', '/api/v1/webhooks', { token: setup.org.token, body: { url: receiver.url, secret: SECRET } })).status).toBe(200);
+      expect(
+        (
+          await t.request('PUT', '/api/v1/webhooks', {
+            token: setup.org.token,
+            body: { url: receiver.url, secret: SECRET },
+          })
+        ).status,
+      ).toBe(200);
       await placeCall(t, setup);
       const request = await eventually(async () => receiver.received[0], 20_000, 'the delivery');
 
       expect(request.headers.authorization).toBeUndefined();
-      const leaking = Object.entries(request.headers).filter(([, value]) => [value].flat().some((v) => v?.includes(SECRET)));
+      const leaking = Object.entries(request.headers).filter(([, value]) =>
+        [value].flat().some((v) => v?.includes(SECRET)),
+      );
       expect(leaking).toEqual([]);
       const timestamp = request.headers['x-webhook-timestamp'] as string;
-      expect(verifyWebhook(SECRET, timestamp, request.body, request.headers['x-webhook-signature'] as string)).toBe(true);
+      expect(verifyWebhook(SECRET, timestamp, request.body, request.headers['x-webhook-signature'] as string)).toBe(
+        true,
+      );
     } finally {
       await receiver.close();
     }

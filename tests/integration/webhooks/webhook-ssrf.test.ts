@@ -45,12 +45,21 @@ describe('webhook settings with private networks refused (default)', () => {
 
   it('takes a public URL, and a host name without resolving it', async () => {
     const org = await t.newOrganization();
-    const reply = await t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'https://hooks.example.com/x' } });
+    const reply = await t.request('PUT', '/api/v1/webhooks', {
+      token: org.token,
+      body: { url: 'https://hooks.example.com/x' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toMatchObject({ url: 'https://hooks.example.com/x', enabled: true });
     // Public literal addresses are fine; a malformed URL keeps its own message.
-    expect((await t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'http://93.184.216.34/in' } })).status).toBe(200);
-    expect((await t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'ftp://127.0.0.1/in' } })).body.errors).toEqual(['url must be an absolute http or https URL']);
+    expect(
+      (await t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'http://93.184.216.34/in' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'ftp://127.0.0.1/in' } })).body
+        .errors,
+    ).toEqual(['url must be an absolute http or https URL']);
   });
 });
 
@@ -77,20 +86,35 @@ describe('deliveries to a private address saved while allowed', () => {
 
   it('are refused at delivery time once private networks are no longer allowed', async () => {
     const receiver = await startReceiver(() => 200);
-    const start = (env: Record<string, string>) => startTestService({ store: 'sqlite', env: { DATA_DIR: dir.path, WEBHOOK_MAX_ATTEMPTS: '1', ...env } });
+    const start = (env: Record<string, string>) =>
+      startTestService({ store: 'sqlite', env: { DATA_DIR: dir.path, WEBHOOK_MAX_ATTEMPTS: '1', ...env } });
     let t: TestService | null = null;
     try {
       t = await start(ALLOW_PRIVATE);
       const setup = await callReadyOrganization(t);
-      expect((await t.request('PUT', '/api/v1/webhooks', { token: setup.org.token, body: { url: receiver.url } })).status).toBe(200);
+      expect(
+        (await t.request('PUT', '/api/v1/webhooks', { token: setup.org.token, body: { url: receiver.url } })).status,
+      ).toBe(200);
       await t.stop();
       t = null;
 
       t = await start({});
       await placeCall(t, setup);
-      const abandoned = await eventually(async () => (await t!.request('GET', '/api/v1/webhooks/deliveries?status=abandoned', { token: setup.org.token })).body.data[0], 20_000, 'abandonment');
+      const abandoned = await eventually(
+        async () =>
+          (await t!.request('GET', '/api/v1/webhooks/deliveries?status=abandoned', { token: setup.org.token })).body
+            .data[0],
+        20_000,
+        'abandonment',
+      );
       const detail = await t.request('GET', `/api/v1/webhooks/deliveries/${abandoned.id}`, { token: setup.org.token });
-      expect(detail.body.data.attempts).toEqual([expect.objectContaining({ outcome: 'failed', statusCode: null, error: 'Refused: 127.0.0.1 resolves to a private or reserved address (127.0.0.1)' })]);
+      expect(detail.body.data.attempts).toEqual([
+        expect.objectContaining({
+          outcome: 'failed',
+          statusCode: null,
+          error: 'Refused: 127.0.0.1 resolves to a private or reserved address (127.0.0.1)',
+        }),
+      ]);
       expect(receiver.received).toEqual([]);
     } finally {
       await t?.stop();
@@ -106,7 +130,9 @@ describe('WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => {
     expect(loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).webhookAllowPrivateNetworks).toBe(true);
     expect(loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }).webhookAllowPrivateNetworks).toBe(false);
     expect(() => loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' })).toThrow(ConfigError);
-    expect(() => loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' })).toThrow('WEBHOOK_ALLOW_PRIVATE_NETWORKS must be one of true, false (got "yes")');
+    expect(() => loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' })).toThrow(
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS must be one of true, false (got "yes")',
+    );
   });
 });
 
@@ -120,7 +146,13 @@ async function receiver(answer: (req: IncomingMessage, res: ServerResponse) => v
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort! });
+      seen.push({
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort!,
+      });
       answer(req, res);
     });
   });
@@ -159,10 +191,16 @@ describe('http poster', () => {
 
     const byName = await post(`http://localhost:${r.port}/`, headers, body, never());
     expect(byName.statusCode).toBeNull();
-    expect(byName.error).toMatch(/^Refused: localhost resolves to a private or reserved address \((127\.0\.0\.1|::1)\)$/);
+    expect(byName.error).toMatch(
+      /^Refused: localhost resolves to a private or reserved address \((127\.0\.0\.1|::1)\)$/,
+    );
 
     const byLiteral = await post(`http://127.0.0.1:${r.port}/`, headers, body, never());
-    expect(byLiteral).toEqual({ statusCode: null, error: 'Refused: 127.0.0.1 resolves to a private or reserved address (127.0.0.1)', durationMs: expect.any(Number) });
+    expect(byLiteral).toEqual({
+      statusCode: null,
+      error: 'Refused: 127.0.0.1 resolves to a private or reserved address (127.0.0.1)',
+      durationMs: expect.any(Number),
+    });
 
     const mapped = await post(`http://[::ffff:127.0.0.1]:${r.port}/`, headers, body, never());
     expect(mapped.error).toBe('Refused: ::ffff:7f00:1 resolves to a private or reserved address (::ffff:7f00:1)');
@@ -182,7 +220,11 @@ describe('http poster', () => {
 
     const byUrl = new Map(r.seen.map((s) => [s.url, s]));
     expect(byUrl.get('/hooks?x=1')).toMatchObject({ method: 'POST', body });
-    expect(byUrl.get('/hooks?x=1')!.headers).toMatchObject({ 'content-type': 'application/json', 'x-webhook-id': 'delivery-1', 'content-length': String(Buffer.byteLength(body)) });
+    expect(byUrl.get('/hooks?x=1')!.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-webhook-id': 'delivery-1',
+      'content-length': String(Buffer.byteLength(body)),
+    });
     expect(byUrl.get('/by-name')).toMatchObject({ method: 'POST', body });
     // Keep-alive: both requests to 127.0.0.1 came over one connection.
     expect(byUrl.get('/hooks?x=3')!.remotePort).toBe(byUrl.get('/hooks?x=1')!.remotePort);
@@ -190,20 +232,37 @@ describe('http poster', () => {
 
   it('answers a non-200 status as a failure and reads the body away', async () => {
     const r = await start((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('x'.repeat(200_000)));
-    const outcome = await httpPoster({ timeoutMs: 2_000, allowPrivateNetworks: true })(`http://127.0.0.1:${r.port}/`, headers, body, never());
+    const outcome = await httpPoster({ timeoutMs: 2_000, allowPrivateNetworks: true })(
+      `http://127.0.0.1:${r.port}/`,
+      headers,
+      body,
+      never(),
+    );
     expect(outcome).toEqual({ statusCode: 500, error: 'Answered 500', durationMs: expect.any(Number) });
   });
 
   it('does not follow a redirect', async () => {
-    const r = await start((req, res) => (req.url === '/moved' ? res.writeHead(302, { location: '/elsewhere' }).end() : res.writeHead(200).end('ok')));
-    const outcome = await httpPoster({ timeoutMs: 2_000, allowPrivateNetworks: true })(`http://127.0.0.1:${r.port}/moved`, headers, body, never());
+    const r = await start((req, res) =>
+      req.url === '/moved' ? res.writeHead(302, { location: '/elsewhere' }).end() : res.writeHead(200).end('ok'),
+    );
+    const outcome = await httpPoster({ timeoutMs: 2_000, allowPrivateNetworks: true })(
+      `http://127.0.0.1:${r.port}/moved`,
+      headers,
+      body,
+      never(),
+    );
     expect(outcome).toEqual({ statusCode: 302, error: 'Answered 302', durationMs: expect.any(Number) });
     expect(r.seen.map((s) => s.url)).toEqual(['/moved']);
   });
 
   it('gives up after the timeout when the receiver never answers', async () => {
     const r = await start(() => undefined);
-    const outcome = await httpPoster({ timeoutMs: 300, allowPrivateNetworks: true })(`http://127.0.0.1:${r.port}/`, headers, body, never());
+    const outcome = await httpPoster({ timeoutMs: 300, allowPrivateNetworks: true })(
+      `http://127.0.0.1:${r.port}/`,
+      headers,
+      body,
+      never(),
+    );
     expect(outcome).toEqual({ statusCode: null, error: 'No answer within 300 ms', durationMs: expect.any(Number) });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
     expect(r.seen).toHaveLength(1);
@@ -214,25 +273,44 @@ describe('http poster', () => {
       res.writeHead(503, { 'content-type': 'text/plain' });
       res.write('partial'); // and never ends
     });
-    const outcome = await httpPoster({ timeoutMs: 300, allowPrivateNetworks: true })(`http://127.0.0.1:${r.port}/`, headers, body, never());
+    const outcome = await httpPoster({ timeoutMs: 300, allowPrivateNetworks: true })(
+      `http://127.0.0.1:${r.port}/`,
+      headers,
+      body,
+      never(),
+    );
     expect(outcome).toEqual({ statusCode: 503, error: 'Answered 503', durationMs: expect.any(Number) });
   });
 
   it("ends the request on the caller's abort", async () => {
     const r = await start(() => undefined);
     const controller = new AbortController();
-    const pending = httpPoster({ timeoutMs: 10_000, allowPrivateNetworks: true })(`http://127.0.0.1:${r.port}/`, headers, body, controller.signal);
+    const pending = httpPoster({ timeoutMs: 10_000, allowPrivateNetworks: true })(
+      `http://127.0.0.1:${r.port}/`,
+      headers,
+      body,
+      controller.signal,
+    );
     while (r.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     controller.abort();
     const outcome = await pending;
-    expect(outcome).toEqual({ statusCode: null, error: 'Interrupted: the service stopped', durationMs: expect.any(Number) });
+    expect(outcome).toEqual({
+      statusCode: null,
+      error: 'Interrupted: the service stopped',
+      durationMs: expect.any(Number),
+    });
     expect(outcome.durationMs).toBeLessThan(5_000);
   });
 
   it('names the network error when nothing listens', async () => {
     const r = await start((_req, res) => res.writeHead(200).end());
     await r.close();
-    const outcome = await httpPoster({ timeoutMs: 2_000, allowPrivateNetworks: true })(`http://127.0.0.1:${r.port}/`, headers, body, never());
+    const outcome = await httpPoster({ timeoutMs: 2_000, allowPrivateNetworks: true })(
+      `http://127.0.0.1:${r.port}/`,
+      headers,
+      body,
+      never(),
+    );
     expect(outcome).toEqual({ statusCode: null, error: 'Network error: ECONNREFUSED', durationMs: expect.any(Number) });
   });
 });

@@ -28,14 +28,23 @@ describe('workflow: waiting for an outcome that comes too late', () => {
     ]);
     const campaignId = await newCampaign(r);
     const started = Date.now();
-    const added = await r.call('POST', '/customers/add', { campaignId, data: loan('T-1'), useWorkflow: true, workflowId });
+    const added = await r.call('POST', '/customers/add', {
+      campaignId,
+      data: loan('T-1'),
+      useWorkflow: true,
+      workflowId,
+    });
     expect(added.body.workflowTriggered).toBe(true);
 
     const [run] = await runsEnded(r.call, workflowId, 1, 20_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(run!.status).toBe('completed');
     expect(run!.history.map((h) => h.index)).toEqual([0, 1, 2, 3]);
-    expect(run!.history[1]!.outcome).toMatchObject({ result: 'timeout', status: 'timeout', contactId: run!.history[0]!.outcome.contactId });
+    expect(run!.history[1]!.outcome).toMatchObject({
+      result: 'timeout',
+      status: 'timeout',
+      contactId: run!.history[0]!.outcome.contactId,
+    });
     expect(run!.history[2]!.outcome).toEqual({ result: 'branched', matched: 'timeout' });
     // The call was placed once; the run did not wait for it.
     const calls = await callLogs(r.call, campaignId);

@@ -3,7 +3,13 @@ import { loanRecord } from '../../support/records';
 import type { TestService } from '../../support/test-service';
 
 export type Org = { id: string; token: string };
-export type Ready = { org: Org; agentId: string; dispositionId: string; groupId: string; call: (method: string, path: string, body?: unknown) => ReturnType<TestService['request']> };
+export type Ready = {
+  org: Org;
+  agentId: string;
+  dispositionId: string;
+  groupId: string;
+  call: (method: string, path: string, body?: unknown) => ReturnType<TestService['request']>;
+};
 
 let campaignSeq = 0;
 
@@ -11,18 +17,31 @@ export const loan = loanRecord;
 
 export async function readyOrganization(t: TestService, options: { number?: boolean } = {}): Promise<Ready> {
   const org = await t.newOrganization('collection');
-  return prepareOrganization(org, (method, path, body) => t.request(method, `/api/v1${path}`, { token: org.token, body }), options);
+  return prepareOrganization(
+    org,
+    (method, path, body) => t.request(method, `/api/v1${path}`, { token: org.token, body }),
+    options,
+  );
 }
 
 /** Gives an organization an agent, two dispositions in a group and (unless told not to) a voice number. */
-export async function prepareOrganization(org: Org, call: Ready['call'], options: { number?: boolean } = {}): Promise<Ready> {
+export async function prepareOrganization(
+  org: Org,
+  call: Ready['call'],
+  options: { number?: boolean } = {},
+): Promise<Ready> {
   const dispositionId = (await call('POST', '/dispositions', { name: 'Promise to pay' })).body.data.id as string;
   const other = (await call('POST', '/dispositions', { name: 'Call back' })).body.data.id as string;
-  const groupId = (await call('POST', '/dispositions/groups/create', { name: 'Outcomes', dispositions: [dispositionId, other] })).body.data.id as string;
-  const agentId = (await call('POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body.data.id as string;
+  const groupId = (
+    await call('POST', '/dispositions/groups/create', { name: 'Outcomes', dispositions: [dispositionId, other] })
+  ).body.data.id as string;
+  const agentId = (await call('POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' }))
+    .body.data.id as string;
   if (options.number !== false) {
     const search = await call('GET', '/numbers/search?limit=100');
-    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find((n) => n.voice_enabled)!.number;
+    const number = (search.body.data as { number: string; voice_enabled: boolean }[]).find(
+      (n) => n.voice_enabled,
+    )!.number;
     const bought = await call('POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }]);
     if (!bought.body.data[0].success) throw new Error(`could not buy ${number}`);
   }
@@ -30,7 +49,11 @@ export async function prepareOrganization(org: Org, call: Ready['call'], options
 }
 
 export async function newCampaign(r: Ready, extra: Record<string, unknown> = {}): Promise<string> {
-  const created = await r.call('POST', '/campaigns/create', { name: `Workflow campaign ${++campaignSeq}`, campaignType: 'emi', ...extra });
+  const created = await r.call('POST', '/campaigns/create', {
+    name: `Workflow campaign ${++campaignSeq}`,
+    campaignType: 'emi',
+    ...extra,
+  });
   if (created.status !== 201) throw new Error(`campaign: ${created.status} ${created.text}`);
   return created.body.data.id as string;
 }
@@ -41,7 +64,23 @@ export async function newWorkflow(r: Ready, steps: unknown[], name = 'Follow up'
   return created.body.data.id as string;
 }
 
-export type RunView = { runId: string; customerKey: string; loan_id?: string; status: string; currentStep: number | null; failureReason: string | null; history: { index: number; visit: number; type: string; outcome: any; startedAt: string; completedAt: string | null; dueAt: string | null }[] };
+export type RunView = {
+  runId: string;
+  customerKey: string;
+  loan_id?: string;
+  status: string;
+  currentStep: number | null;
+  failureReason: string | null;
+  history: {
+    index: number;
+    visit: number;
+    type: string;
+    outcome: any;
+    startedAt: string;
+    completedAt: string | null;
+    dueAt: string | null;
+  }[];
+};
 
 /** Every run of a workflow (all pages). */
 export async function runsOf(call: Ready['call'], workflowId: string): Promise<RunView[]> {
@@ -55,12 +94,20 @@ export async function runsOf(call: Ready['call'], workflowId: string): Promise<R
 }
 
 /** Polls (bounded) until every run of the workflow has ended and there are `count` of them. */
-export async function runsEnded(call: Ready['call'], workflowId: string, count: number, timeoutMs = 30_000): Promise<RunView[]> {
+export async function runsEnded(
+  call: Ready['call'],
+  workflowId: string,
+  count: number,
+  timeoutMs = 30_000,
+): Promise<RunView[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const runs = await runsOf(call, workflowId);
     if (runs.length === count && runs.every((r) => r.status !== 'running')) return runs;
-    if (Date.now() > until) throw new Error(`runs did not end in time: ${JSON.stringify(runs.map((r) => [r.customerKey, r.status, r.currentStep]))}`);
+    if (Date.now() > until)
+      throw new Error(
+        `runs did not end in time: ${JSON.stringify(runs.map((r) => [r.customerKey, r.status, r.currentStep]))}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -33,7 +33,12 @@ describe('foreground middleware', () => {
       expect(await ask('GET', '/api/v1/initiate/c-1/chat')).toEqual({ any: true, bulk: false });
       expect(await ask('POST', '/api/v1/get_speech')).toEqual({ any: false, bulk: false });
       // Answered: nothing holds background work back any more.
-      expect(await Promise.race([foreground.quiet(5_000).then(() => 'quiet'), new Promise((r) => setTimeout(() => r('busy'), 100))])).toBe('quiet');
+      expect(
+        await Promise.race([
+          foreground.quiet(5_000).then(() => 'quiet'),
+          new Promise((r) => setTimeout(() => r('busy'), 100)),
+        ]),
+      ).toBe('quiet');
     } finally {
       server.close();
     }

@@ -10,7 +10,14 @@ import { MemoryEventStore } from '../../../infrastructure/memory/memory-event-st
 const at = '2026-01-01T00:00:00.000Z';
 const ctx = { organizationId: 'o1', actor: 'tester', requestId: 'r1' };
 const stream = catalogStreamId('o1');
-const create = (dispositionId: string, name: string): CatalogCommand => ({ type: 'CreateDisposition', dispositionId, name, description: '', priority: 500, at });
+const create = (dispositionId: string, name: string): CatalogCommand => ({
+  type: 'CreateDisposition',
+  dispositionId,
+  name,
+  description: '',
+  priority: 500,
+  at,
+});
 
 describe('command handler', () => {
   it('appends with the expected revision and records metadata on every event', async () => {
@@ -19,7 +26,15 @@ describe('command handler', () => {
     const result = await handler.handle(catalogDecider, stream, create('d1', 'Paid'), ctx);
     expect(result.nextExpectedRevision).toBe(0);
     const [event] = await store.readStream(stream);
-    expect(event!.metadata).toEqual({ organizationId: 'o1', actor: 'tester', requestId: 'r1', correlationId: 'r1', causationId: null, occurredAt: at, schemaVersion: 1 });
+    expect(event!.metadata).toEqual({
+      organizationId: 'o1',
+      actor: 'tester',
+      requestId: 'r1',
+      correlationId: 'r1',
+      causationId: null,
+      occurredAt: at,
+      schemaVersion: 1,
+    });
   });
 
   it('a stale cache that allows a command is corrected by the append conflict', async () => {
@@ -28,7 +43,10 @@ describe('command handler', () => {
     const b = new CommandHandler(store);
     await b.handle(catalogDecider, stream, create('d0', 'Other'), ctx); // b caches revision 0
     await a.handle(catalogDecider, stream, create('d1', 'Paid'), ctx); // b does not see this
-    await expect(b.handle(catalogDecider, stream, create('d2', 'paid'), ctx)).rejects.toMatchObject({ kind: 'conflict', message: 'A disposition with this name already exists' });
+    await expect(b.handle(catalogDecider, stream, create('d2', 'paid'), ctx)).rejects.toMatchObject({
+      kind: 'conflict',
+      message: 'A disposition with this name already exists',
+    });
     expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['DispositionCreated', 'DispositionCreated']);
   });
 
@@ -55,7 +73,11 @@ describe('command handler', () => {
   it('many concurrent commands on one stream all land, in some order, each decided on the latest state', async () => {
     const store = new MemoryEventStore();
     const handlers = [new CommandHandler(store), new CommandHandler(store), new CommandHandler(store)];
-    await Promise.all(Array.from({ length: 30 }, (_, i) => handlers[i % 3]!.handle(catalogDecider, stream, create(`d${i}`, `Name ${i}`), ctx)));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        handlers[i % 3]!.handle(catalogDecider, stream, create(`d${i}`, `Name ${i}`), ctx),
+      ),
+    );
     const events = await store.readStream(stream);
     expect(events).toHaveLength(30);
     expect(events.map((e) => e.revision)).toEqual(Array.from({ length: 30 }, (_, i) => i));

@@ -32,11 +32,33 @@ async function seeded() {
     const queued: CallEvent = { type: 'CallQueued', data: { callId: `k${n}`, at: at(n), ...target(n) } };
     const ended: CallEvent = {
       type: 'CallEnded',
-      data: { callId: `k${n}`, at: at(n + 1), status: n % 4 === 0 ? 'No Contact' : 'Completed', reason: 'x', durationSeconds: 60, disposition: n % 4 === 0 ? null : { id: 'd1', name: 'Promise to pay' }, summary: '', extractedData: {}, transcript: [], transcriptId: null, recordingId: null },
+      data: {
+        callId: `k${n}`,
+        at: at(n + 1),
+        status: n % 4 === 0 ? 'No Contact' : 'Completed',
+        reason: 'x',
+        durationSeconds: 60,
+        disposition: n % 4 === 0 ? null : { id: 'd1', name: 'Promise to pay' },
+        summary: '',
+        extractedData: {},
+        transcript: [],
+        transcriptId: null,
+        recordingId: null,
+      },
     };
-    await events.appendToStream(`call-k${n}`, [queued, ended].map((e, i) => ({ id: `${n}-${i}`, ...e, metadata: testMetadata() })));
+    await events.appendToStream(
+      `call-k${n}`,
+      [queued, ended].map((e, i) => ({ id: `${n}-${i}`, ...e, metadata: testMetadata() })),
+    );
   }
-  await events.appendToStream('call-other', [{ id: 'x', type: 'CallQueued', data: { callId: 'other', at: at(3), ...target(3, { organizationId: 'o2' }) }, metadata: testMetadata() }]);
+  await events.appendToStream('call-other', [
+    {
+      id: 'x',
+      type: 'CallQueued',
+      data: { callId: 'other', at: at(3), ...target(3, { organizationId: 'o2' }) },
+      metadata: testMetadata(),
+    },
+  ]);
   const runner = new ProjectionRunner(events, reads, [callLogsProjection]);
   await runner.catchUp();
   return new LogService(await reads.collection(callLogsProjection.collection));
@@ -49,7 +71,14 @@ describe('logs query', () => {
     expect(page1.data).toHaveLength(10);
     expect(page1.data[0]).toMatchObject({ call_id: 'k24', type: 'call' });
     expect(page1.data[0]).not.toHaveProperty('organizationId');
-    expect(page1.pagination).toEqual({ page: 1, per_page: 10, total: 25, total_pages: 3, has_next: true, has_prev: false });
+    expect(page1.pagination).toEqual({
+      page: 1,
+      per_page: 10,
+      total: 25,
+      total_pages: 3,
+      has_next: true,
+      has_prev: false,
+    });
     const page3 = await logs.list(ctx, { page: 3 });
     expect(page3.data.map((e) => e.call_id)).toEqual(['k4', 'k3', 'k2', 'k1', 'k0']);
     expect(await logs.count(ctx, { page: 1 })).toBe(25);
@@ -60,15 +89,21 @@ describe('logs query', () => {
     expect(await logs.count(ctx, { page: 1, status: 'No Contact' })).toBe(7);
     expect(await logs.count(ctx, { page: 1, disposition: 'Promise to pay' })).toBe(18);
     expect((await logs.list(ctx, { page: 1, phone: '+919800000007' })).data.map((e) => e.call_id)).toEqual(['k7']);
-    expect(await logs.count(ctx, { page: 1, from_phone: '+918000000001', campaign_id: 'c-odd', agent_id: 'a2' })).toBe(4);
+    expect(await logs.count(ctx, { page: 1, from_phone: '+918000000001', campaign_id: 'c-odd', agent_id: 'a2' })).toBe(
+      4,
+    );
     expect(await logs.count(ctx, { page: 1, type: 'chat' })).toBe(0);
     expect(await logs.count(ctx, { page: 1, type: 'sms' })).toBe(0);
   });
 
   it('bounds start_time inclusively, reading a bound without an offset as UTC', async () => {
     const logs = await seeded();
-    expect(await logs.count(ctx, { page: 1, start_time: '2026-03-01T10:05:00Z', end_time: '2026-03-01T10:09:00Z' })).toBe(5);
-    expect(await logs.count(ctx, { page: 1, start_time: '2026-03-01T10:05:00', end_time: '2026-03-01T10:09:00' })).toBe(5);
+    expect(
+      await logs.count(ctx, { page: 1, start_time: '2026-03-01T10:05:00Z', end_time: '2026-03-01T10:09:00Z' }),
+    ).toBe(5);
+    expect(await logs.count(ctx, { page: 1, start_time: '2026-03-01T10:05:00', end_time: '2026-03-01T10:09:00' })).toBe(
+      5,
+    );
     expect(await logs.count(ctx, { page: 1, start_time: '2026-03-01T15:35:00+05:30' })).toBe(20);
   });
 
@@ -76,6 +111,9 @@ describe('logs query', () => {
     const logs = await seeded();
     const error = await logs.list(ctx, { page: 1, type: 'fax', start_time: 'yesterday' }).catch((e) => e);
     expect(error).toBeInstanceOf(DomainError);
-    expect(error.details.errors).toEqual(['type must be one of call, chat, sms', 'start_time must be an ISO 8601 date-time']);
+    expect(error.details.errors).toEqual([
+      'type must be one of call, chat, sms',
+      'start_time must be an ISO 8601 date-time',
+    ]);
   });
 });

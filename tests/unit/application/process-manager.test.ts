@@ -5,7 +5,8 @@ import { MemoryReadStore } from '../../../infrastructure/memory/memory-read-stor
 import { anEvent } from '../../support/events';
 
 const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) if (await check()) return;
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 10)))
+    if (await check()) return;
   throw new Error('timed out');
 };
 
@@ -26,12 +27,17 @@ describe('process manager runner', () => {
         running--;
       },
     };
-    for (const stream of ['a', 'b', 'c']) await events.appendToStream(stream, [1, 2, 3].map((n) => anEvent('Step', { n })));
+    for (const stream of ['a', 'b', 'c'])
+      await events.appendToStream(
+        stream,
+        [1, 2, 3].map((n) => anEvent('Step', { n })),
+      );
     const runner = new ProcessManagerRunner(events, new MemoryReadStore(), [manager], { pollMs: 20 });
     await runner.start();
     try {
       await until(() => seen.length === 9);
-      for (const stream of ['a', 'b', 'c']) expect(seen.filter((s) => s.startsWith(`${stream}:`))).toEqual([`${stream}:1`, `${stream}:2`, `${stream}:3`]);
+      for (const stream of ['a', 'b', 'c'])
+        expect(seen.filter((s) => s.startsWith(`${stream}:`))).toEqual([`${stream}:1`, `${stream}:2`, `${stream}:3`]);
       expect(most).toBeGreaterThan(1);
     } finally {
       await runner.stop();
@@ -50,7 +56,10 @@ describe('process manager runner', () => {
         handled.push(n);
       },
     };
-    await events.appendToStream('s', [1, 2, 3].map((n) => anEvent('Step', { n })));
+    await events.appendToStream(
+      's',
+      [1, 2, 3].map((n) => anEvent('Step', { n })),
+    );
     const reads = new MemoryReadStore();
     const runner = new ProcessManagerRunner(events, reads, [manager], { pollMs: 20 });
     await runner.start();
@@ -60,7 +69,18 @@ describe('process manager runner', () => {
     expect(handled).toEqual([1, 3]);
     const [failure] = await events.readStream('processFailures-fragile');
     const failed = (await events.readStream('s'))[1]!;
-    expect(failure).toMatchObject({ type: 'ProcessStepFailed', data: { manager: 'fragile', eventId: failed.id, eventType: 'Step', streamId: 's', position: failed.position, error: 'the carrier is down', attempts: 3 } });
+    expect(failure).toMatchObject({
+      type: 'ProcessStepFailed',
+      data: {
+        manager: 'fragile',
+        eventId: failed.id,
+        eventType: 'Step',
+        streamId: 's',
+        position: failed.position,
+        error: 'the carrier is down',
+        attempts: 3,
+      },
+    });
     expect(failure!.metadata.causationId).toBe(failed.id);
 
     // Handled again from an old checkpoint (a crash before it was written), the failure is not recorded twice.
@@ -77,8 +97,15 @@ describe('process manager runner', () => {
     const events = new MemoryEventStore();
     const reads = new MemoryReadStore();
     const handled: number[] = [];
-    const manager: ProcessManager = { name: 'prompt', eventTypes: ['Step'], handle: async (event) => void handled.push((event.data as { n: number }).n) };
-    const { position } = await events.appendToStream('s', [1, 2].map((n) => anEvent('Step', { n })));
+    const manager: ProcessManager = {
+      name: 'prompt',
+      eventTypes: ['Step'],
+      handle: async (event) => void handled.push((event.data as { n: number }).n),
+    };
+    const { position } = await events.appendToStream(
+      's',
+      [1, 2].map((n) => anEvent('Step', { n })),
+    );
     const runner = new ProcessManagerRunner(events, reads, [manager], { pollMs: 20 });
     await runner.start();
     try {
@@ -101,7 +128,11 @@ describe('process manager runner', () => {
       },
     });
     const handled: number[] = [];
-    const manager: ProcessManager = { name: 'steady', eventTypes: ['Step'], handle: async (event) => void handled.push((event.data as { n: number }).n) };
+    const manager: ProcessManager = {
+      name: 'steady',
+      eventTypes: ['Step'],
+      handle: async (event) => void handled.push((event.data as { n: number }).n),
+    };
     await events.appendToStream('s', [anEvent('Step', { n: 1 })]);
     const runner = new ProcessManagerRunner(events, reads, [manager], { pollMs: 20 });
     await runner.start();

@@ -19,8 +19,16 @@ const counters: Projection<Counter> = {
 };
 
 async function seed(store: MemoryEventStore) {
-  await store.appendToStream('s-1', [anEvent('Added', { key: 'a', n: 2 }), anEvent('Added', { key: 'b', n: 5 }), anEvent('Ignored', {})]);
-  await store.appendToStream('s-2', [anEvent('Added', { key: 'a', n: 3 }), anEvent('Added', { key: 'c', n: 1 }), anEvent('Removed', { key: 'c' })]);
+  await store.appendToStream('s-1', [
+    anEvent('Added', { key: 'a', n: 2 }),
+    anEvent('Added', { key: 'b', n: 5 }),
+    anEvent('Ignored', {}),
+  ]);
+  await store.appendToStream('s-2', [
+    anEvent('Added', { key: 'a', n: 3 }),
+    anEvent('Added', { key: 'c', n: 1 }),
+    anEvent('Removed', { key: 'c' }),
+  ]);
 }
 
 describe('projection runner', () => {
@@ -70,7 +78,11 @@ describe('projection runner', () => {
     const reads = new MemoryReadStore();
     await seed(events);
     // A second projection writing other documents into the same collection (as call and chat log entries share `logs`).
-    const doubled: Projection<Counter> = { ...counters, name: 'doubled', documentIds: (e) => [`x${(e.data as { key: string }).key}`] };
+    const doubled: Projection<Counter> = {
+      ...counters,
+      name: 'doubled',
+      documentIds: (e) => [`x${(e.data as { key: string }).key}`],
+    };
     const runner = new ProjectionRunner(events, reads, [counters, doubled]);
     await runner.catchUp();
     const collection = await reads.collection<Counter>(counters.collection);
@@ -97,7 +109,8 @@ describe('projection runner', () => {
     await runner.start();
     try {
       let position = -1;
-      for (let i = 0; i < 10; i++) ({ position } = await events.appendToStream(`s-${i}`, [anEvent('Added', { key: `k${i % 3}`, n: 1 })]));
+      for (let i = 0; i < 10; i++)
+        ({ position } = await events.appendToStream(`s-${i}`, [anEvent('Added', { key: `k${i % 3}`, n: 1 })]));
       expect(await runner.waitFor(position, 5000)).toBe(true);
       expect(commits).toBeGreaterThan(2);
       const collection = await store.collection<Counter>(counters.collection);
@@ -118,7 +131,11 @@ describe('projection runner', () => {
     try {
       const { position } = await events.appendToStream('s', [anEvent('Added', { key: 'z', n: 9 })]);
       expect(await runner.waitFor(position, 2000)).toBe(true);
-      expect(await (await reads.collection<Counter>(counters.collection)).get('z')).toEqual({ id: 'z', total: 9, events: 1 });
+      expect(await (await reads.collection<Counter>(counters.collection)).get('z')).toEqual({
+        id: 'z',
+        total: 9,
+        events: 1,
+      });
       expect(await runner.waitFor(position + 100, 50)).toBe(false);
     } finally {
       await runner.stop();

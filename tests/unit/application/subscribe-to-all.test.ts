@@ -5,7 +5,10 @@ describe('catch-up subscription', () => {
   it('waits on its timer instead of spinning when the store signal has completed', async () => {
     const store = new MemoryEventStore();
     let reads = 0;
-    const counting = Object.assign(Object.create(store), { readAll: (o: object) => (reads++, store.readAll(o)), appended$: store.appended$ });
+    const counting = Object.assign(Object.create(store), {
+      readAll: (o: object) => (reads++, store.readAll(o)),
+      appended$: store.appended$,
+    });
     await store.close(); // completes appended$
     const controller = new AbortController();
     const loop = (async () => {

@@ -5,7 +5,10 @@ import { recordedEvent } from '../../support/events';
 
 const at = '2026-03-01T10:00:00.000Z';
 const spec = specFor(blacklistDecider);
-const listed: BlacklistEvent = { type: 'NumbersBlacklisted', data: { organizationId: 'o1', entries: [{ number: '+919812345678', name: 'Asha' }], at } };
+const listed: BlacklistEvent = {
+  type: 'NumbersBlacklisted',
+  data: { organizationId: 'o1', entries: [{ number: '+919812345678', name: 'Asha' }], at },
+};
 
 describe('blacklist', () => {
   it('normalizes numbers: separators dropped, a leading + kept, 7 to 15 digits', () => {
@@ -20,43 +23,126 @@ describe('blacklist', () => {
   it('adds numbers, each once, in their normalized form', () =>
     spec
       .given([])
-      .when({ type: 'AddToBlacklist', organizationId: 'o1', entries: [{ number: '+91 98123-45678', name: ' Asha ' }, { number: '919812345678' }, { number: '022 2345 6789' }], at })
-      .then([{ type: 'NumbersBlacklisted', data: { organizationId: 'o1', entries: [{ number: '+919812345678', name: 'Asha' }, { number: '02223456789', name: null }], at } }]));
+      .when({
+        type: 'AddToBlacklist',
+        organizationId: 'o1',
+        entries: [
+          { number: '+91 98123-45678', name: ' Asha ' },
+          { number: '919812345678' },
+          { number: '022 2345 6789' },
+        ],
+        at,
+      })
+      .then([
+        {
+          type: 'NumbersBlacklisted',
+          data: {
+            organizationId: 'o1',
+            entries: [
+              { number: '+919812345678', name: 'Asha' },
+              { number: '02223456789', name: null },
+            ],
+            at,
+          },
+        },
+      ]));
 
   it('records a listed number again only to rename it', () => {
-    spec.given([listed]).when({ type: 'AddToBlacklist', organizationId: 'o1', entries: [{ number: '919812345678' }, { number: '+919812345678', name: 'Asha' }], at }).then([]);
+    spec
+      .given([listed])
+      .when({
+        type: 'AddToBlacklist',
+        organizationId: 'o1',
+        entries: [{ number: '919812345678' }, { number: '+919812345678', name: 'Asha' }],
+        at,
+      })
+      .then([]);
     spec
       .given([listed])
       .when({ type: 'AddToBlacklist', organizationId: 'o1', entries: [{ number: '919812345678', name: 'Asha P' }], at })
-      .then([{ type: 'NumbersBlacklisted', data: { organizationId: 'o1', entries: [{ number: '+919812345678', name: 'Asha P' }], at } }]);
+      .then([
+        {
+          type: 'NumbersBlacklisted',
+          data: { organizationId: 'o1', entries: [{ number: '+919812345678', name: 'Asha P' }], at },
+        },
+      ]);
   });
 
   it('refuses a request with an invalid number, naming every bad item', () =>
     spec
       .given([])
-      .when({ type: 'AddToBlacklist', organizationId: 'o1', entries: [{ number: '+919812345678' }, { number: '12-34' }, { number: 'call me' }], at })
-      .thenFails('invalid', 'Validation failed', { errors: ['[1].number must be 7 to 15 digits with an optional leading + (got "12-34")', '[2].number must be 7 to 15 digits with an optional leading + (got "call me")'] }));
+      .when({
+        type: 'AddToBlacklist',
+        organizationId: 'o1',
+        entries: [{ number: '+919812345678' }, { number: '12-34' }, { number: 'call me' }],
+        at,
+      })
+      .thenFails('invalid', 'Validation failed', {
+        errors: [
+          '[1].number must be 7 to 15 digits with an optional leading + (got "12-34")',
+          '[2].number must be 7 to 15 digits with an optional leading + (got "call me")',
+        ],
+      }));
 
   it('removes listed numbers in any written form; an unlisted number is not an error', () => {
     spec
       .given([listed])
       .when({ type: 'RemoveFromBlacklist', organizationId: 'o1', numbers: ['91 98123 45678', '+15550000000'], at })
       .then([{ type: 'NumbersRemovedFromBlacklist', data: { organizationId: 'o1', numbers: ['+919812345678'], at } }]);
-    spec.given([]).when({ type: 'RemoveFromBlacklist', organizationId: 'o1', numbers: ['+15550000000'], at }).then([]);
-    spec.given([listed, { type: 'NumbersRemovedFromBlacklist', data: { organizationId: 'o1', numbers: ['+919812345678'], at } }]).when({ type: 'RemoveFromBlacklist', organizationId: 'o1', numbers: ['+919812345678'], at }).then([]);
+    spec
+      .given([])
+      .when({ type: 'RemoveFromBlacklist', organizationId: 'o1', numbers: ['+15550000000'], at })
+      .then([]);
+    spec
+      .given([
+        listed,
+        { type: 'NumbersRemovedFromBlacklist', data: { organizationId: 'o1', numbers: ['+919812345678'], at } },
+      ])
+      .when({ type: 'RemoveFromBlacklist', organizationId: 'o1', numbers: ['+919812345678'], at })
+      .then([]);
   });
 });
 
 describe('blacklist read model', () => {
-  const recorded = (event: BlacklistEvent, position: number) => recordedEvent(event, position, { streamId: 'blacklist-o1', at });
+  const recorded = (event: BlacklistEvent, position: number) =>
+    recordedEvent(event, position, { streamId: 'blacklist-o1', at });
 
   it('keeps one document per organization and digits; renaming keeps when it was added; removal deletes it', () => {
     const added = recorded(listed, 0);
     expect(blacklistProjection.documentIds(added)).toEqual(['o1/919812345678']);
     const doc = blacklistProjection.evolve('o1/919812345678', null, added);
-    expect(doc).toEqual({ id: 'o1/919812345678', organizationId: 'o1', number: '+919812345678', name: 'Asha', addedAt: at });
-    const renamed = blacklistProjection.evolve('o1/919812345678', doc, recorded({ type: 'NumbersBlacklisted', data: { organizationId: 'o1', entries: [{ number: '+919812345678', name: 'A' }], at: '2026-04-01T00:00:00.000Z' } }, 1));
+    expect(doc).toEqual({
+      id: 'o1/919812345678',
+      organizationId: 'o1',
+      number: '+919812345678',
+      name: 'Asha',
+      addedAt: at,
+    });
+    const renamed = blacklistProjection.evolve(
+      'o1/919812345678',
+      doc,
+      recorded(
+        {
+          type: 'NumbersBlacklisted',
+          data: {
+            organizationId: 'o1',
+            entries: [{ number: '+919812345678', name: 'A' }],
+            at: '2026-04-01T00:00:00.000Z',
+          },
+        },
+        1,
+      ),
+    );
     expect(renamed).toEqual({ ...doc, name: 'A' });
-    expect(blacklistProjection.evolve('o1/919812345678', renamed, recorded({ type: 'NumbersRemovedFromBlacklist', data: { organizationId: 'o1', numbers: ['+919812345678'], at } }, 2))).toBeNull();
+    expect(
+      blacklistProjection.evolve(
+        'o1/919812345678',
+        renamed,
+        recorded(
+          { type: 'NumbersRemovedFromBlacklist', data: { organizationId: 'o1', numbers: ['+919812345678'], at } },
+          2,
+        ),
+      ),
+    ).toBeNull();
   });
 });

@@ -40,8 +40,14 @@ const ended: CallEvent = { type: 'CallEnded', data: { callId: 'k1', at: t3, ...e
 
 describe('call', () => {
   it('is queued once', () => {
-    spec.given([]).when({ type: 'RequestCall', callId: 'k1', at: t0, ...target }).then([queued]);
-    spec.given([queued]).when({ type: 'RequestCall', callId: 'k1', at: t0, ...target }).thenFails('invalid', 'Call k1 already exists');
+    spec
+      .given([])
+      .when({ type: 'RequestCall', callId: 'k1', at: t0, ...target })
+      .then([queued]);
+    spec
+      .given([queued])
+      .when({ type: 'RequestCall', callId: 'k1', at: t0, ...target })
+      .thenFails('invalid', 'Call k1 already exists');
   });
 
   it('is dialed once, by one provider, only while queued', () => {
@@ -54,20 +60,40 @@ describe('call', () => {
   it('moves forward: ringing, answered, ended', () => {
     spec.given([queued]).when({ type: 'RecordCallRinging', at: t1 }).then([ringing]);
     spec.given([queued, ringing]).when({ type: 'RecordCallAnswered', at: t2 }).then([answered]);
-    spec.given([queued, ringing, answered]).when({ type: 'RecordCallEnded', at: t3, ...ending }).then([ended]);
+    spec
+      .given([queued, ringing, answered])
+      .when({ type: 'RecordCallEnded', at: t3, ...ending })
+      .then([ended]);
   });
 
   it('ignores reports that would move it backwards or repeat, whatever order they arrive in', () => {
     spec.given([queued, ringing, answered]).when({ type: 'RecordCallRinging', at: t1 }).then([]);
     spec.given([queued, ringing, answered, ended]).when({ type: 'RecordCallAnswered', at: t2 }).then([]);
-    spec.given([queued, ringing, answered, ended]).when({ type: 'RecordCallEnded', at: t3, ...ending, status: 'Failed' }).then([]);
+    spec
+      .given([queued, ringing, answered, ended])
+      .when({ type: 'RecordCallEnded', at: t3, ...ending, status: 'Failed' })
+      .then([]);
   });
 
   it('can end without being answered (no contact) or straight from the queue (failed)', () => {
-    const noAnswer = { ...ending, status: 'No Contact' as const, reason: 'no_answer', durationSeconds: 0, transcript: [], transcriptId: null, recordingId: null };
-    spec.given([queued, ringing]).when({ type: 'RecordCallEnded', at: t3, ...noAnswer }).then([{ type: 'CallEnded', data: { callId: 'k1', at: t3, ...noAnswer } }]);
+    const noAnswer = {
+      ...ending,
+      status: 'No Contact' as const,
+      reason: 'no_answer',
+      durationSeconds: 0,
+      transcript: [],
+      transcriptId: null,
+      recordingId: null,
+    };
+    spec
+      .given([queued, ringing])
+      .when({ type: 'RecordCallEnded', at: t3, ...noAnswer })
+      .then([{ type: 'CallEnded', data: { callId: 'k1', at: t3, ...noAnswer } }]);
     const failed = { ...noAnswer, status: 'Failed' as const, reason: 'invalid_number' };
-    spec.given([queued]).when({ type: 'RecordCallEnded', at: t1, ...failed }).then([{ type: 'CallEnded', data: { callId: 'k1', at: t1, ...failed } }]);
+    spec
+      .given([queued])
+      .when({ type: 'RecordCallEnded', at: t1, ...failed })
+      .then([{ type: 'CallEnded', data: { callId: 'k1', at: t1, ...failed } }]);
   });
 
   it('answers not found for reports about an unknown call', () =>

@@ -7,7 +7,8 @@ import { specFor } from '../../support/decider-spec';
 import { recordedEvent } from '../../support/events';
 
 const at = '2026-03-01T10:00:00.000Z';
-const recorded = (event: InventoryEvent | PhoneNumberEvent, position: number) => recordedEvent(event, position, { streamId: 's', at: at, organizationId: null, actor: 't' });
+const recorded = (event: InventoryEvent | PhoneNumberEvent, position: number) =>
+  recordedEvent(event, position, { streamId: 's', at: at, organizationId: null, actor: 't' });
 const a: StockedNumber = { number: '+919812345678', country_iso: 'IN', sms_enabled: false, voice_enabled: true };
 const b: StockedNumber = { number: '+12125550100', country_iso: 'US', sms_enabled: true, voice_enabled: true };
 
@@ -16,8 +17,14 @@ describe('number inventory', () => {
   const seeded: InventoryEvent = { type: 'InventorySeeded', data: { provider: 'builtin', numbers: [a], at } };
 
   it('is seeded once, however many replicas ask', () => {
-    spec.given([]).when({ type: 'SeedInventory', provider: 'builtin', numbers: [a], at }).then([seeded]);
-    spec.given([seeded]).when({ type: 'SeedInventory', provider: 'builtin', numbers: [a, b], at }).then([]);
+    spec
+      .given([])
+      .when({ type: 'SeedInventory', provider: 'builtin', numbers: [a], at })
+      .then([seeded]);
+    spec
+      .given([seeded])
+      .when({ type: 'SeedInventory', provider: 'builtin', numbers: [a, b], at })
+      .then([]);
   });
 
   it('stocks only numbers it does not hold yet, each once, with the country upper-cased', () => {
@@ -25,27 +32,59 @@ describe('number inventory', () => {
       .given([seeded])
       .when({ type: 'StockNumbers', provider: 'builtin', numbers: [a, { ...b, country_iso: 'us' }, b], at })
       .then([{ type: 'NumbersStocked', data: { provider: 'builtin', numbers: [b], at } }]);
-    spec.given([seeded]).when({ type: 'StockNumbers', provider: 'builtin', numbers: [a], at }).then([]);
+    spec
+      .given([seeded])
+      .when({ type: 'StockNumbers', provider: 'builtin', numbers: [a], at })
+      .then([]);
   });
 
   it('refuses a number that does not belong to its country, and an unknown country', () => {
     spec
       .given([])
-      .when({ type: 'StockNumbers', provider: 'x', numbers: [{ ...a, country_iso: 'US' }, { ...b, country_iso: 'ZZ' }], at })
-      .thenFails('invalid', 'Validation failed', { errors: ['[0].number must be an E.164 number of country US (+1)', '[1].country_iso ZZ is not a supported country'] });
+      .when({
+        type: 'StockNumbers',
+        provider: 'x',
+        numbers: [
+          { ...a, country_iso: 'US' },
+          { ...b, country_iso: 'ZZ' },
+        ],
+        at,
+      })
+      .thenFails('invalid', 'Validation failed', {
+        errors: [
+          '[0].number must be an E.164 number of country US (+1)',
+          '[1].country_iso ZZ is not a supported country',
+        ],
+      });
   });
 });
 
 describe('a phone number', () => {
   const spec = specFor(phoneNumberDecider);
-  const purchased: PhoneNumberEvent = { type: 'NumberPurchased', data: { ...a, provider: 'builtin', organizationId: 'o1', at } };
+  const purchased: PhoneNumberEvent = {
+    type: 'NumberPurchased',
+    data: { ...a, provider: 'builtin', organizationId: 'o1', at },
+  };
 
-  it('is bought from the inventory by one organization', () => spec.given([]).when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: a, organizationId: 'o1', at }).then([purchased]));
+  it('is bought from the inventory by one organization', () =>
+    spec
+      .given([])
+      .when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: a, organizationId: 'o1', at })
+      .then([purchased]));
 
   it('is not available once owned, nor when no inventory offers it', () => {
-    spec.given([purchased]).when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: a, organizationId: 'o2', at }).thenFails('conflict', 'Number not available');
-    spec.given([purchased]).when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: a, organizationId: 'o1', at }).thenFails('conflict', 'Number already owned by your organization');
-    spec.given([]).when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: null, organizationId: 'o1', at }).thenFails('not_found', 'Number not available');
+    spec
+      .given([purchased])
+      .when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: a, organizationId: 'o2', at })
+      .thenFails('conflict', 'Number not available');
+    spec
+      .given([purchased])
+      .when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: a, organizationId: 'o1', at })
+      .thenFails('conflict', 'Number already owned by your organization');
+    spec
+      .given([])
+      .when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: null, organizationId: 'o1', at })
+      .thenFails('not_found', 'Number not available');
   });
 });
 
@@ -86,9 +125,33 @@ describe('numbers read model', () => {
     const stocked = recorded({ type: 'NumbersStocked', data: { provider: 'builtin', numbers: [b, a], at } }, 1);
     expect(numbersProjection.documentIds(stocked)).toEqual([b.number, a.number]);
     const available = numbersProjection.evolve(a.number, null, stocked);
-    expect(available).toEqual({ id: a.number, ...a, provider: 'builtin', national: '9812345678', status: 'available', organizationId: null, stockedAt: at, purchasedAt: null });
-    const bought = numbersProjection.evolve(a.number, available, recorded({ type: 'NumberPurchased', data: { ...a, provider: 'builtin', organizationId: 'o1', at: '2026-03-02T00:00:00.000Z' } }, 2));
-    expect(bought).toMatchObject({ status: 'owned', organizationId: 'o1', purchasedAt: '2026-03-02T00:00:00.000Z', stockedAt: at });
+    expect(available).toEqual({
+      id: a.number,
+      ...a,
+      provider: 'builtin',
+      national: '9812345678',
+      status: 'available',
+      organizationId: null,
+      stockedAt: at,
+      purchasedAt: null,
+    });
+    const bought = numbersProjection.evolve(
+      a.number,
+      available,
+      recorded(
+        {
+          type: 'NumberPurchased',
+          data: { ...a, provider: 'builtin', organizationId: 'o1', at: '2026-03-02T00:00:00.000Z' },
+        },
+        2,
+      ),
+    );
+    expect(bought).toMatchObject({
+      status: 'owned',
+      organizationId: 'o1',
+      purchasedAt: '2026-03-02T00:00:00.000Z',
+      stockedAt: at,
+    });
     expect(numbersProjection.evolve(a.number, bought, stocked)).toBe(bought);
   });
 });

@@ -4,8 +4,17 @@ import { callLogsProjection, type CallLogDocument } from '../../../projections/l
 import { testMetadata } from '../../support/events';
 
 let position = 0;
-const recorded = (event: CallEvent): RecordedEvent => ({ ...event, id: `e${position}`, streamId: 'call-k1', revision: position, position: position++, recordedAt: '', metadata: testMetadata() });
-const fold = (events: CallEvent[]) => events.reduce<CallLogDocument | null>((doc, e) => callLogsProjection.evolve('k1', doc, recorded(e)), null);
+const recorded = (event: CallEvent): RecordedEvent => ({
+  ...event,
+  id: `e${position}`,
+  streamId: 'call-k1',
+  revision: position,
+  position: position++,
+  recordedAt: '',
+  metadata: testMetadata(),
+});
+const fold = (events: CallEvent[]) =>
+  events.reduce<CallLogDocument | null>((doc, e) => callLogsProjection.evolve('k1', doc, recorded(e)), null);
 
 const queued: CallEvent = {
   type: 'CallQueued',

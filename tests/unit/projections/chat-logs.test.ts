@@ -5,8 +5,17 @@ import { chatLogsProjection, type ChatLogDocument } from '../../../projections/l
 import { testMetadata } from '../../support/events';
 
 let position = 0;
-const recorded = (event: ChatEvent): RecordedEvent => ({ ...event, id: `e${position}`, streamId: 'chat-m1', revision: position, position: position++, recordedAt: '', metadata: testMetadata() });
-const fold = (events: ChatEvent[]) => events.reduce<ChatLogDocument | null>((doc, e) => chatLogsProjection.evolve('m1', doc, recorded(e)), null);
+const recorded = (event: ChatEvent): RecordedEvent => ({
+  ...event,
+  id: `e${position}`,
+  streamId: 'chat-m1',
+  revision: position,
+  position: position++,
+  recordedAt: '',
+  metadata: testMetadata(),
+});
+const fold = (events: ChatEvent[]) =>
+  events.reduce<ChatLogDocument | null>((doc, e) => chatLogsProjection.evolve('m1', doc, recorded(e)), null);
 
 const at = '2026-03-01T09:59:58.000Z';
 const requested: ChatEvent = {
@@ -28,7 +37,13 @@ const requested: ChatEvent = {
     dispositionId: null,
   },
 };
-const error = { code: 4001, title: 'Invalid phone number', message: 'Not a number.', href: 'docs/chat-errors.md#4001', error_data: { details: 'bad' } };
+const error = {
+  code: 4001,
+  title: 'Invalid phone number',
+  message: 'Not a number.',
+  href: 'docs/chat-errors.md#4001',
+  error_data: { details: 'bad' },
+};
 
 describe('chat logs projection', () => {
   it('writes into the same logs collection as calls', () => {
@@ -73,15 +88,43 @@ describe('chat logs projection', () => {
       { type: 'ChatSent', data: { messageId: 'm1', at } },
       { type: 'ChatDelivered', data: { messageId: 'm1', at } },
       { type: 'ChatRead', data: { messageId: 'm1', at } },
-      { type: 'ChatMessageAdded', data: { messageId: 'm1', at: '2026-03-01T10:01:00.000Z', entryId: 'p-1:1', role: 'user', content: 'ok' } },
-      { type: 'ChatEnded', data: { messageId: 'm1', at, status: 'Read', reason: 'completed', disposition: { id: 'd1', name: 'Promise to pay' }, summary: 'Promised.' } },
+      {
+        type: 'ChatMessageAdded',
+        data: { messageId: 'm1', at: '2026-03-01T10:01:00.000Z', entryId: 'p-1:1', role: 'user', content: 'ok' },
+      },
+      {
+        type: 'ChatEnded',
+        data: {
+          messageId: 'm1',
+          at,
+          status: 'Read',
+          reason: 'completed',
+          disposition: { id: 'd1', name: 'Promise to pay' },
+          summary: 'Promised.',
+        },
+      },
     ])!;
-    expect(doc).toMatchObject({ platform_msg_id: 'p-1', status: 'Read', disposition: 'Promise to pay', disposition_id: 'd1', summary: 'Promised.', end_time: null, duration: 0 });
+    expect(doc).toMatchObject({
+      platform_msg_id: 'p-1',
+      status: 'Read',
+      disposition: 'Promise to pay',
+      disposition_id: 'd1',
+      summary: 'Promised.',
+      end_time: null,
+      duration: 0,
+    });
     expect(doc.conversation).toEqual([
       { role: 'assistant', content: 'Hello Ravi', timestamp: at },
       { role: 'user', content: 'ok', timestamp: '2026-03-01T10:01:00.000Z' },
     ]);
-    const failed = fold([requested, { type: 'ChatFailed', data: { messageId: 'm1', at, errors: [error] } }, { type: 'ChatEnded', data: { messageId: 'm1', at, status: 'Failed', reason: 'failed', disposition: null, summary: 'Not delivered.' } }])!;
+    const failed = fold([
+      requested,
+      { type: 'ChatFailed', data: { messageId: 'm1', at, errors: [error] } },
+      {
+        type: 'ChatEnded',
+        data: { messageId: 'm1', at, status: 'Failed', reason: 'failed', disposition: null, summary: 'Not delivered.' },
+      },
+    ])!;
     expect(failed).toMatchObject({ status: 'Failed', errors: [error], disposition: null, disposition_id: null });
   });
 

@@ -53,7 +53,9 @@ describe('transcripts projection', () => {
   });
 
   it('keeps an empty transcript (a call nobody picked up that still has an id) as an empty list', () => {
-    expect(transcriptsProjection.evolve('t1', null, recorded(ending({ transcript: [] })))).toMatchObject({ entries: [] });
+    expect(transcriptsProjection.evolve('t1', null, recorded(ending({ transcript: [] })))).toMatchObject({
+      entries: [],
+    });
   });
 
   it('touches no document for a call ended without a transcript', () => {
@@ -62,7 +64,11 @@ describe('transcripts projection', () => {
 
   it('does not let a later event with the same transcript id change the first document', () => {
     const first = transcriptsProjection.evolve('t1', null, recorded(ending()));
-    const again = transcriptsProjection.evolve('t1', first, recorded(ending({ transcript: [{ speaker: 'BOT', message: 'other' }] }), 'o2'));
+    const again = transcriptsProjection.evolve(
+      't1',
+      first,
+      recorded(ending({ transcript: [{ speaker: 'BOT', message: 'other' }] }), 'o2'),
+    );
     expect(again).toEqual(first);
   });
 
@@ -72,7 +78,9 @@ describe('transcripts projection', () => {
 
   it('keeps only speaker and message of each entry', () => {
     const extra = ending({ transcript: [{ speaker: 'HUMAN', message: 'Hi', offsetMs: 5 } as never] });
-    expect(transcriptsProjection.evolve('t1', null, recorded(extra))!.entries).toEqual([{ speaker: 'HUMAN', message: 'Hi' }]);
+    expect(transcriptsProjection.evolve('t1', null, recorded(extra))!.entries).toEqual([
+      { speaker: 'HUMAN', message: 'Hi' },
+    ]);
   });
 });
 

@@ -3,7 +3,13 @@ import { prepareRequest } from '../../../infrastructure/speech/prepare-request';
 
 const limits = { firstChars: 24, maxChars: 100 };
 const kartik = 'Ogbs15oBevLzXsUuTtA1';
-const base: SynthesisRequest = { text: 'Hello there. Your payment is due.', voiceId: kartik, language: 'en', sampleRate: 24000, speed: 1 };
+const base: SynthesisRequest = {
+  text: 'Hello there. Your payment is due.',
+  voiceId: kartik,
+  language: 'en',
+  sampleRate: 24000,
+  speed: 1,
+};
 
 const refusal = (request: Partial<SynthesisRequest>) => {
   try {
@@ -43,12 +49,16 @@ describe('prepareRequest', () => {
     expect(spoken[spoken.length - 1]).toBe(text.length);
   });
 
-  it("ends a segment cut inside a clause with a comma, and adds the eSpeak pause after clauses but not after the last", () => {
-    const text = 'Your monthly instalment for the loan is due. Please pay the full amount on time, so that no late fee is charged to your account this month. Thanks.';
+  it('ends a segment cut inside a clause with a comma, and adds the eSpeak pause after clauses but not after the last', () => {
+    const text =
+      'Your monthly instalment for the loan is due. Please pay the full amount on time, so that no late fee is charged to your account this month. Thanks.';
     const segments = prepareRequest({ ...base, text }, limits);
     expect(segments.length).toBeGreaterThanOrEqual(3);
     expect(segments[0]!.job).toMatchObject({ text: 'Your monthly instalment,', pauseMs: 0 });
-    expect(segments[1]!.job).toMatchObject({ text: 'for the loan is due. Please pay the full amount on time,', pauseMs: expect.any(Number) });
+    expect(segments[1]!.job).toMatchObject({
+      text: 'for the loan is due. Please pay the full amount on time,',
+      pauseMs: expect.any(Number),
+    });
     expect(segments[1]!.job.pauseMs).toBeGreaterThan(100); // a comma's pause
     expect(segments[segments.length - 1]!.job.pauseMs).toBe(0);
   });

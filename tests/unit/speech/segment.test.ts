@@ -16,8 +16,15 @@ describe('segmentText', () => {
   });
 
   it('cuts after clause punctuation followed by a space, keeping the punctuation with its clause', () => {
-    const segments = segmentText('Your payment is due on the fifth of March. Please pay on time to avoid a late fee.', { firstChars: 24, maxChars: 50 });
-    expect(texts(segments)).toEqual(['Your payment is due on ', 'the fifth of March. ', 'Please pay on time to avoid a late fee.']);
+    const segments = segmentText('Your payment is due on the fifth of March. Please pay on time to avoid a late fee.', {
+      firstChars: 24,
+      maxChars: 50,
+    });
+    expect(texts(segments)).toEqual([
+      'Your payment is due on ',
+      'the fifth of March. ',
+      'Please pay on time to avoid a late fee.',
+    ]);
   });
 
   it('keeps a short first clause whole and joins later clauses up to the maximum length', () => {
@@ -47,7 +54,9 @@ describe('segmentText', () => {
 
   it('names the pause each segment ends with', () => {
     // Limits just above the longest clause: no clause is joined to another, none is cut.
-    const pauses = segmentText('One. Two! Three? Four; five, six\n\nSeven', { firstChars: 7, maxChars: 7 }).map((s) => s.pause);
+    const pauses = segmentText('One. Two! Three? Four; five, six\n\nSeven', { firstChars: 7, maxChars: 7 }).map(
+      (s) => s.pause,
+    );
     expect(pauses).toEqual(['sentence', 'exclamation', 'sentence', 'clause', 'comma', 'sentence', 'none']);
   });
 
@@ -60,7 +69,10 @@ describe('segmentText', () => {
   });
 
   it('joins pieces without letters or digits to a neighbour, so every segment has something to say', () => {
-    expect(texts(segmentText('... Hello there. !!! ?? Bye.', { firstChars: 16, maxChars: 16 }))).toEqual(['... Hello there. !!! ?? ', 'Bye.']);
+    expect(texts(segmentText('... Hello there. !!! ?? Bye.', { firstChars: 16, maxChars: 16 }))).toEqual([
+      '... Hello there. !!! ?? ',
+      'Bye.',
+    ]);
   });
 
   it('gives nothing for text without words', () => {

@@ -11,7 +11,20 @@ describe('voice catalog', () => {
       ['Pgbt15oBevLzXsUubdA6', 'Seema', 'female'],
     ]);
     for (const voice of publicVoices) {
-      expect(voice.languages).toEqual(['English', 'Hindi', 'Marathi', 'Tamil', 'Telugu', 'Gujarati', 'Kannada', 'Malayalam', 'Bengali', 'Punjabi', 'Odia', 'Assamese']);
+      expect(voice.languages).toEqual([
+        'English',
+        'Hindi',
+        'Marathi',
+        'Tamil',
+        'Telugu',
+        'Gujarati',
+        'Kannada',
+        'Malayalam',
+        'Bengali',
+        'Punjabi',
+        'Odia',
+        'Assamese',
+      ]);
       expect(voice.description.length).toBeGreaterThan(10);
       expect(Object.keys(voice).sort()).toEqual(['description', 'gender', 'id', 'languages', 'name']);
     }

@@ -34,7 +34,12 @@ describe('parseWav', () => {
   it('reads back what the header and pcmBytes wrote', () => {
     const wav = Buffer.concat([wavHeader(8000, samples.byteLength), pcmBytes(samples)]);
     const parsed = parseWav(wav);
-    expect(parsed).toMatchObject({ sampleRate: 8000, channels: 1, bitsPerSample: 16, declaredDataBytes: samples.byteLength });
+    expect(parsed).toMatchObject({
+      sampleRate: 8000,
+      channels: 1,
+      bitsPerSample: 16,
+      declaredDataBytes: samples.byteLength,
+    });
     expect(Array.from(parsed.samples)).toEqual(Array.from(samples));
   });
 

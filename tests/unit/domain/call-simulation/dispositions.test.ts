@@ -24,7 +24,9 @@ describe('disposition matching', () => {
   it('prefers the more specific keyword', () => {
     const dispositions = named('Paid', 'Already Paid');
     expect(matchDisposition(dispositions, 'already_paid')).toEqual({ id: 'd1', name: 'Already Paid' });
-    expect(matchDisposition(named('Promise to Pay', 'More Time Requested'), 'request_more_time')?.name).toBe('More Time Requested');
+    expect(matchDisposition(named('Promise to Pay', 'More Time Requested'), 'request_more_time')?.name).toBe(
+      'More Time Requested',
+    );
     expect(matchDisposition(named('Promise to Pay'), 'request_more_time')?.name).toBe('Promise to Pay');
   });
 

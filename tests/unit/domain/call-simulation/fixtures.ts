@@ -17,7 +17,14 @@ export const collectionCustomer = {
   language: 'english',
 };
 
-export const leadCustomer = { lead_id: 'LD-77', first_name: 'Meena', last_name: 'Iyer', phone_number: '9123456780', lead_date: '2026-02-20', language: 'english' };
+export const leadCustomer = {
+  lead_id: 'LD-77',
+  first_name: 'Meena',
+  last_name: 'Iyer',
+  phone_number: '9123456780',
+  lead_date: '2026-02-20',
+  language: 'english',
+};
 
 /** One disposition per topic, named as organizations commonly name them. */
 export const fullCatalog: DispositionRef[] = [
@@ -54,4 +61,5 @@ export const leadInput = (seed: string, customer: Record<string, unknown> = {}):
   dispositions: fullCatalog,
 });
 
-export const seeds = (count: number, prefix = 'seed'): string[] => Array.from({ length: count }, (_, index) => `${prefix}-${index}`);
+export const seeds = (count: number, prefix = 'seed'): string[] =>
+  Array.from({ length: count }, (_, index) => `${prefix}-${index}`);

@@ -18,10 +18,23 @@ const phrasesOf = (language: (typeof languageCodes)[number]): string[] => {
   ];
 };
 
-const allowedFields = ['first_name', 'last_name', 'name', 'agent_name', 'emi_amount', 'emi_due_date', 'lead_date', 'promised_date', 'promised_amount', 'loan_amount', 'loan_id'];
+const allowedFields = [
+  'first_name',
+  'last_name',
+  'name',
+  'agent_name',
+  'emi_amount',
+  'emi_due_date',
+  'lead_date',
+  'promised_date',
+  'promised_amount',
+  'loan_amount',
+  'loan_id',
+];
 
 describe('phrase books', () => {
-  it('has all twelve languages', () => expect(languageCodes).toEqual(['en', 'hi', 'mr', 'ta', 'te', 'gu', 'kn', 'ml', 'bn', 'pa', 'od', 'as']));
+  it('has all twelve languages', () =>
+    expect(languageCodes).toEqual(['en', 'hi', 'mr', 'ta', 'te', 'gu', 'kn', 'ml', 'bn', 'pa', 'od', 'as']));
 
   it.each(languageCodes)('writes every %s phrase in its own script', (language) => {
     for (const phrase of phrasesOf(language)) {
@@ -35,7 +48,9 @@ describe('phrase books', () => {
     const book = phrasesFor(language);
     expect(book.months).toHaveLength(12);
     for (const replies of Object.values(book.replies)) expect(replies.length).toBeGreaterThan(0);
-    const unknown = phrasesOf(language).flatMap(placeholdersOf).filter((field) => !allowedFields.includes(field));
+    const unknown = phrasesOf(language)
+      .flatMap(placeholdersOf)
+      .filter((field) => !allowedFields.includes(field));
     expect(unknown).toEqual([]);
   });
 

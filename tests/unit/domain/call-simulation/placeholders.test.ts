@@ -2,23 +2,43 @@ import { fillTemplate, placeholdersOf, unknownPlaceholders } from '../../../../d
 
 describe('template placeholders', () => {
   it('lists each field once in order of use, allowing spaces inside the braces', () => {
-    expect(placeholdersOf('Hi {{first_name}}, {{ emi_amount }} due {{emi_due_date}}; {{first_name}}')).toEqual(['first_name', 'emi_amount', 'emi_due_date']);
+    expect(placeholdersOf('Hi {{first_name}}, {{ emi_amount }} due {{emi_due_date}}; {{first_name}}')).toEqual([
+      'first_name',
+      'emi_amount',
+      'emi_due_date',
+    ]);
     expect(placeholdersOf('no fields {{}} here')).toEqual([]);
   });
 
   it('reports the fields a record type does not have', () => {
-    expect(unknownPlaceholders('Hi {{first_name}}, pay {{ emi_amont }} by {{due}} {{due}}', ['first_name', 'emi_amount'])).toEqual(['emi_amont', 'due']);
+    expect(
+      unknownPlaceholders('Hi {{first_name}}, pay {{ emi_amont }} by {{due}} {{due}}', ['first_name', 'emi_amount']),
+    ).toEqual(['emi_amont', 'due']);
     expect(unknownPlaceholders('Hi {{first_name}}', new Set(['first_name']))).toEqual([]);
   });
 
   it('fills fields from the record, amounts in Indian digit grouping', () => {
-    const record = { first_name: 'Ravi', emi_amount: 4500, loan_amount: 150000, fee: 1234.5, outstanding_amount: '2500000' };
-    expect(fillTemplate('Hi {{ first_name }}, pay ₹{{emi_amount}} of ₹{{loan_amount}}', record)).toBe('Hi Ravi, pay ₹4,500 of ₹1,50,000');
+    const record = {
+      first_name: 'Ravi',
+      emi_amount: 4500,
+      loan_amount: 150000,
+      fee: 1234.5,
+      outstanding_amount: '2500000',
+    };
+    expect(fillTemplate('Hi {{ first_name }}, pay ₹{{emi_amount}} of ₹{{loan_amount}}', record)).toBe(
+      'Hi Ravi, pay ₹4,500 of ₹1,50,000',
+    );
     expect(fillTemplate('{{fee}} / {{outstanding_amount}}', record)).toBe('1,234.50 / 25,00,000');
   });
 
   it('writes identifiers and phone numbers as they are', () => {
-    expect(fillTemplate('{{phone_number}} {{loan_id}} {{current_emi}}', { phone_number: 9876543210, loan_id: 120045, current_emi: 3 })).toBe('9876543210 120045 3');
+    expect(
+      fillTemplate('{{phone_number}} {{loan_id}} {{current_emi}}', {
+        phone_number: 9876543210,
+        loan_id: 120045,
+        current_emi: 3,
+      }),
+    ).toBe('9876543210 120045 3');
   });
 
   it('keeps dates as written unless told how to read them', () => {

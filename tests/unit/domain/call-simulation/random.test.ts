@@ -44,7 +44,13 @@ describe('seeded random', () => {
 
   it('weights choices and never picks a zero weight', () => {
     const random = seededRandom('weights');
-    const choices = Array.from({ length: 1000 }, () => random.weighted([['rare', 1], ['never', 0], ['common', 9]] as const));
+    const choices = Array.from({ length: 1000 }, () =>
+      random.weighted([
+        ['rare', 1],
+        ['never', 0],
+        ['common', 9],
+      ] as const),
+    );
     expect(choices).not.toContain('never');
     expect(choices.filter((choice) => choice === 'common').length).toBeGreaterThan(850);
     expect(() => random.weighted([['x', 0]])).toThrow(RangeError);

@@ -22,4 +22,5 @@ export function foreignLetters(text: string, language: LanguageCode): string[] {
 }
 
 /** Removes words that come from the record (names are written in Latin letters in the fixtures). */
-export const withoutWords = (text: string, words: readonly string[]): string => words.reduce((rest, word) => rest.split(word).join(' '), text);
+export const withoutWords = (text: string, words: readonly string[]): string =>
+  words.reduce((rest, word) => rest.split(word).join(' '), text);

@@ -1,6 +1,10 @@
 import { isIsoDate } from '../../../../domain/calls/simulation/format';
 import { languageCodes, type LanguageCode } from '../../../../domain/calls/simulation/languages';
-import { simulateCall, type CustomerIntent, type SimulatedCall } from '../../../../domain/calls/simulation/simulate-call';
+import {
+  simulateCall,
+  type CustomerIntent,
+  type SimulatedCall,
+} from '../../../../domain/calls/simulation/simulate-call';
 import { at, collectionInput, fullCatalog, leadInput, seeds } from './fixtures';
 import { foreignLetters, scriptOf, withoutWords } from './scripts';
 
@@ -10,7 +14,8 @@ const share = <T>(items: T[], test: (item: T) => boolean) => items.filter(test).
 describe('simulated call', () => {
   describe('determinism', () => {
     it('is the same call for the same seed', () => {
-      for (const seed of seeds(30)) expect(simulateCall(collectionInput(seed))).toEqual(simulateCall(collectionInput(seed)));
+      for (const seed of seeds(30))
+        expect(simulateCall(collectionInput(seed))).toEqual(simulateCall(collectionInput(seed)));
     });
 
     it('differs across seeds', () => {
@@ -29,7 +34,8 @@ describe('simulated call', () => {
     it('is answered most of the time but not always, and every other outcome happens', () => {
       expect(share(calls, (call) => call.outcome === 'answered')).toBeGreaterThan(0.5);
       expect(share(calls, (call) => call.outcome === 'answered')).toBeLessThan(0.9);
-      for (const outcome of ['busy', 'no_answer', 'voicemail', 'failed']) expect(calls.some((call) => call.outcome === outcome)).toBe(true);
+      for (const outcome of ['busy', 'no_answer', 'voicemail', 'failed'])
+        expect(calls.some((call) => call.outcome === outcome)).toBe(true);
     });
 
     it('holds a conversation only when answered, a voicemail message only on voicemail', () => {
@@ -50,17 +56,28 @@ describe('simulated call', () => {
       }
     });
 
-    it.each(['12345', 'not a number', '', '+91 98765 43210 98765', undefined, 12])('always fails the number %j', (phone_number) => {
-      for (const seed of seeds(50)) {
-        const call = simulateCall(collectionInput(seed, { phone_number }));
-        expect(call).toMatchObject({ outcome: 'failed', endReason: 'invalid_number', ringSeconds: 0, turns: [], durationSeconds: 0 });
-        expect(call.disposition).toEqual({ id: 'invalid', name: 'Invalid Number' });
-        expect(call.summary).toMatch(/not valid/);
-      }
-    });
+    it.each(['12345', 'not a number', '', '+91 98765 43210 98765', undefined, 12])(
+      'always fails the number %j',
+      (phone_number) => {
+        for (const seed of seeds(50)) {
+          const call = simulateCall(collectionInput(seed, { phone_number }));
+          expect(call).toMatchObject({
+            outcome: 'failed',
+            endReason: 'invalid_number',
+            ringSeconds: 0,
+            turns: [],
+            durationSeconds: 0,
+          });
+          expect(call.disposition).toEqual({ id: 'invalid', name: 'Invalid Number' });
+          expect(call.summary).toMatch(/not valid/);
+        }
+      },
+    );
 
     it('dials a formatted valid number', () => {
-      const outcomes = seeds(50).map((seed) => simulateCall(collectionInput(seed, { phone_number: '+91 98765-43210' })).outcome);
+      const outcomes = seeds(50).map(
+        (seed) => simulateCall(collectionInput(seed, { phone_number: '+91 98765-43210' })).outcome,
+      );
       expect(outcomes).toContain('answered');
     });
   });
@@ -78,7 +95,8 @@ describe('simulated call', () => {
     });
 
     it('fills every placeholder, with amounts grouped the Indian way', () => {
-      for (const { turns } of conversations) for (const turn of turns) expect(turn.message).not.toMatch(/\{\{|\}\}|undefined|null/);
+      for (const { turns } of conversations)
+        for (const turn of turns) expect(turn.message).not.toMatch(/\{\{|\}\}|undefined|null/);
       expect(conversations.some(({ turns }) => turns.some((turn) => turn.message.includes('₹4,500')))).toBe(true);
     });
 
@@ -95,7 +113,20 @@ describe('simulated call', () => {
     });
 
     it.each(languageCodes)('speaks %s in its own script', (language: LanguageCode) => {
-      const word = { en: 'English', hi: 'hindi', mr: 'Marathi', ta: 'tamil', te: 'telugu', gu: 'gujarati', kn: 'kannada', ml: 'malayalam', bn: 'bangla', pa: 'punjabi', od: 'oriya', as: 'assamese' }[language];
+      const word = {
+        en: 'English',
+        hi: 'hindi',
+        mr: 'Marathi',
+        ta: 'tamil',
+        te: 'telugu',
+        gu: 'gujarati',
+        kn: 'kannada',
+        ml: 'malayalam',
+        bn: 'bangla',
+        pa: 'punjabi',
+        od: 'oriya',
+        as: 'assamese',
+      }[language];
       const calls = seeds(80, language).map((seed) => simulateCall(collectionInput(seed, { language: word })));
       const spoken = calls.filter((call) => call.turns.length > 0);
       expect(spoken.length).toBeGreaterThan(40);
@@ -114,13 +145,22 @@ describe('simulated call', () => {
 
     it('speaks the agent language when the record has no language, and English by default', () => {
       const noLanguage = { language: undefined };
-      expect(simulateCall({ ...collectionInput('s', noLanguage), agent: { name: 'Asha', language: 'kn' } }).language).toBe('kn');
+      expect(
+        simulateCall({ ...collectionInput('s', noLanguage), agent: { name: 'Asha', language: 'kn' } }).language,
+      ).toBe('kn');
       expect(simulateCall(collectionInput('s', noLanguage)).language).toBe('en');
-      expect(simulateCall({ ...collectionInput('s', { language: 'klingon' }), defaultLanguage: 'ta' }).language).toBe('ta');
+      expect(simulateCall({ ...collectionInput('s', { language: 'klingon' }), defaultLanguage: 'ta' }).language).toBe(
+        'ta',
+      );
     });
 
     it("uses the agent's own greeting and lines in the agent's language, filled from the record", () => {
-      const agent = { name: 'Asha', language: 'en' as const, greeting: 'Hi {{ first_name }}, {{agent_name}} from Sunrise Finance.', lines: ['Loan {{loan_id}}: your EMI is ₹{{emi_amount}}.', 'Can you pay this week?'] };
+      const agent = {
+        name: 'Asha',
+        language: 'en' as const,
+        greeting: 'Hi {{ first_name }}, {{agent_name}} from Sunrise Finance.',
+        lines: ['Loan {{loan_id}}: your EMI is ₹{{emi_amount}}.', 'Can you pay this week?'],
+      };
       const calls = answered(seeds(60).map((seed) => simulateCall({ ...collectionInput(seed), agent })));
       const full = calls.filter((call) => call.turns.length >= 6);
       expect(full.length).toBeGreaterThan(0);
@@ -133,7 +173,9 @@ describe('simulated call', () => {
 
     it("speaks the built-in phrases of the customer's language rather than the agent's English script", () => {
       const agent = { name: 'Asha', language: 'en' as const, greeting: 'Hi {{first_name}}!' };
-      const [call] = answered(seeds(20).map((seed) => simulateCall({ ...collectionInput(seed, { language: 'hindi' }), agent })));
+      const [call] = answered(
+        seeds(20).map((seed) => simulateCall({ ...collectionInput(seed, { language: 'hindi' }), agent })),
+      );
       expect(call?.turns[0]?.message).not.toBe('Hi Ravi!');
       expect(scriptOf.hi.test(call?.turns[0]?.message ?? '')).toBe(true);
     });
@@ -141,7 +183,9 @@ describe('simulated call', () => {
 
   describe('intent', () => {
     const intentsOf = (status: string) =>
-      answered(seeds(500, status).map((seed) => simulateCall(collectionInput(seed, { payment_status: status })))).map((call) => call.intent as CustomerIntent);
+      answered(seeds(500, status).map((seed) => simulateCall(collectionInput(seed, { payment_status: status })))).map(
+        (call) => call.intent as CustomerIntent,
+      );
 
     it('is mostly "already paid" for customers whose instalment is paid or received', () => {
       expect(share(intentsOf('paid'), (intent) => intent === 'already_paid')).toBeGreaterThan(0.6);
@@ -150,7 +194,9 @@ describe('simulated call', () => {
 
     it('is mostly a promise or a request for time for a bounced instalment', () => {
       const intents = intentsOf('bounced');
-      expect(share(intents, (intent) => intent === 'promise_to_pay' || intent === 'request_more_time')).toBeGreaterThan(0.6);
+      expect(share(intents, (intent) => intent === 'promise_to_pay' || intent === 'request_more_time')).toBeGreaterThan(
+        0.6,
+      );
       expect(share(intents, (intent) => intent === 'already_paid')).toBeLessThan(0.15);
     });
 
@@ -189,7 +235,9 @@ describe('simulated call', () => {
         const day = Number(call.extractedData.promised_payment_date?.slice(8));
         expect(call.turns.some((turn) => turn.speaker === 'HUMAN' && turn.message.includes(`${day} March`))).toBe(true);
       }
-      const hindi = answered(seeds(100).map((seed) => simulateCall(collectionInput(seed, { language: 'hindi' })))).find((call) => call.intent === 'promise_to_pay');
+      const hindi = answered(seeds(100).map((seed) => simulateCall(collectionInput(seed, { language: 'hindi' })))).find(
+        (call) => call.intent === 'promise_to_pay',
+      );
       const day = Number(hindi?.extractedData.promised_payment_date?.slice(8));
       expect(hindi?.turns.some((turn) => turn.message.includes(`${day} मार्च`))).toBe(true);
     });
@@ -204,7 +252,9 @@ describe('simulated call', () => {
     });
 
     it('come with a call-back time, tomorrow in Indian office hours, when the customer is busy', () => {
-      const callbacks = answered(seeds(400).map((seed) => simulateCall(collectionInput(seed)))).filter((call) => call.intent === 'callback_later');
+      const callbacks = answered(seeds(400).map((seed) => simulateCall(collectionInput(seed)))).filter(
+        (call) => call.intent === 'callback_later',
+      );
       expect(callbacks.length).toBeGreaterThan(0);
       for (const { extractedData } of callbacks) {
         const time = new Date(extractedData.callback_time as string);
@@ -227,7 +277,10 @@ describe('simulated call', () => {
       interested: 'Interested',
       not_interested: 'Not Interested',
     };
-    const calls = [...seeds(300).map((seed) => simulateCall(collectionInput(seed, { payment_status: 'partial' }))), ...seeds(200).map((seed) => simulateCall(leadInput(seed)))];
+    const calls = [
+      ...seeds(300).map((seed) => simulateCall(collectionInput(seed, { payment_status: 'partial' }))),
+      ...seeds(200).map((seed) => simulateCall(leadInput(seed))),
+    ];
 
     it('follows the intent when the campaign has a matching disposition', () => {
       const conversations = answered(calls);
@@ -238,15 +291,20 @@ describe('simulated call', () => {
     it('names how an unanswered call ended', () => {
       const byOutcome = { busy: 'Busy', no_answer: 'No Answer', voicemail: 'Voicemail' } as const;
       for (const call of calls) {
-        if (call.outcome in byOutcome) expect(call.disposition?.name).toBe(byOutcome[call.outcome as keyof typeof byOutcome]);
+        if (call.outcome in byOutcome)
+          expect(call.disposition?.name).toBe(byOutcome[call.outcome as keyof typeof byOutcome]);
         if (call.outcome === 'failed') expect(call.disposition?.name).toBe('Unreachable');
       }
     });
 
     it('is null when the campaign has no dispositions, and for a missed call without a fitting one', () => {
-      for (const seed of seeds(50)) expect(simulateCall({ ...collectionInput(seed), dispositions: [] }).disposition).toBeNull();
-      const onlyPtp = seeds(100).map((seed) => simulateCall({ ...collectionInput(seed), dispositions: [{ id: 'ptp', name: 'PTP' }] }));
-      for (const call of onlyPtp) expect(call.disposition).toEqual(call.outcome === 'answered' ? { id: 'ptp', name: 'PTP' } : null);
+      for (const seed of seeds(50))
+        expect(simulateCall({ ...collectionInput(seed), dispositions: [] }).disposition).toBeNull();
+      const onlyPtp = seeds(100).map((seed) =>
+        simulateCall({ ...collectionInput(seed), dispositions: [{ id: 'ptp', name: 'PTP' }] }),
+      );
+      for (const call of onlyPtp)
+        expect(call.disposition).toEqual(call.outcome === 'answered' ? { id: 'ptp', name: 'PTP' } : null);
     });
 
     it('always picks one of the campaign dispositions', () => {
@@ -260,9 +318,15 @@ describe('simulated call', () => {
         expect(call.summary).toMatch(/^[\x20-\x7E₹]+$/);
         expect(call.summary.split(/(?<=\.)\s/).length).toBeLessThanOrEqual(2);
       }
-      const paid = answered(seeds(100).map((seed) => simulateCall(collectionInput(seed, { payment_status: 'paid' })))).find((call) => call.intent === 'already_paid');
+      const paid = answered(
+        seeds(100).map((seed) => simulateCall(collectionInput(seed, { payment_status: 'paid' }))),
+      ).find((call) => call.intent === 'already_paid');
       expect(paid?.summary).toMatch(/already been paid/);
-      expect(paid?.extractedData).toMatchObject({ intent: 'already_paid', sentiment: 'neutral', call_outcome: 'answered' });
+      expect(paid?.extractedData).toMatchObject({
+        intent: 'already_paid',
+        sentiment: 'neutral',
+        call_outcome: 'answered',
+      });
     });
   });
 });

@@ -1,4 +1,11 @@
-import { chatDecider, latestActivity, type ChatCommand, type ChatEvent, type ChatState, type ChatTarget } from '../../../../domain/chats/chat';
+import {
+  chatDecider,
+  latestActivity,
+  type ChatCommand,
+  type ChatEvent,
+  type ChatState,
+  type ChatTarget,
+} from '../../../../domain/chats/chat';
 import { durationText, inactiveClose, inactivitySummary } from '../../../../domain/chats/inactivity';
 import { chatTarget } from '../../../support/chats';
 import { specFor } from '../../../support/decider-spec';
@@ -8,14 +15,34 @@ const target: ChatTarget = chatTarget();
 const t = (minutes: number) => new Date(Date.UTC(2026, 2, 1, 10, minutes)).toISOString();
 const requested: ChatEvent = { type: 'ChatRequested', data: { messageId: 'm1', at: t(0), ...target } };
 const sent: ChatEvent = { type: 'ChatSent', data: { messageId: 'm1', at: t(1) } };
-const reply: ChatEvent = { type: 'ChatMessageAdded', data: { messageId: 'm1', at: t(30), entryId: 'p:1', role: 'user', content: 'Tomorrow.' } };
+const reply: ChatEvent = {
+  type: 'ChatMessageAdded',
+  data: { messageId: 'm1', at: t(30), entryId: 'p:1', role: 'user', content: 'Tomorrow.' },
+};
 const stateOf = (events: ChatEvent[]): ChatState => events.reduce(chatDecider.evolve, chatDecider.initialState());
 const lastActivityOf = (events: ChatEvent[]) => {
   const state = stateOf(events);
   return state.status === 'none' ? null : state.lastActivityAt;
 };
-const inactive = (at: string, quietSince: string): ChatCommand => ({ type: 'CloseChat', at, reason: 'inactive', disposition: null, summary: inactivitySummary(3600), quietSince });
-const endedInactive = (at: string, status: 'Accepted' | 'Sent'): ChatEvent => ({ type: 'ChatEnded', data: { messageId: 'm1', at, status, reason: 'inactive', disposition: null, summary: 'No activity for 1 hour; the conversation was closed.' } });
+const inactive = (at: string, quietSince: string): ChatCommand => ({
+  type: 'CloseChat',
+  at,
+  reason: 'inactive',
+  disposition: null,
+  summary: inactivitySummary(3600),
+  quietSince,
+});
+const endedInactive = (at: string, status: 'Accepted' | 'Sent'): ChatEvent => ({
+  type: 'ChatEnded',
+  data: {
+    messageId: 'm1',
+    at,
+    status,
+    reason: 'inactive',
+    disposition: null,
+    summary: 'No activity for 1 hour; the conversation was closed.',
+  },
+});
 
 describe('a chat going quiet', () => {
   it('keeps the time of its last activity: the latest time its events carry, in UTC', () => {
@@ -24,7 +51,9 @@ describe('a chat going quiet', () => {
     // A late report with an earlier time does not move the last activity back.
     expect(lastActivityOf([requested, reply, sent])).toBe(t(30));
     // A platform may report with an offset: 15:30 in India is 10:00 UTC.
-    expect(lastActivityOf([requested, { type: 'ChatSent', data: { messageId: 'm1', at: '2026-03-01T16:30:00+05:30' } }])).toBe(t(60));
+    expect(
+      lastActivityOf([requested, { type: 'ChatSent', data: { messageId: 'm1', at: '2026-03-01T16:30:00+05:30' } }]),
+    ).toBe(t(60));
   });
 
   it('ignores a time that does not parse', () => {
@@ -33,19 +62,40 @@ describe('a chat going quiet', () => {
   });
 
   it('is closed by a close asking for quiet since a time nothing happened after', () => {
-    spec.given([requested, sent]).when(inactive(t(61), t(1))).then([endedInactive(t(61), 'Sent')]);
-    spec.given([requested, sent]).when(inactive(t(90), t(30))).then([endedInactive(t(90), 'Sent')]);
+    spec
+      .given([requested, sent])
+      .when(inactive(t(61), t(1)))
+      .then([endedInactive(t(61), 'Sent')]);
+    spec
+      .given([requested, sent])
+      .when(inactive(t(90), t(30)))
+      .then([endedInactive(t(90), 'Sent')]);
   });
 
   it('is not closed when something happened after that time (a late activity moved the deadline)', () => {
-    spec.given([requested, sent, reply]).when(inactive(t(61), t(1))).then([]);
+    spec
+      .given([requested, sent, reply])
+      .when(inactive(t(61), t(1)))
+      .then([]);
   });
 
   it('is not closed again once it ended, whoever ended it', () => {
-    const platformClosed: ChatEvent = { type: 'ChatEnded', data: { messageId: 'm1', at: t(40), status: 'Sent', reason: 'completed', disposition: null, summary: '' } };
-    spec.given([requested, sent, platformClosed]).when(inactive(t(200), t(100))).then([]);
-    spec.given([requested, sent, endedInactive(t(61), 'Sent')]).when(inactive(t(200), t(100))).then([]);
-    spec.given([requested, sent, endedInactive(t(61), 'Sent')]).when({ type: 'CloseChat', at: t(70), reason: 'completed', disposition: null, summary: '' }).then([]);
+    const platformClosed: ChatEvent = {
+      type: 'ChatEnded',
+      data: { messageId: 'm1', at: t(40), status: 'Sent', reason: 'completed', disposition: null, summary: '' },
+    };
+    spec
+      .given([requested, sent, platformClosed])
+      .when(inactive(t(200), t(100)))
+      .then([]);
+    spec
+      .given([requested, sent, endedInactive(t(61), 'Sent')])
+      .when(inactive(t(200), t(100)))
+      .then([]);
+    spec
+      .given([requested, sent, endedInactive(t(61), 'Sent')])
+      .when({ type: 'CloseChat', at: t(70), reason: 'completed', disposition: null, summary: '' })
+      .then([]);
   });
 });
 
@@ -54,7 +104,14 @@ describe('the inactive close', () => {
   it('is due once the timeout has passed since the last activity, not a moment before', () => {
     const state = stateOf([requested, sent, reply]);
     expect(inactiveClose(state, new Date(Date.parse(t(90)) - 1), hour)).toBeNull();
-    expect(inactiveClose(state, new Date(t(90)), hour)).toEqual({ type: 'CloseChat', at: t(90), reason: 'inactive', disposition: null, summary: 'No activity for 1 hour; the conversation was closed.', quietSince: t(30) });
+    expect(inactiveClose(state, new Date(t(90)), hour)).toEqual({
+      type: 'CloseChat',
+      at: t(90),
+      reason: 'inactive',
+      disposition: null,
+      summary: 'No activity for 1 hour; the conversation was closed.',
+      quietSince: t(30),
+    });
   });
 
   it('is nothing for a chat that ended or does not exist', () => {

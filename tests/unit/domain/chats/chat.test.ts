@@ -1,4 +1,11 @@
-import { chatDecider, type ChatCommand, type ChatEvent, type ChatStatus, type ChatTarget, type DeliveryError } from '../../../../domain/chats/chat';
+import {
+  chatDecider,
+  type ChatCommand,
+  type ChatEvent,
+  type ChatStatus,
+  type ChatTarget,
+  type DeliveryError,
+} from '../../../../domain/chats/chat';
 import { chatTarget } from '../../../support/chats';
 import { specFor } from '../../../support/decider-spec';
 
@@ -9,7 +16,13 @@ const t2 = '2026-03-01T10:00:09.000Z';
 const t3 = '2026-03-01T10:03:00.000Z';
 const t4 = '2026-03-01T10:05:00.000Z';
 const target: ChatTarget = chatTarget({ agentId: 'a1', dispositionId: 'd-group' });
-const error: DeliveryError = { code: 4002, title: 'Not on the platform', message: 'The number has no chat account.', href: 'docs/chat-errors.md#4002', error_data: { details: 'No account for +919812345678' } };
+const error: DeliveryError = {
+  code: 4002,
+  title: 'Not on the platform',
+  message: 'The number has no chat account.',
+  href: 'docs/chat-errors.md#4002',
+  error_data: { details: 'No account for +919812345678' },
+};
 
 const requested: ChatEvent = { type: 'ChatRequested', data: { messageId: 'm1', at: t0, ...target } };
 const dispatched: ChatEvent = { type: 'ChatDispatched', data: { messageId: 'm1', at: t0, provider: 'builtin' } };
@@ -18,18 +31,60 @@ const sent: ChatEvent = { type: 'ChatSent', data: { messageId: 'm1', at: t1 } };
 const delivered: ChatEvent = { type: 'ChatDelivered', data: { messageId: 'm1', at: t2 } };
 const read: ChatEvent = { type: 'ChatRead', data: { messageId: 'm1', at: t3 } };
 const failed: ChatEvent = { type: 'ChatFailed', data: { messageId: 'm1', at: t2, errors: [error] } };
-const endedFailed: ChatEvent = { type: 'ChatEnded', data: { messageId: 'm1', at: t2, status: 'Failed', reason: 'failed', disposition: null, summary: 'The message was not delivered: Not on the platform.' } };
-const reply: ChatEvent = { type: 'ChatMessageAdded', data: { messageId: 'm1', at: t3, entryId: 'p-1:1', role: 'user', content: 'I will pay on Friday.' } };
-const close: ChatCommand = { type: 'CloseChat', at: t4, reason: 'completed', disposition: { id: 'd1', name: 'Promise to pay' }, summary: 'Promised to pay.' };
-const endedRead: ChatEvent = { type: 'ChatEnded', data: { messageId: 'm1', at: t4, status: 'Read', reason: 'completed', disposition: { id: 'd1', name: 'Promise to pay' }, summary: 'Promised to pay.' } };
+const endedFailed: ChatEvent = {
+  type: 'ChatEnded',
+  data: {
+    messageId: 'm1',
+    at: t2,
+    status: 'Failed',
+    reason: 'failed',
+    disposition: null,
+    summary: 'The message was not delivered: Not on the platform.',
+  },
+};
+const reply: ChatEvent = {
+  type: 'ChatMessageAdded',
+  data: { messageId: 'm1', at: t3, entryId: 'p-1:1', role: 'user', content: 'I will pay on Friday.' },
+};
+const close: ChatCommand = {
+  type: 'CloseChat',
+  at: t4,
+  reason: 'completed',
+  disposition: { id: 'd1', name: 'Promise to pay' },
+  summary: 'Promised to pay.',
+};
+const endedRead: ChatEvent = {
+  type: 'ChatEnded',
+  data: {
+    messageId: 'm1',
+    at: t4,
+    status: 'Read',
+    reason: 'completed',
+    disposition: { id: 'd1', name: 'Promise to pay' },
+    summary: 'Promised to pay.',
+  },
+};
 
-const status = (s: ChatStatus, at: string, extra: Partial<Extract<ChatCommand, { type: 'RecordChatStatus' }>> = {}): ChatCommand => ({ type: 'RecordChatStatus', status: s, at, ...extra });
+const status = (
+  s: ChatStatus,
+  at: string,
+  extra: Partial<Extract<ChatCommand, { type: 'RecordChatStatus' }>> = {},
+): ChatCommand => ({ type: 'RecordChatStatus', status: s, at, ...extra });
 
 describe('chat message', () => {
   it('is requested once; asking again for the same id by its organization sends nothing more', () => {
-    spec.given([]).when({ type: 'RequestChat', messageId: 'm1', at: t0, ...target }).then([requested]);
-    spec.given([requested]).when({ type: 'RequestChat', messageId: 'm1', at: t1, ...target }).then([]);
-    spec.given([requested]).when({ type: 'RequestChat', messageId: 'm1', at: t1, ...target, organizationId: 'o2' }).thenFails('conflict', 'Chat message m1 already exists');
+    spec
+      .given([])
+      .when({ type: 'RequestChat', messageId: 'm1', at: t0, ...target })
+      .then([requested]);
+    spec
+      .given([requested])
+      .when({ type: 'RequestChat', messageId: 'm1', at: t1, ...target })
+      .then([]);
+    spec
+      .given([requested])
+      .when({ type: 'RequestChat', messageId: 'm1', at: t1, ...target, organizationId: 'o2' })
+      .thenFails('conflict', 'Chat message m1 already exists');
   });
 
   it('is handed to the platform once', () => {
@@ -42,7 +97,10 @@ describe('chat message', () => {
   });
 
   it('moves Accepted (with the platform id), Sent, Delivered, Read', () => {
-    spec.given([requested, dispatched]).when(status('Accepted', t0, { platformMsgId: 'p-1' })).then([accepted]);
+    spec
+      .given([requested, dispatched])
+      .when(status('Accepted', t0, { platformMsgId: 'p-1' }))
+      .then([accepted]);
     spec.given([requested, dispatched, accepted]).when(status('Sent', t1)).then([sent]);
     spec.given([requested, dispatched, accepted, sent]).when(status('Delivered', t2)).then([delivered]);
     spec.given([requested, dispatched, accepted, sent, delivered]).when(status('Read', t3)).then([read]);
@@ -53,8 +111,14 @@ describe('chat message', () => {
   });
 
   it('takes the platform id from the first report that carries one, even one arriving before the acceptance', () => {
-    spec.given([requested]).when(status('Sent', t1, { platformMsgId: 'p-1' })).then([{ ...accepted, data: { ...accepted.data, at: t1 } }, sent]);
-    spec.given([requested, accepted]).when(status('Accepted', t1, { platformMsgId: 'p-2' })).then([]);
+    spec
+      .given([requested])
+      .when(status('Sent', t1, { platformMsgId: 'p-1' }))
+      .then([{ ...accepted, data: { ...accepted.data, at: t1 } }, sent]);
+    spec
+      .given([requested, accepted])
+      .when(status('Accepted', t1, { platformMsgId: 'p-2' }))
+      .then([]);
   });
 
   it('ignores a late Delivered after Read, a late Sent after Delivered, and repeated statuses', () => {
@@ -67,38 +131,76 @@ describe('chat message', () => {
   });
 
   it('fails only before it was delivered, and a failure ends the chat at once with its errors', () => {
-    spec.given([requested, dispatched, accepted, sent]).when(status('Failed', t2, { errors: [error] })).then([failed, endedFailed]);
-    spec.given([requested, dispatched]).when(status('Failed', t2, { errors: [error] })).then([failed, endedFailed]);
+    spec
+      .given([requested, dispatched, accepted, sent])
+      .when(status('Failed', t2, { errors: [error] }))
+      .then([failed, endedFailed]);
+    spec
+      .given([requested, dispatched])
+      .when(status('Failed', t2, { errors: [error] }))
+      .then([failed, endedFailed]);
     // Delivered means the customer's device has it: a failure reported afterwards is ignored.
-    spec.given([requested, accepted, sent, delivered]).when(status('Failed', t3, { errors: [error] })).then([]);
-    spec.given([requested, accepted, sent, delivered, read]).when(status('Failed', t3, { errors: [error] })).then([]);
+    spec
+      .given([requested, accepted, sent, delivered])
+      .when(status('Failed', t3, { errors: [error] }))
+      .then([]);
+    spec
+      .given([requested, accepted, sent, delivered, read])
+      .when(status('Failed', t3, { errors: [error] }))
+      .then([]);
   });
 
   it('stays Failed: later statuses, messages and closings change nothing (it ended exactly once)', () => {
     const history = [requested, dispatched, accepted, failed, endedFailed];
     spec.given(history).when(status('Delivered', t3)).then([]);
-    spec.given(history).when(status('Failed', t3, { errors: [error] })).then([]);
+    spec
+      .given(history)
+      .when(status('Failed', t3, { errors: [error] }))
+      .then([]);
     spec.given(history).when({ type: 'RecordChatMessage', entryId: 'x', role: 'user', content: 'hi', at: t3 }).then([]);
     spec.given(history).when(close).then([]);
   });
 
   it('records conversation messages once each (a repeated webhook is ignored)', () => {
     const history = [requested, accepted, sent, delivered, read];
-    const command: ChatCommand = { type: 'RecordChatMessage', entryId: 'p-1:1', role: 'user', content: 'I will pay on Friday.', at: t3 };
+    const command: ChatCommand = {
+      type: 'RecordChatMessage',
+      entryId: 'p-1:1',
+      role: 'user',
+      content: 'I will pay on Friday.',
+      at: t3,
+    };
     spec.given(history).when(command).then([reply]);
-    spec.given([...history, reply]).when(command).then([]);
+    spec
+      .given([...history, reply])
+      .when(command)
+      .then([]);
   });
 
   it('ends exactly once when the conversation is closed, with its current status and disposition', () => {
     const history = [requested, dispatched, accepted, sent, delivered, read, reply];
     spec.given(history).when(close).then([endedRead]);
-    spec.given([...history, endedRead]).when(close).then([]);
-    spec.given([...history, endedRead]).when(status('Failed', t4)).then([]);
+    spec
+      .given([...history, endedRead])
+      .when(close)
+      .then([]);
+    spec
+      .given([...history, endedRead])
+      .when(status('Failed', t4))
+      .then([]);
   });
 
   it('a message nobody read ends with the status it reached', () => {
     const history = [requested, dispatched, accepted, sent];
-    spec.given(history).when({ type: 'CloseChat', at: t4, reason: 'no_reply', disposition: null, summary: '' }).then([{ type: 'ChatEnded', data: { messageId: 'm1', at: t4, status: 'Sent', reason: 'no_reply', disposition: null, summary: '' } }]);
+    spec
+      .given(history)
+      .when({ type: 'CloseChat', at: t4, reason: 'no_reply', disposition: null, summary: '' })
+      .then([
+        {
+          type: 'ChatEnded',
+          data: { messageId: 'm1', at: t4, status: 'Sent', reason: 'no_reply', disposition: null, summary: '' },
+        },
+      ]);
   });
 
   it('ignores reports after the end, whatever their order', () => {

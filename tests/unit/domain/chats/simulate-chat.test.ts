@@ -1,7 +1,20 @@
 import { phrasesFor } from '../../../../domain/calls/simulation/phrases';
-import { platformMsgIdOf, simulateChat, type ChatSimulationInput } from '../../../../domain/chats/simulation/simulate-chat';
+import {
+  platformMsgIdOf,
+  simulateChat,
+  type ChatSimulationInput,
+} from '../../../../domain/chats/simulation/simulate-chat';
 
-const customer = { loan_id: 'L-1', first_name: 'Asha', last_name: 'Rao', phone_number: '+919812345678', emi_amount: 5000, emi_due_date: '2026-04-05', payment_status: 'pending', language: 'Tamil' };
+const customer = {
+  loan_id: 'L-1',
+  first_name: 'Asha',
+  last_name: 'Rao',
+  phone_number: '+919812345678',
+  emi_amount: 5000,
+  emi_due_date: '2026-04-05',
+  payment_status: 'pending',
+  language: 'Tamil',
+};
 const dispositions = [
   { id: 'd1', name: 'Promise to pay' },
   { id: 'd2', name: 'Call back later' },
@@ -29,7 +42,22 @@ describe('simulated chat', () => {
   it('fails an invalid number at once with a delivery error object', () => {
     const chat = simulateChat(input('m-1', { to: '12345' }));
     expect(chat.outcome).toBe('failed');
-    expect(chat.steps).toEqual([{ afterSeconds: expect.any(Number), kind: 'status', status: 'Failed', errors: [{ code: 4001, title: 'Invalid phone number', message: expect.any(String), href: '/chat/v1/errors#4001', error_data: { details: expect.stringContaining('12345') } }] }]);
+    expect(chat.steps).toEqual([
+      {
+        afterSeconds: expect.any(Number),
+        kind: 'status',
+        status: 'Failed',
+        errors: [
+          {
+            code: 4001,
+            title: 'Invalid phone number',
+            message: expect.any(String),
+            href: '/chat/v1/errors#4001',
+            error_data: { details: expect.stringContaining('12345') },
+          },
+        ],
+      },
+    ]);
   });
 
   it('produces every outcome over many messages, with steps in time order and one close unless failed', () => {
@@ -41,7 +69,8 @@ describe('simulated chat', () => {
       expect([...times].sort((a, b) => a - b)).toEqual(times);
       const closes = chat.steps.filter((s) => s.kind === 'closed');
       expect(closes).toHaveLength(chat.outcome === 'failed' ? 0 : 1);
-      if (chat.outcome === 'failed') expect(chat.steps[chat.steps.length - 1]).toMatchObject({ kind: 'status', status: 'Failed' });
+      if (chat.outcome === 'failed')
+        expect(chat.steps[chat.steps.length - 1]).toMatchObject({ kind: 'status', status: 'Failed' });
       else expect(chat.steps[chat.steps.length - 1]!.kind).toBe('closed');
     }
     expect([...outcomes].sort()).toEqual(['failed', 'read', 'replied', 'undelivered', 'unread']);
@@ -59,9 +88,17 @@ describe('simulated chat', () => {
       // Both sides write Tamil: the agent's answer is one of the Tamil closings, filled.
       for (const m of messages) expect(m.content).toMatch(/[\u0B80-\u0BFF]/);
       const fixed = (template: string) => template.split(/\{\{[^}]*\}\}/).filter((part) => part.trim() !== '');
-      expect(Object.values(tamil.closings).some((closing) => fixed(closing).every((part) => messages[1]!.content.includes(part.trim())))).toBe(true);
+      expect(
+        Object.values(tamil.closings).some((closing) =>
+          fixed(closing).every((part) => messages[1]!.content.includes(part.trim())),
+        ),
+      ).toBe(true);
       const close = chat.steps.find((s) => s.kind === 'closed')!;
-      expect(close.kind === 'closed' && close.disposition !== null && dispositions.map((d) => d.id).includes(close.disposition.id)).toBe(true);
+      expect(
+        close.kind === 'closed' &&
+          close.disposition !== null &&
+          dispositions.map((d) => d.id).includes(close.disposition.id),
+      ).toBe(true);
     }
   });
 
