@@ -76,14 +76,12 @@ export function speechRestRouter(speech: SpeechService, logger: Logger): Router 
 }
 
 async function finish(stream: SpeechStream, outcome: SpeechOutcome, res: Response, logger: Logger): Promise<void> {
-  await stream
-    .finish(outcome)
-    .catch((error) =>
-      logger.error('could not record the end of a speech request', {
-        requestId: res.locals.requestId,
-        error: String(error),
-      }),
-    );
+  await stream.finish(outcome).catch((error) =>
+    logger.error('could not record the end of a speech request', {
+      requestId: res.locals.requestId,
+      error: String(error),
+    }),
+  );
 }
 
 /** Waits until the client takes more data, or leaves; removes both listeners either way. */
