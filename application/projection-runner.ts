@@ -11,7 +11,7 @@
  * store holds and reads the events again.
  */
 import { BehaviorSubject, filter, firstValueFrom, timeout, catchError, of, map } from 'rxjs';
-import type { AnyProjection } from './projection';
+import type { AnyProjection } from '../projections/projection';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 import type { ProjectionCommit, ReadCollection, ReadStore, StoredDocument } from './ports/read-store';
 import { subscribeToAll } from './subscribe-to-all';

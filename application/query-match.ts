@@ -32,7 +32,8 @@ export function compareBy(field: string, order: 'asc' | 'desc') {
     const y = b.doc[field] as Scalar | undefined;
     const c = compareScalars(x ?? null, y ?? null);
     if (c !== 0) return c * sign;
-    return a.id < b.id ? -sign : a.id > b.id ? sign : 0;
+    if (a.id === b.id) return 0;
+    return a.id < b.id ? -sign : sign;
   };
 }
 

@@ -1,4 +1,4 @@
-import type { AnyProjection } from '../application/projection';
+import type { AnyProjection } from './projection';
 import { agentsProjection } from './agents/agents';
 import { blacklistProjection } from './blacklist/blacklist';
 import { campaignsProjection } from './campaigns/campaigns';

@@ -1,44 +1,86 @@
 /** The administration API (decisions.md section 2): organizations, tokens, credits and the number inventory. */
-import { Router } from 'express';
 import type { NumberService } from '../../application/numbers/number-service';
 import type { OrganizationService } from '../../application/organizations/organization-service';
 import type { CommandContext } from '../../application/command-handler';
 import { paramOf } from '../http/auth';
+import { route, type RouteSpec } from '../http/route';
 import { validate } from '../http/validation';
-import { inventoryItems } from '../numbers/schemas';
+import { inventoryItems, StockNumbersBody } from '../numbers/schemas';
 import { AdjustCreditsBody, expiresInSeconds, IssueTokenBody, RegisterOrganizationBody } from './schemas';
 
-export function adminRouter(organizations: OrganizationService, numbers: NumberService): Router {
-  const router = Router();
-  const admin = (requestId: string): CommandContext => ({ organizationId: null, actor: 'admin', requestId });
+const admin = (requestId: string): CommandContext => ({ organizationId: null, actor: 'admin', requestId });
 
-  router.post('/organizations', async (req, res) => {
-    const body = validate(RegisterOrganizationBody, req.body);
-    const org = await organizations.register(admin(res.locals.requestId), body);
-    res.status(201).json({ success: true, data: view(org) });
-  });
-  router.get('/organizations/:id', async (req, res) => {
-    res.json({ success: true, data: view(await organizations.get(paramOf(req, 'id'))) });
-  });
-  router.post('/organizations/:id/tokens', async (req, res) => {
-    const body = validate(IssueTokenBody, req.body ?? {});
-    const data = await organizations.issueToken(admin(res.locals.requestId), paramOf(req, 'id'), {
-      ...body,
-      expiresInSeconds: expiresInSeconds(body.expiresIn),
-    });
-    res.status(201).json({ success: true, data });
-  });
-  router.post('/organizations/:id/credits', async (req, res) => {
-    const { amount } = validate(AdjustCreditsBody, req.body);
-    const credits = await organizations.adjustCredits(admin(res.locals.requestId), paramOf(req, 'id'), amount);
-    res.json({ success: true, data: { credits } });
-  });
-  router.post('/numbers/inventory', async (req, res) => {
-    res
-      .status(201)
-      .json({ success: true, data: await numbers.stock(admin(res.locals.requestId), inventoryItems(req.body)) });
-  });
-  return router;
+export function adminRoutes(organizations: OrganizationService, numbers: NumberService): RouteSpec[] {
+  return [
+    route({
+      method: 'post',
+      path: '/organizations',
+      operationId: 'registerOrganization',
+      summary: 'Register an organization',
+      body: RegisterOrganizationBody,
+      success: { status: 201, description: 'The organization' },
+      handler: async (_req, res, body) => {
+        const org = await organizations.register(admin(res.locals.requestId), body);
+        res.status(201).json({ success: true, data: view(org) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/organizations/{id}',
+      operationId: 'getOrganization',
+      summary: 'Get an organization',
+      errors: [404],
+      handler: async (req, res) => {
+        res.json({ success: true, data: view(await organizations.get(paramOf(req, 'id'))) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/organizations/{id}/tokens',
+      operationId: 'issueOrganizationToken',
+      summary: 'Issue an organization token',
+      // Every field is optional: a request without a body issues a token with the defaults.
+      body: IssueTokenBody,
+      bodyCheck: 'handler',
+      errors: [404],
+      success: { status: 201, description: 'The token and when it expires' },
+      handler: async (req, res) => {
+        const body = validate(IssueTokenBody, req.body ?? {});
+        const data = await organizations.issueToken(admin(res.locals.requestId), paramOf(req, 'id'), {
+          ...body,
+          expiresInSeconds: expiresInSeconds(body.expiresIn),
+        });
+        res.status(201).json({ success: true, data });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/organizations/{id}/credits',
+      operationId: 'adjustOrganizationCredits',
+      summary: 'Adjust speech credits',
+      body: AdjustCreditsBody,
+      errors: [404],
+      handler: async (req, res, { amount }) => {
+        const credits = await organizations.adjustCredits(admin(res.locals.requestId), paramOf(req, 'id'), amount);
+        res.json({ success: true, data: { credits } });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/numbers/inventory',
+      operationId: 'stockNumbers',
+      summary: "Add numbers to providers' inventories",
+      // inventoryItems validates the body and normalizes each item (provider lower-cased, country upper-cased).
+      body: StockNumbersBody,
+      bodyCheck: 'handler',
+      success: { status: 201, description: 'How many numbers were added' },
+      handler: async (req, res) => {
+        res
+          .status(201)
+          .json({ success: true, data: await numbers.stock(admin(res.locals.requestId), inventoryItems(req.body)) });
+      },
+    }),
+  ];
 }
 
 const view = (org: { id: string; name: string; type: string; credits: number; concurrencyLimit: number }) => ({

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { VOICE_IDS } from '../../domain/agents/agent';
-import { languageCodes } from '../../domain/calls/simulation/languages';
+import { languageCodes } from '../../domain/shared/languages';
 import { StringEnum } from '../http/schema';
 
 export const CreateAgentBody = Type.Object({

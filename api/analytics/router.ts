@@ -1,18 +1,28 @@
 /** The analytics API (scope `analytics:read`, decisions.md section 3): docs/api-decisions.md, "Analytics". */
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import type { AnalyticsFilters, AnalyticsService } from '../../application/analytics/analytics-service';
-import type { Route } from '../ops/openapi';
-import { contextOf, requireScope } from '../http/auth';
+import { contextOf } from '../http/auth';
 import { QueryReader } from '../http/query';
+import { route, type RouteSpec } from '../http/route';
 
 const PARAMETERS = ['campaign_id', 'start_time', 'end_time'];
 
-export function analyticsRouter(analytics: AnalyticsService): Router {
-  const router = Router();
-  router.get('/analytics/summary', requireScope('analytics:read'), async (req, res) => {
-    res.json({ success: true, data: await analytics.summary(contextOf(res), readFilters(req)) });
-  });
-  return router;
+export function analyticsRoutes(analytics: AnalyticsService): RouteSpec[] {
+  return [
+    route({
+      method: 'get',
+      path: '/analytics/summary',
+      operationId: 'getAnalyticsSummary',
+      summary:
+        "Totals of the organization's calls and chats: `total`, `by_type`, `by_status` (every status of each channel, zeros included) and `by_disposition` (catalog names that occur, most frequent first). Optional `campaign_id`, `start_time`, `end_time` filter as in /logs",
+      scopes: ['analytics:read'],
+      query: PARAMETERS,
+      errors: [400],
+      handler: async (req, res) => {
+        res.json({ success: true, data: await analytics.summary(contextOf(res), readFilters(req)) });
+      },
+    }),
+  ];
 }
 
 /** The same lengths as the logs endpoint's; any other parameter is refused by name. */
@@ -28,14 +38,3 @@ function readFilters(req: Request): AnalyticsFilters {
   q.done();
   return filters;
 }
-
-export const ANALYTICS_ROUTES: Route[] = [
-  {
-    method: 'get',
-    path: '/api/v1/analytics/summary',
-    summary:
-      "Totals of the organization's calls and chats: `total`, `by_type`, `by_status` (every status of each channel, zeros included) and `by_disposition` (catalog names that occur, most frequent first). Optional `campaign_id`, `start_time`, `end_time` filter as in /logs",
-    scope: 'analytics:read',
-    query: PARAMETERS,
-  },
-];

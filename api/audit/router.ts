@@ -2,25 +2,34 @@
  * The audit API (scope `audit:read`, decisions.md section 3): the organization's own events in global
  * order, paged by a position cursor (docs/api-decisions.md, "Audit").
  */
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import { AUDIT_SCAN_LIMIT, AuditService, type AuditQuery } from '../../application/audit/audit-service';
 import type { EventStore } from '../../application/ports/event-store';
-import type { Route } from '../ops/openapi';
-import { contextOf, requireScope } from '../http/auth';
+import { contextOf } from '../http/auth';
 import { QueryReader } from '../http/query';
+import { route, type RouteSpec } from '../http/route';
 
 const PARAMETERS = ['after', 'limit', 'stream', 'type'];
 const MAX_TYPES = 50;
 
 /** `scanLimit`: how many events one request reads at most (tests make it small). */
-export function auditRouter(events: EventStore, scanLimit = AUDIT_SCAN_LIMIT): Router {
+export function auditRoutes(events: EventStore, scanLimit = AUDIT_SCAN_LIMIT): RouteSpec[] {
   const audit = new AuditService(events, scanLimit);
-  const router = Router();
-
-  router.get('/audit/events', requireScope('audit:read'), async (req, res) => {
-    res.json({ success: true, ...(await audit.page(contextOf(res), readQuery(req))) });
-  });
-  return router;
+  return [
+    route({
+      method: 'get',
+      path: '/audit/events',
+      operationId: 'listAuditEvents',
+      summary:
+        "The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types. Page on with `next_after` while `has_more`",
+      scopes: ['audit:read'],
+      query: PARAMETERS,
+      errors: [400],
+      handler: async (req, res) => {
+        res.json({ success: true, ...(await audit.page(contextOf(res), readQuery(req))) });
+      },
+    }),
+  ];
 }
 
 /** `type` is one parameter holding a comma-separated list (a repeated `type` is refused, as elsewhere). */
@@ -43,14 +52,3 @@ function readQuery(req: Request): AuditQuery {
   q.done();
   return query;
 }
-
-export const AUDIT_ROUTES: Route[] = [
-  {
-    method: 'get',
-    path: '/api/v1/audit/events',
-    summary:
-      "The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types. Page on with `next_after` while `has_more`",
-    scope: 'audit:read',
-    query: PARAMETERS,
-  },
-];

@@ -1,16 +1,27 @@
 /** `POST /initiate/{campaignId}/calls` (decisions.md section 2). */
-import { Router } from 'express';
 import type { InitiateCalls } from '../../application/calls/initiate-calls';
-import { contextOf, paramOf, requireScope } from '../http/auth';
-import { validate } from '../http/validation';
+import { contextOf, paramOf } from '../http/auth';
+import { route, type RouteSpec } from '../http/route';
 import { InitiateCallsBody } from './schemas';
 
-export function callsRouter(initiate: InitiateCalls): Router {
-  const router = Router();
-  router.post('/initiate/:campaignId/calls', requireScope('calls:write'), async (req, res) => {
-    const body = validate(InitiateCallsBody, req.body);
-    const answer = await initiate.run(contextOf(res), paramOf(req, 'campaignId'), body);
-    res.status(answer.status).json(answer.body);
-  });
-  return router;
+export function callRoutes(initiate: InitiateCalls): RouteSpec[] {
+  return [
+    route({
+      method: 'post',
+      path: '/initiate/{campaignId}/calls',
+      operationId: 'initiateCalls',
+      summary: 'Call the customers of a campaign that match the filters (results as spec 4.11)',
+      scopes: ['calls:write'],
+      body: InitiateCallsBody,
+      errors: [404],
+      success: {
+        status: 200,
+        description: 'Every selected customer got a call (207 when some did, 500 when none did: `results` says why)',
+      },
+      handler: async (req, res, body) => {
+        const answer = await initiate.run(contextOf(res), paramOf(req, 'campaignId'), body);
+        res.status(answer.status).json(answer.body);
+      },
+    }),
+  ];
 }

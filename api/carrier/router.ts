@@ -5,11 +5,10 @@
  * constant time; without a configured secret the endpoint refuses everything.
  */
 import { Type } from '@sinclair/typebox';
-import { Router, type RequestHandler } from 'express';
 import type { CarrierReports } from '../../application/calls/carrier-reports';
-import { paramOf, requireSecret } from '../http/auth';
+import { paramOf } from '../http/auth';
+import { route, type RouteSpec } from '../http/route';
 import { StringEnum } from '../http/schema';
-import { validate } from '../http/validation';
 
 export const CarrierReportBody = Type.Object({
   callId: Type.String({ minLength: 1, maxLength: 200 }),
@@ -30,31 +29,38 @@ export const CarrierReportBody = Type.Object({
   recordingId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
-export function carrierRouter(reports: CarrierReports, secret: string | null, body: RequestHandler): Router {
-  const router = Router();
-  router.post('/:provider/reports', requireSecret(secret), body, async (req, res) => {
-    const r = validate(CarrierReportBody, req.body);
-    const source = { provider: paramOf(req, 'provider'), requestId: res.locals.requestId as string };
-    if (r.kind !== 'ended') await reports.receive({ callId: r.callId, kind: r.kind, at: r.at }, source);
-    else
-      await reports.receive(
-        {
-          callId: r.callId,
-          kind: 'ended',
-          at: r.at,
-          status: r.status ?? 'Completed',
-          reason: r.reason ?? 'completed',
-          durationSeconds: r.durationSeconds ?? 0,
-          disposition: r.disposition ?? null,
-          summary: r.summary ?? '',
-          extractedData: r.extractedData ?? {},
-          transcript: r.transcript ?? [],
-          transcriptId: r.transcriptId ?? null,
-          recordingId: r.recordingId ?? null,
-        },
-        source,
-      );
-    res.json({ success: true });
-  });
-  return router;
+export function carrierRoutes(reports: CarrierReports): RouteSpec[] {
+  return [
+    route({
+      method: 'post',
+      path: '/{provider}/reports',
+      operationId: 'receiveCarrierReport',
+      summary: "A carrier's call report (webhook; bearer CARRIER_WEBHOOK_SECRET)",
+      body: CarrierReportBody,
+      errors: [404],
+      handler: async (req, res, r) => {
+        const source = { provider: paramOf(req, 'provider'), requestId: res.locals.requestId as string };
+        if (r.kind !== 'ended') await reports.receive({ callId: r.callId, kind: r.kind, at: r.at }, source);
+        else
+          await reports.receive(
+            {
+              callId: r.callId,
+              kind: 'ended',
+              at: r.at,
+              status: r.status ?? 'Completed',
+              reason: r.reason ?? 'completed',
+              durationSeconds: r.durationSeconds ?? 0,
+              disposition: r.disposition ?? null,
+              summary: r.summary ?? '',
+              extractedData: r.extractedData ?? {},
+              transcript: r.transcript ?? [],
+              transcriptId: r.transcriptId ?? null,
+              recordingId: r.recordingId ?? null,
+            },
+            source,
+          );
+        res.json({ success: true });
+      },
+    }),
+  ];
 }

@@ -3,41 +3,74 @@
  * (spec 4.11). Creating templates and initiating chats need `chat:write`; reading templates needs
  * `chat:write` or `campaigns:read` (templates are part of a campaign's setup).
  */
-import { Router } from 'express';
 import type { InitiateChat } from '../../application/chats/initiate-chat';
 import type { TemplateService } from '../../application/chats/template-service';
-import { contextOf, paramOf, requireScope } from '../http/auth';
+import { contextOf, paramOf } from '../http/auth';
 import { QueryReader } from '../http/query';
-import { validate } from '../http/validation';
+import { route, type RouteSpec } from '../http/route';
 import { CreateTemplateBody, InitiateChatBody } from './schemas';
 
-export function chatsRouter(templates: TemplateService, initiate: InitiateChat): Router {
-  const router = Router();
-  const read = requireScope('chat:write', 'campaigns:read');
-  const write = requireScope('chat:write');
+const READ = ['chat:write', 'campaigns:read'];
+const WRITE = ['chat:write'];
 
-  router.post('/chat/templates', write, async (req, res) => {
-    const data = await templates.create(contextOf(res), validate(CreateTemplateBody, req.body));
-    res.status(201).json({ success: true, message: 'Template created successfully', data });
-  });
-  router.get('/chat/templates', read, async (req, res) => {
-    const q = new QueryReader(req);
-    const query = {
-      page: q.int('page', 1, 1, 1_000_000),
-      limit: q.int('limit', 10, 1, 100),
-      search: q.string('search'),
-    };
-    q.done();
-    res.json({ success: true, ...(await templates.list(contextOf(res), query)) });
-  });
-  router.get('/chat/templates/:id', read, async (req, res) => {
-    res.json({ success: true, data: await templates.get(contextOf(res), paramOf(req, 'id')) });
-  });
-
-  router.post('/initiate/:campaignId/chat', write, async (req, res) => {
-    const body = validate(InitiateChatBody, req.body);
-    const answer = await initiate.run(contextOf(res), paramOf(req, 'campaignId'), body);
-    res.status(answer.status).json(answer.body);
-  });
-  return router;
+export function chatRoutes(templates: TemplateService, initiate: InitiateChat): RouteSpec[] {
+  return [
+    route({
+      method: 'post',
+      path: '/chat/templates',
+      operationId: 'createChatTemplate',
+      summary: 'Create a chat template ({{placeholders}} of the customer record)',
+      scopes: WRITE,
+      body: CreateTemplateBody,
+      success: { status: 201, description: 'The template' },
+      handler: async (_req, res, body) => {
+        const data = await templates.create(contextOf(res), body);
+        res.status(201).json({ success: true, message: 'Template created successfully', data });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/chat/templates',
+      operationId: 'listChatTemplates',
+      summary: 'List chat templates (scope chat:write or campaigns:read)',
+      scopes: READ,
+      query: ['page', 'limit', 'search'],
+      errors: [400],
+      handler: async (req, res) => {
+        const q = new QueryReader(req);
+        const query = {
+          page: q.int('page', 1, 1, 1_000_000),
+          limit: q.int('limit', 10, 1, 100),
+          search: q.string('search'),
+        };
+        q.done();
+        res.json({ success: true, ...(await templates.list(contextOf(res), query)) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/chat/templates/{id}',
+      operationId: 'getChatTemplate',
+      summary: 'Get a chat template (scope chat:write or campaigns:read)',
+      scopes: READ,
+      errors: [404],
+      handler: async (req, res) => {
+        res.json({ success: true, data: await templates.get(contextOf(res), paramOf(req, 'id')) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/initiate/{campaignId}/chat',
+      operationId: 'initiateChat',
+      summary: 'Send a chat template to the customers of a campaign that match the filters (spec 4.11)',
+      scopes: WRITE,
+      body: InitiateChatBody,
+      errors: [404],
+      success: { status: 200, description: 'Every selected customer got a message (207 some did, 500 none did)' },
+      handler: async (req, res, body) => {
+        const answer = await initiate.run(contextOf(res), paramOf(req, 'campaignId'), body);
+        res.status(answer.status).json(answer.body);
+      },
+    }),
+  ];
 }

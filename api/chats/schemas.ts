@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { languageCodes } from '../../domain/calls/simulation/languages';
+import { languageCodes } from '../../domain/shared/languages';
 import { CHAT_STATUSES } from '../../domain/chats/chat';
 import { CustomerFiltersSchema } from '../calls/schemas';
 import { StringEnum, Tagged } from '../http/schema';

@@ -5,31 +5,37 @@
  * constant time; without a configured secret the endpoint refuses everything. Reports for an unknown
  * message answer 404 `Chat message not found`; repeated or late reports answer 200 and change nothing.
  */
-import { Router, type RequestHandler } from 'express';
 import type { ChatPlatformReports } from '../../application/chats/chat-platform-reports';
-import { paramOf, requireSecret } from '../http/auth';
-import { validate } from '../http/validation';
+import { paramOf } from '../http/auth';
+import { route, type RouteSpec } from '../http/route';
 import { ChatReportBody } from './schemas';
 
-export function chatWebhookRouter(reports: ChatPlatformReports, secret: string | null, body: RequestHandler): Router {
-  const router = Router();
-  router.post('/:provider/reports', requireSecret(secret), body, async (req, res) => {
-    const r = validate(ChatReportBody, req.body);
-    const source = { provider: paramOf(req, 'provider'), requestId: res.locals.requestId as string };
-    if (r.kind === 'closed')
-      await reports.receive(
-        {
-          messageId: r.messageId,
-          kind: 'closed',
-          at: r.at,
-          reason: r.reason ?? 'closed',
-          disposition: r.disposition ?? null,
-          summary: r.summary ?? '',
-        },
-        source,
-      );
-    else await reports.receive(r, source);
-    res.json({ success: true });
-  });
-  return router;
+export function chatWebhookRoutes(reports: ChatPlatformReports): RouteSpec[] {
+  return [
+    route({
+      method: 'post',
+      path: '/{provider}/reports',
+      operationId: 'receiveChatReport',
+      summary: "A chat platform's message report (webhook; bearer CHAT_WEBHOOK_SECRET)",
+      body: ChatReportBody,
+      errors: [404],
+      handler: async (req, res, r) => {
+        const source = { provider: paramOf(req, 'provider'), requestId: res.locals.requestId as string };
+        if (r.kind === 'closed')
+          await reports.receive(
+            {
+              messageId: r.messageId,
+              kind: 'closed',
+              at: r.at,
+              reason: r.reason ?? 'closed',
+              disposition: r.disposition ?? null,
+              summary: r.summary ?? '',
+            },
+            source,
+          );
+        else await reports.receive(r, source);
+        res.json({ success: true });
+      },
+    }),
+  ];
 }

@@ -44,16 +44,3 @@ export const UpdateCustomerBody = Type.Object({
     { additionalProperties: true, description: 'Fields to change (at least one); null removes an optional field' },
   ),
 });
-
-/** The rules between `initiateCall`, `callConfig` and `useWorkflow` (spec 4.9). */
-export function followUpErrors(body: {
-  initiateCall?: boolean;
-  callConfig?: unknown;
-  useWorkflow?: boolean;
-}): string[] {
-  const errors: string[] = [];
-  if (body.initiateCall && body.useWorkflow) errors.push('initiateCall and useWorkflow cannot both be true');
-  if (body.initiateCall && body.callConfig === undefined)
-    errors.push('callConfig is required when initiateCall is true');
-  return errors;
-}

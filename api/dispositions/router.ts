@@ -1,9 +1,8 @@
 /** Disposition and disposition-group routes (spec 4.13, decisions.md section 2). */
-import { Router } from 'express';
 import type { DispositionService } from '../../application/dispositions/disposition-service';
-import { contextOf, paramOf, requireScope } from '../http/auth';
+import { contextOf, paramOf } from '../http/auth';
 import { QueryReader } from '../http/query';
-import { validate } from '../http/validation';
+import { route, type RouteSpec } from '../http/route';
 import {
   CreateDispositionBody,
   CreateGroupBody,
@@ -12,73 +11,177 @@ import {
   UpdateGroupBody,
 } from './schemas';
 
-export function dispositionsRouter(service: DispositionService): Router {
-  const router = Router();
-  const read = requireScope('dispositions:read');
-  const write = requireScope('dispositions:write');
+const READ = ['dispositions:read'];
+const WRITE = ['dispositions:write'];
 
-  const listQuery = (q: QueryReader) => ({
-    page: q.int('page', 1, 1, 1_000_000),
-    limit: q.int('limit', 10, 1, 100),
-    search: q.string('search'),
-  });
+const listQuery = (q: QueryReader) => ({
+  page: q.int('page', 1, 1, 1_000_000),
+  limit: q.int('limit', 10, 1, 100),
+  search: q.string('search'),
+});
 
+export function dispositionRoutes(service: DispositionService): RouteSpec[] {
   // Group routes come first: "/dispositions/groups/..." must not be read as a disposition id.
-  router.post('/dispositions/groups/create', write, async (req, res) => {
-    const data = await service.createGroup(contextOf(res), validate(CreateGroupBody, req.body));
-    res.status(201).json({ success: true, message: 'Disposition group created successfully', data });
-  });
-  router.get('/dispositions/groups/list', read, async (req, res) => {
-    const q = new QueryReader(req);
-    const query = { ...listQuery(q), expand: q.bool('expand', false) };
-    q.done();
-    res.json({ success: true, ...(await service.listGroups(contextOf(res), query)) });
-  });
-  router.get('/dispositions/groups/:id', read, async (req, res) => {
-    const q = new QueryReader(req);
-    const expand = q.bool('expand', false);
-    q.done();
-    res.json({ success: true, data: await service.getGroup(contextOf(res), paramOf(req, 'id'), expand) });
-  });
-  router.put('/dispositions/groups/:id', write, async (req, res) => {
-    const data = await service.updateGroup(contextOf(res), paramOf(req, 'id'), validate(UpdateGroupBody, req.body));
-    res.json({ success: true, message: 'Disposition group updated successfully', data });
-  });
-  router.delete('/dispositions/groups/:id', write, async (req, res) => {
-    await service.deleteGroup(contextOf(res), paramOf(req, 'id'));
-    res.json({ success: true, message: 'Disposition group deleted successfully' });
-  });
-  router.post('/dispositions/groups/:id/dispositions', write, async (req, res) => {
-    const { dispositions } = validate(GroupMembersBody, req.body);
-    const data = await service.addToGroup(contextOf(res), paramOf(req, 'id'), dispositions);
-    res.json({ success: true, message: 'Dispositions added to group successfully', data });
-  });
-  router.delete('/dispositions/groups/:id/dispositions', write, async (req, res) => {
-    const { dispositions } = validate(GroupMembersBody, req.body);
-    await service.removeFromGroup(contextOf(res), paramOf(req, 'id'), dispositions);
-    res.json({ success: true, message: 'Dispositions removed from group successfully' });
-  });
-
-  router.post('/dispositions', write, async (req, res) => {
-    const data = await service.create(contextOf(res), validate(CreateDispositionBody, req.body));
-    res.status(201).json({ success: true, message: 'Disposition created successfully', data });
-  });
-  router.get('/dispositions', read, async (req, res) => {
-    const q = new QueryReader(req);
-    const query = listQuery(q);
-    q.done();
-    res.json({ success: true, ...(await service.list(contextOf(res), query)) });
-  });
-  router.get('/dispositions/:id', read, async (req, res) => {
-    res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
-  });
-  router.put('/dispositions/:id', write, async (req, res) => {
-    const data = await service.update(contextOf(res), paramOf(req, 'id'), validate(UpdateDispositionBody, req.body));
-    res.json({ success: true, message: 'Disposition updated successfully', data });
-  });
-  router.delete('/dispositions/:id', write, async (req, res) => {
-    await service.delete(contextOf(res), paramOf(req, 'id'));
-    res.json({ success: true, message: 'Disposition deleted successfully' });
-  });
-  return router;
+  return [
+    route({
+      method: 'post',
+      path: '/dispositions/groups/create',
+      operationId: 'createDispositionGroup',
+      summary: 'Create a disposition group',
+      scopes: WRITE,
+      body: CreateGroupBody,
+      errors: [409],
+      success: { status: 201, description: 'The group' },
+      handler: async (_req, res, body) => {
+        const data = await service.createGroup(contextOf(res), body);
+        res.status(201).json({ success: true, message: 'Disposition group created successfully', data });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/dispositions/groups/list',
+      operationId: 'listDispositionGroups',
+      summary: 'List disposition groups',
+      scopes: READ,
+      query: ['page', 'limit', 'search', 'expand'],
+      errors: [400],
+      handler: async (req, res) => {
+        const q = new QueryReader(req);
+        const query = { ...listQuery(q), expand: q.bool('expand', false) };
+        q.done();
+        res.json({ success: true, ...(await service.listGroups(contextOf(res), query)) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/dispositions/groups/{id}',
+      operationId: 'getDispositionGroup',
+      summary: 'Get a disposition group',
+      scopes: READ,
+      query: ['expand'],
+      errors: [400, 404],
+      handler: async (req, res) => {
+        const q = new QueryReader(req);
+        const expand = q.bool('expand', false);
+        q.done();
+        res.json({ success: true, data: await service.getGroup(contextOf(res), paramOf(req, 'id'), expand) });
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/dispositions/groups/{id}',
+      operationId: 'updateDispositionGroup',
+      summary: 'Update a group (replaces its member list)',
+      scopes: WRITE,
+      body: UpdateGroupBody,
+      errors: [404, 409],
+      handler: async (req, res, body) => {
+        const data = await service.updateGroup(contextOf(res), paramOf(req, 'id'), body);
+        res.json({ success: true, message: 'Disposition group updated successfully', data });
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/dispositions/groups/{id}',
+      operationId: 'deleteDispositionGroup',
+      summary: 'Delete a group (its dispositions stay)',
+      scopes: WRITE,
+      errors: [404],
+      handler: async (req, res) => {
+        await service.deleteGroup(contextOf(res), paramOf(req, 'id'));
+        res.json({ success: true, message: 'Disposition group deleted successfully' });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/dispositions/groups/{id}/dispositions',
+      operationId: 'addDispositionsToGroup',
+      summary: 'Add dispositions to a group',
+      scopes: WRITE,
+      body: GroupMembersBody,
+      errors: [404],
+      handler: async (req, res, { dispositions }) => {
+        const data = await service.addToGroup(contextOf(res), paramOf(req, 'id'), dispositions);
+        res.json({ success: true, message: 'Dispositions added to group successfully', data });
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/dispositions/groups/{id}/dispositions',
+      operationId: 'removeDispositionsFromGroup',
+      summary: 'Remove dispositions from a group',
+      scopes: WRITE,
+      body: GroupMembersBody,
+      errors: [404],
+      handler: async (req, res, { dispositions }) => {
+        await service.removeFromGroup(contextOf(res), paramOf(req, 'id'), dispositions);
+        res.json({ success: true, message: 'Dispositions removed from group successfully' });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/dispositions',
+      operationId: 'createDisposition',
+      summary: 'Create a disposition',
+      scopes: WRITE,
+      body: CreateDispositionBody,
+      errors: [409],
+      success: { status: 201, description: 'The disposition' },
+      handler: async (_req, res, body) => {
+        const data = await service.create(contextOf(res), body);
+        res.status(201).json({ success: true, message: 'Disposition created successfully', data });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/dispositions',
+      operationId: 'listDispositions',
+      summary: 'List dispositions',
+      scopes: READ,
+      query: ['page', 'limit', 'search'],
+      errors: [400],
+      handler: async (req, res) => {
+        const q = new QueryReader(req);
+        const query = listQuery(q);
+        q.done();
+        res.json({ success: true, ...(await service.list(contextOf(res), query)) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/dispositions/{id}',
+      operationId: 'getDisposition',
+      summary: 'Get a disposition',
+      scopes: READ,
+      errors: [404],
+      handler: async (req, res) => {
+        res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/dispositions/{id}',
+      operationId: 'updateDisposition',
+      summary: 'Update a disposition',
+      scopes: WRITE,
+      body: UpdateDispositionBody,
+      errors: [404, 409],
+      handler: async (req, res, body) => {
+        const data = await service.update(contextOf(res), paramOf(req, 'id'), body);
+        res.json({ success: true, message: 'Disposition updated successfully', data });
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/dispositions/{id}',
+      operationId: 'deleteDisposition',
+      summary: 'Delete a disposition (not while it is in a group)',
+      scopes: WRITE,
+      errors: [400, 404],
+      handler: async (req, res) => {
+        await service.delete(contextOf(res), paramOf(req, 'id'));
+        res.json({ success: true, message: 'Disposition deleted successfully' });
+      },
+    }),
+  ];
 }

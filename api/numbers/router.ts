@@ -2,38 +2,64 @@
  * Number routes: search the available numbers (spec 4.8), buy some (anchor `buyNumbers`), and list
  * the organization's own. Scopes `numbers:read` and `numbers:write`.
  */
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import type { NumberService, SearchQuery } from '../../application/numbers/number-service';
 import { normalizeDialString } from '../../domain/numbers/phone-number';
-import { contextOf, requireScope } from '../http/auth';
+import { contextOf } from '../http/auth';
 import { HttpError, validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
-import { validate } from '../http/validation';
+import { route, type RouteSpec } from '../http/route';
 import { BuyNumbersBody, DEFAULT_PROVIDER } from './schemas';
 
-export function numbersRouter(service: NumberService): Router {
-  const router = Router();
-  const read = requireScope('numbers:read');
-  const write = requireScope('numbers:write');
+const READ = ['numbers:read'];
+const WRITE = ['numbers:write'];
 
-  router.get('/numbers/search', read, async (req, res) => {
-    const answer = await service.search(searchQuery(req));
-    res.json(answer);
-  });
-  router.post('/numbers/buyNumbers', write, async (req, res) => {
-    const items = validate(BuyNumbersBody, req.body).map((item) => ({
-      number: normalizeDialString(item.number),
-      provider: (item.provider ?? DEFAULT_PROVIDER).toLowerCase(),
-    }));
-    res.json(await service.buy(contextOf(res), items));
-  });
-  router.get('/numbers', read, async (req, res) => {
-    const q = new QueryReader(req);
-    const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100) };
-    q.done();
-    res.json({ success: true, ...(await service.owned(contextOf(res), query)) });
-  });
-  return router;
+export function numberRoutes(service: NumberService): RouteSpec[] {
+  return [
+    route({
+      method: 'get',
+      path: '/numbers/search',
+      operationId: 'searchNumbers',
+      summary: 'Search available numbers (404 when none match)',
+      scopes: READ,
+      query: ['provider', 'country_iso', 'limit', 'page', 'prefix'],
+      errors: [400, 404],
+      handler: async (req, res) => {
+        const answer = await service.search(searchQuery(req));
+        res.json(answer);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/numbers/buyNumbers',
+      operationId: 'buyNumbers',
+      summary: 'Buy numbers (each succeeds or fails on its own)',
+      scopes: WRITE,
+      body: BuyNumbersBody,
+      handler: async (_req, res, body) => {
+        const items = body.map((item) => ({
+          number: normalizeDialString(item.number),
+          provider: (item.provider ?? DEFAULT_PROVIDER).toLowerCase(),
+        }));
+        res.json(await service.buy(contextOf(res), items));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/numbers',
+      operationId: 'listNumbers',
+      summary: "List the organization's numbers",
+      scopes: READ,
+      query: ['page', 'limit'],
+      errors: [400],
+      handler: async (req, res) => {
+        const q = new QueryReader(req);
+        const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100) };
+        q.done();
+        res.json({ success: true, ...(await service.owned(contextOf(res), query)) });
+      },
+    }),
+  ];
 }
 
 function searchQuery(req: Request): SearchQuery {

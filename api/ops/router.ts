@@ -1,54 +1,91 @@
 /** Operations endpoints without an organization token: liveness, readiness, metrics, API description. */
-import { Router } from 'express';
 import type { EventStore } from '../../application/ports/event-store';
 import type { ProjectionRunner } from '../../application/projection-runner';
 import type { Metrics } from '../http/metrics';
-import { openApiDocument, docsPage, type Route } from './openapi';
+import { route, type RouteSpec } from '../http/route';
+import { docsPage } from './docs-page';
 
 /** Readiness tolerates a small lag: a busy projection a few events behind is still serving. */
 const READY_LAG = 1000;
 
-export function opsRouter(deps: {
+export type OpsDeps = {
   events: EventStore;
   runner: ProjectionRunner;
   metrics: Metrics;
   shuttingDown: () => boolean;
   speechReady: () => boolean;
-  openapi?: readonly Route[];
-}): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
-    let head: number;
-    try {
-      head = await deps.events.headPosition();
-    } catch (error) {
-      res.status(503).json({ status: 'unavailable', reason: `event store unreachable: ${String(error)}` });
-      return;
-    }
-    const lag = Math.max(0, head - deps.runner.currentPosition);
-    const failing = deps.runner.lastError !== null;
-    const ready = !deps.shuttingDown() && !failing && lag <= READY_LAG && deps.speechReady();
-    res.status(ready ? 200 : 503).json({
-      status: ready ? 'ready' : 'not_ready',
-      head,
-      projected: deps.runner.currentPosition,
-      lag,
-      projectionError: failing ? String(deps.runner.lastError) : null,
-      speechEngine: deps.speechReady() ? 'ready' : 'warming',
-      shuttingDown: deps.shuttingDown(),
-    });
-  });
-  router.get('/metrics', (_req, res) => {
-    res.type('text/plain; version=0.0.4').send(deps.metrics.render());
-  });
-  router.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument(deps.openapi));
-  });
-  router.get('/docs', (_req, res) => {
-    res.type('html').send(docsPage());
-  });
-  return router;
+  /** The API description of every route. */
+  document: () => Record<string, unknown>;
+};
+
+export function opsRoutes(deps: OpsDeps): RouteSpec[] {
+  return [
+    route({
+      method: 'get',
+      path: '/healthz',
+      operationId: 'getHealth',
+      summary: 'Liveness: the process answers',
+      handler: (_req, res) => {
+        res.json({ status: 'ok' });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/readyz',
+      operationId: 'getReadiness',
+      summary: 'Readiness: the event store answers, the read models are caught up and the speech engine is warm',
+      errors: [503],
+      success: { status: 200, description: 'Ready, with the projection lag' },
+      handler: async (_req, res) => {
+        let head: number;
+        try {
+          head = await deps.events.headPosition();
+        } catch (error) {
+          res.status(503).json({ status: 'unavailable', reason: `event store unreachable: ${String(error)}` });
+          return;
+        }
+        const lag = Math.max(0, head - deps.runner.currentPosition);
+        const failing = deps.runner.lastError !== null;
+        const ready = !deps.shuttingDown() && !failing && lag <= READY_LAG && deps.speechReady();
+        res.status(ready ? 200 : 503).json({
+          status: ready ? 'ready' : 'not_ready',
+          head,
+          projected: deps.runner.currentPosition,
+          lag,
+          projectionError: failing ? String(deps.runner.lastError) : null,
+          speechEngine: deps.speechReady() ? 'ready' : 'warming',
+          shuttingDown: deps.shuttingDown(),
+        });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/metrics',
+      operationId: 'getMetrics',
+      summary: 'Metrics in the Prometheus text format',
+      success: { status: 200, description: 'The metrics', contentType: 'text/plain' },
+      handler: (_req, res) => {
+        res.type('text/plain; version=0.0.4').send(deps.metrics.render());
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'This API description (OpenAPI 3.1)',
+      handler: (_req, res) => {
+        res.json(deps.document());
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/docs',
+      operationId: 'getDocs',
+      summary: 'A page listing the operations of /openapi.json',
+      success: { status: 200, description: 'The page', contentType: 'text/html' },
+      handler: (_req, res) => {
+        res.type('html').send(docsPage());
+      },
+    }),
+  ];
 }

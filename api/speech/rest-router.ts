@@ -1,23 +1,52 @@
 /** The speech interface over REST: voices (spec 4.2) and streamed synthesis (spec 4.1). */
-import { Router, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from '../../application/ports/logger';
 import type { AudioChunk } from '../../application/ports/speech-engine';
 import { SpeechError, type SpeechService, type SpeechStream } from '../../application/speech/speech-service';
 import type { SpeechOutcome } from '../../domain/organizations/organization';
 import { pcmBytes, wavHeader } from '../../infrastructure/speech';
-import { contextOf, requireScope } from '../http/auth';
+import { contextOf } from '../http/auth';
+import { route, type RouteSpec } from '../http/route';
 import { internalSpeechError, sendSpeechError } from './errors';
-import { readSpeechRequest } from './request';
+import { readSpeechRequest, SpeechRequestSchema } from './request';
 
-export function speechRestRouter(speech: SpeechService, logger: Logger): Router {
-  const router = Router();
-  const scope = requireScope('speech');
+const SPEECH = ['speech'];
 
-  router.get('/get_voices', scope, (_req, res) => {
-    res.json(speech.voices());
-  });
+export function speechRestRoutes(speech: SpeechService, logger: Logger): RouteSpec[] {
+  return [
+    route({
+      method: 'get',
+      path: '/get_voices',
+      operationId: 'listVoices',
+      summary: 'The five voices',
+      scopes: SPEECH,
+      handler: (_req, res) => {
+        res.json(speech.voices());
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/get_speech',
+      operationId: 'synthesizeSpeech',
+      summary: 'Text to speech, streamed as WAV or raw PCM (the WebSocket form is at the same path)',
+      scopes: SPEECH,
+      // readSpeechRequest answers with the codes of spec 7.3 (invalid_request...), not the 400 of other routes.
+      body: SpeechRequestSchema,
+      bodyCheck: 'handler',
+      errors: [402, 429],
+      success: {
+        status: 200,
+        description: 'The audio (audio/L16 when add_wav_header is false)',
+        contentType: 'audio/wav',
+      },
+      handler: synthesize(speech, logger),
+    }),
+  ];
+}
 
-  router.post('/get_speech', scope, async (req, res) => {
+/** Streams the audio of one request, or answers its refusal with the codes of spec 7.3. */
+function synthesize(speech: SpeechService, logger: Logger) {
+  return async (req: Request, res: Response) => {
     let body;
     try {
       body = readSpeechRequest(req.body);
@@ -66,13 +95,13 @@ export function speechRestRouter(speech: SpeechService, logger: Logger): Router 
       if (failed)
         logger.error('speech synthesis failed mid-stream', { requestId: res.locals.requestId, error: String(error) });
     }
-    const outcome = controller.signal.aborted ? 'disconnected' : failed ? 'failed' : 'completed';
+    let outcome: SpeechOutcome = failed ? 'failed' : 'completed';
+    if (controller.signal.aborted) outcome = 'disconnected';
     await finish(stream, outcome, res, logger);
     // The status is already sent: a stream that broke is cut off rather than ended as if complete.
     if (outcome === 'completed') res.end();
     else res.destroy();
-  });
-  return router;
+  };
 }
 
 async function finish(stream: SpeechStream, outcome: SpeechOutcome, res: Response, logger: Logger): Promise<void> {

@@ -2,51 +2,106 @@
  * Workflow routes (decisions.md section 2, "ours"): definitions and their runs. Creating, changing and
  * deleting need `campaigns:write`; reading needs `campaigns:read` or `campaigns:write`.
  */
-import { Router } from 'express';
 import type { WorkflowService } from '../../application/workflows/workflow-service';
-import { contextOf, paramOf, requireScope } from '../http/auth';
+import { contextOf, paramOf } from '../http/auth';
 import { QueryReader } from '../http/query';
-import { validateWorkflowBody, validateWorkflowUpdate } from './schemas';
+import { route, type RouteSpec } from '../http/route';
+import { CreateWorkflowBody, UpdateWorkflowBody, validateWorkflowBody, validateWorkflowUpdate } from './schemas';
 
-export function workflowsRouter(service: WorkflowService): Router {
-  const router = Router();
-  const read = requireScope('campaigns:read', 'campaigns:write');
-  const write = requireScope('campaigns:write');
+const READ = ['campaigns:read', 'campaigns:write'];
+const WRITE = ['campaigns:write'];
 
-  router.post('/workflows', write, async (req, res) => {
-    const data = await service.create(contextOf(res), validateWorkflowBody(req.body));
-    res.status(201).json({ success: true, message: 'Workflow created successfully', data });
-  });
-  router.get('/workflows', read, async (req, res) => {
-    const q = new QueryReader(req);
-    const query = {
-      page: q.int('page', 1, 1, 1_000_000),
-      limit: q.int('limit', 10, 1, 100),
-      search: q.string('search'),
-    };
-    q.done();
-    res.json({ success: true, ...(await service.list(contextOf(res), query)) });
-  });
-  router.get('/workflows/:id', read, async (req, res) => {
-    res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
-  });
-  router.put('/workflows/:id', write, async (req, res) => {
-    const data = await service.update(contextOf(res), paramOf(req, 'id'), validateWorkflowUpdate(req.body));
-    res.json({ success: true, message: 'Workflow updated successfully', data });
-  });
-  router.delete('/workflows/:id', write, async (req, res) => {
-    await service.delete(contextOf(res), paramOf(req, 'id'));
-    res.json({ success: true, message: 'Workflow deleted successfully' });
-  });
-  router.get('/workflows/:id/runs', read, async (req, res) => {
-    const q = new QueryReader(req);
-    const query = {
-      page: q.int('page', 1, 1, 1_000_000),
-      limit: q.int('limit', 10, 1, 100),
-      status: q.oneOf('status', ['running', 'completed', 'failed'] as const),
-    };
-    q.done();
-    res.json({ success: true, ...(await service.runsOf(contextOf(res), paramOf(req, 'id'), query)) });
-  });
-  return router;
+export function workflowRoutes(service: WorkflowService): RouteSpec[] {
+  // The handlers check their bodies step by step (validateWorkflowBody): every problem of every step in one answer.
+  return [
+    route({
+      method: 'post',
+      path: '/workflows',
+      operationId: 'createWorkflow',
+      summary: 'Create a workflow (ordered steps: send_chat, place_call, wait, wait_for_outcome, branch, end)',
+      scopes: WRITE,
+      body: CreateWorkflowBody,
+      bodyCheck: 'handler',
+      success: { status: 201, description: 'The workflow' },
+      handler: async (req, res) => {
+        const data = await service.create(contextOf(res), validateWorkflowBody(req.body));
+        res.status(201).json({ success: true, message: 'Workflow created successfully', data });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/workflows',
+      operationId: 'listWorkflows',
+      summary: 'List workflows (scope campaigns:read or campaigns:write)',
+      scopes: READ,
+      query: ['page', 'limit', 'search'],
+      errors: [400],
+      handler: async (req, res) => {
+        const q = new QueryReader(req);
+        const query = {
+          page: q.int('page', 1, 1, 1_000_000),
+          limit: q.int('limit', 10, 1, 100),
+          search: q.string('search'),
+        };
+        q.done();
+        res.json({ success: true, ...(await service.list(contextOf(res), query)) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/workflows/{id}',
+      operationId: 'getWorkflow',
+      summary: 'Get a workflow (scope campaigns:read or campaigns:write)',
+      scopes: READ,
+      errors: [404],
+      handler: async (req, res) => {
+        res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/workflows/{id}',
+      operationId: 'updateWorkflow',
+      summary: 'Change the name, the steps or both (runs already started keep the steps they took)',
+      scopes: WRITE,
+      body: UpdateWorkflowBody,
+      bodyCheck: 'handler',
+      errors: [404],
+      handler: async (req, res) => {
+        const data = await service.update(contextOf(res), paramOf(req, 'id'), validateWorkflowUpdate(req.body));
+        res.json({ success: true, message: 'Workflow updated successfully', data });
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/workflows/{id}',
+      operationId: 'deleteWorkflow',
+      summary: 'Delete a workflow (its history is kept; runs already started finish)',
+      scopes: WRITE,
+      errors: [404],
+      handler: async (req, res) => {
+        await service.delete(contextOf(res), paramOf(req, 'id'));
+        res.json({ success: true, message: 'Workflow deleted successfully' });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/workflows/{id}/runs',
+      operationId: 'listWorkflowRuns',
+      summary: "A workflow's runs, oldest first: status, current step and each step's outcome",
+      scopes: READ,
+      query: ['page', 'limit', 'status'],
+      errors: [400, 404],
+      handler: async (req, res) => {
+        const q = new QueryReader(req);
+        const query = {
+          page: q.int('page', 1, 1, 1_000_000),
+          limit: q.int('limit', 10, 1, 100),
+          status: q.oneOf('status', ['running', 'completed', 'failed'] as const),
+        };
+        q.done();
+        res.json({ success: true, ...(await service.runsOf(contextOf(res), paramOf(req, 'id'), query)) });
+      },
+    }),
+  ];
 }

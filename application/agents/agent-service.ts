@@ -7,7 +7,7 @@ import {
   DEFAULT_VOICE_ID,
   type AgentDetails,
 } from '../../domain/agents/agent';
-import type { LanguageCode } from '../../domain/calls/simulation/languages';
+import type { LanguageCode } from '../../domain/shared/languages';
 import type { AgentDocument } from '../../projections/agents/agents';
 import type { CommandHandler } from '../command-handler';
 import { ownedDocument } from '../ownership';

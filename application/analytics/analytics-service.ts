@@ -63,10 +63,12 @@ export class AnalyticsService {
     const counted = await Promise.all(
       names.map(async (disposition) => ({ disposition, count: await count({ disposition }) })),
     );
-    return counted
-      .filter((d) => d.count > 0)
-      .sort(
-        (a, b) => b.count - a.count || (a.disposition < b.disposition ? -1 : a.disposition > b.disposition ? 1 : 0),
-      );
+    return counted.filter((d) => d.count > 0).sort((a, b) => b.count - a.count || byName(a.disposition, b.disposition));
   }
+}
+
+/** Names in code-unit order (as `<` compares them). */
+function byName(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
 }

@@ -4,13 +4,14 @@
  */
 import {
   blacklistDecider,
+  blacklistDocumentId,
   blacklistKey,
   blacklistStreamId,
   distinctCount,
   normalizePhoneNumber,
   type BlacklistCommand,
 } from '../../domain/blacklist/blacklist';
-import { blacklistDocumentId, type BlacklistDocument } from '../../projections/blacklist/blacklist';
+import type { BlacklistDocument } from '../../projections/blacklist/blacklist';
 import type { CommandHandler } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';

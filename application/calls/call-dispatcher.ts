@@ -9,7 +9,13 @@
  * stops; `resumeOpenCalls` hands it the calls that were dialed and had not ended, to play on from
  * where their timeline is now. A real carrier's calls go on without us and report through webhooks.
  */
-import { callDecider, callStreamId, type CallEvent, type CallTarget } from '../../domain/calls/call';
+import {
+  callDecider,
+  callStreamId,
+  FINAL_CALL_STATUSES,
+  type CallEvent,
+  type CallTarget,
+} from '../../domain/calls/call';
 import type { OrganizationType } from '../../domain/organizations/organization';
 import type { OpenCallDocument } from '../../projections/calls/open-calls';
 import type { CommandHandler } from '../command-handler';
@@ -97,14 +103,7 @@ export async function resumeOpenCalls(
   let resumed = 0;
   for (const { id } of open) {
     const { state } = await deps.commands.load(callDecider, callStreamId(id));
-    if (
-      state.status === 'none' ||
-      state.dialedAt === null ||
-      state.status === 'Completed' ||
-      state.status === 'No Contact' ||
-      state.status === 'Failed'
-    )
-      continue;
+    if (state.status === 'none' || state.dialedAt === null || FINAL_CALL_STATUSES.includes(state.status)) continue;
     const request = await setUp(deps, id, state, state.dialedAt, `resume-${id}`);
     if (!request) continue;
     await resume(request).catch((error) =>

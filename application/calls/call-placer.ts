@@ -6,7 +6,7 @@
  * the call dispatcher hands it to the carrier.
  */
 import { callDecider, callStreamId } from '../../domain/calls/call';
-import { languageKey } from '../../projections/customers/customers';
+import { languageKey } from '../../domain/customers/keys';
 import type { CommandContext, CommandHandler } from '../command-handler';
 import { sliceBoundary } from '../append-slices';
 import { customerContact, type CampaignScope, type CustomerContact } from '../customers/customer-contact';

@@ -22,7 +22,7 @@ import {
 import type { CampaignDocument } from '../../projections/campaigns/campaigns';
 import type { CommandHandler } from '../command-handler';
 import type { BulkAnswer } from '../customers/customer-service';
-import type { References } from '../references';
+import type { Lookups } from '../lookups';
 import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
@@ -49,7 +49,7 @@ export class CampaignService {
   constructor(
     private readonly commands: CommandHandler,
     private readonly campaigns: ReadCollection<CampaignDocument>,
-    private readonly references: References,
+    private readonly references: Lookups,
     private readonly customers: CustomerImport,
     private readonly env: ServiceEnvironment,
   ) {}

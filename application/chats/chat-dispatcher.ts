@@ -12,7 +12,7 @@
  */
 import { chatDecider, type ChatEvent, type ChatTarget, type DeliveryError } from '../../domain/chats/chat';
 import { deliveryError } from '../../domain/chats/delivery-errors';
-import { isLanguageCode } from '../../domain/calls/simulation/languages';
+import { isLanguageCode } from '../../domain/shared/languages';
 import type { OrganizationType } from '../../domain/organizations/organization';
 import type { OpenChatDocument } from '../../projections/chats/open-chats';
 import type { CommandHandler } from '../command-handler';

@@ -9,7 +9,7 @@
  * writer commits one slice while the next is prepared). The answer comes once the events are durable;
  * it does not wait for the logs to show them: every later request does (api/http/consistent-reads).
  */
-import { fillTemplate } from '../../domain/calls/simulation/placeholders';
+import { fillTemplate } from '../../domain/shared/placeholders';
 import { chatDecider } from '../../domain/chats/chat';
 import { TEMPLATE_NOT_FOUND } from '../../domain/chats/template';
 import { DomainError } from '../../domain/shared/errors';

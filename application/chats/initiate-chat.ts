@@ -71,13 +71,7 @@ export class InitiateChat {
 
     const initiated = placement.initiated.length;
     const failed = selected.length - initiated;
-    const status = failed === 0 ? 200 : initiated > 0 ? 207 : 500;
-    const message =
-      failed === 0
-        ? `Chat messages initiated for ${initiated} customers`
-        : initiated > 0
-          ? `Chat messages initiated for ${initiated} of ${selected.length} customers`
-          : 'No chat messages could be initiated';
+    const { status, message } = outcomeOf(initiated, failed, selected.length);
     return {
       status,
       body: {
@@ -94,4 +88,11 @@ export class InitiateChat {
       },
     };
   }
+}
+
+/** 200 when every message went out, 207 when some did, 500 when none did. */
+function outcomeOf(initiated: number, failed: number, total: number): { status: 200 | 207 | 500; message: string } {
+  if (failed === 0) return { status: 200, message: `Chat messages initiated for ${initiated} customers` };
+  if (initiated > 0) return { status: 207, message: `Chat messages initiated for ${initiated} of ${total} customers` };
+  return { status: 500, message: 'No chat messages could be initiated' };
 }

@@ -1,5 +1,5 @@
 /** Chat template use cases: create, list, get (decisions.md section 2, "ours"). */
-import type { LanguageCode } from '../../domain/calls/simulation/languages';
+import type { LanguageCode } from '../../domain/shared/languages';
 import {
   TEMPLATE_FORBIDDEN,
   TEMPLATE_NOT_FOUND,

@@ -5,7 +5,8 @@
  * on what it returns, and `exclude_ids` in the store or on what it returns. Customers come in the
  * order they were added.
  */
-import { languageKey, type CustomerDocument } from '../../projections/customers/customers';
+import { languageKey } from '../../domain/customers/keys';
+import type { CustomerDocument } from '../../projections/customers/customers';
 import type { Condition, ReadCollection } from '../ports/read-store';
 
 export type CustomerFilters = {
@@ -16,8 +17,10 @@ export type CustomerFilters = {
   custom?: Record<string, string | string[]>;
 };
 
-const list = (value: string | string[] | undefined): string[] | undefined =>
-  value === undefined ? undefined : Array.isArray(value) ? value : [value];
+function list(value: string | string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value : [value];
+}
 const oneOf = (values: string[]): Condition => (values.length === 1 ? values[0]! : { in: values });
 
 export async function selectCustomers(

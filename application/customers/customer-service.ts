@@ -15,7 +15,9 @@ import {
 } from '../../domain/customers/customer';
 import { isRecord, keyFieldOf, MAX_ID_LENGTH, recordErrors, type CustomerRecord } from '../../domain/customers/record';
 import { DomainError, invalid, notFound } from '../../domain/shared/errors';
-import { customerDocumentId, type CustomerDocument } from '../../projections/customers/customers';
+import { assertFollowUp } from '../../domain/customers/follow-up';
+import { customerDocumentId } from '../../domain/customers/keys';
+import type { CustomerDocument } from '../../projections/customers/customers';
 import type { CommandContext, CommandHandler, CommandResult } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';
@@ -93,6 +95,7 @@ export class CustomerService {
   ) {}
 
   async add(ctx: RequestContext, input: AddInput): Promise<AddAnswer> {
+    assertFollowUp(input);
     const errors = recordErrors(ctx.organizationType, input.data, 'data.');
     if (errors.length > 0) throw invalid('Validation failed', { errors });
     const campaign = await this.assertCampaign(ctx, input.campaignId);
@@ -136,6 +139,7 @@ export class CustomerService {
   }
 
   async addBulk(ctx: RequestContext, input: BulkInput): Promise<BulkAnswer> {
+    assertFollowUp(input);
     const campaign = await this.assertCampaign(ctx, input.campaignId);
     if (input.useWorkflow && input.workflowId) await this.workflows.check(ctx, input.workflowId);
     const keyField = keyFieldOf(ctx.organizationType);
@@ -197,16 +201,10 @@ export class CustomerService {
     const failed = total - successful;
     // Calls go out in batches of 500 after every record is added (spec 4.10).
     const callBatches = input.initiateCall && input.callConfig ? chunkSizes(successful, CALL_BATCH_SIZE) : [];
+    const outcome = bulkOutcome({ total, valid, successful, failed });
     const body: BulkAnswer['body'] = {
       success: failed === 0,
-      message:
-        failed === 0
-          ? `All ${total} customers added successfully`
-          : successful === 0
-            ? valid === 0
-              ? 'No valid records to add'
-              : 'No customers were added'
-            : `${successful} of ${total} customers added`,
+      message: outcome.message,
       results: {
         total,
         valid,
@@ -250,7 +248,7 @@ export class CustomerService {
           },
           added.map((a) => ({ customerKey: a.id, record: a.record })),
         ));
-    return { status: failed === 0 ? 201 : successful === 0 ? 400 : 207, body };
+    return { status: outcome.status, body };
   }
 
   async update(ctx: RequestContext, input: UpdateInput): Promise<CustomerView> {
@@ -325,6 +323,17 @@ export class CustomerService {
   private context(ctx: RequestContext): CommandContext {
     return { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
   }
+}
+
+/** 201 when every record was added, 207 when some were, 400 when none were (and then whether any was valid). */
+function bulkOutcome(counts: { total: number; valid: number; successful: number; failed: number }): {
+  status: BulkAnswer['status'];
+  message: string;
+} {
+  const { total, valid, successful, failed } = counts;
+  if (failed === 0) return { status: 201, message: `All ${total} customers added successfully` };
+  if (successful > 0) return { status: 207, message: `${successful} of ${total} customers added` };
+  return { status: 400, message: valid === 0 ? 'No valid records to add' : 'No customers were added' };
 }
 
 /** Sizes of the batches `total` items make, `size` at most each. */

@@ -3,7 +3,7 @@
  * it; everything after (Sent, Delivered, Read or Failed, the customer's replies, the agent's answers, the
  * close) comes back through `ChatPlatformReports`, the same inbound path a real platform's webhooks use.
  */
-import type { LanguageCode } from '../../domain/calls/simulation/languages';
+import type { LanguageCode } from '../../domain/shared/languages';
 import type { OrganizationType } from '../../domain/organizations/organization';
 
 export type ChatAgent = { name: string; language?: LanguageCode };

@@ -5,32 +5,10 @@
  * increase along `readAll`. Adapters: memory, sqlite (embedded) and eventstoredb (production).
  */
 import type { Observable } from 'rxjs';
+import type { EventData, RecordedEvent } from '../../domain/shared/recorded-event';
 
-/** Who caused an event and why: stored on every event so an auditor can replay each decision. */
-export type EventMetadata = {
-  organizationId: string | null;
-  actor: string;
-  requestId: string;
-  correlationId: string;
-  causationId: string | null;
-  occurredAt: string;
-  schemaVersion: number;
-};
-
-export type EventData<Type extends string = string, Data = unknown> = {
-  /** Unique id; appending an event whose id is already in the stream does not duplicate it. */
-  id: string;
-  type: Type;
-  data: Data;
-  metadata: EventMetadata;
-};
-
-export type RecordedEvent<Type extends string = string, Data = unknown> = EventData<Type, Data> & {
-  streamId: string;
-  revision: number;
-  position: number;
-  recordedAt: string;
-};
+// The events the port appends and reads are defined beside the domain events (projections read them too).
+export type { EventData, EventMetadata, RecordedEvent } from '../../domain/shared/recorded-event';
 
 /** `any`: no check; `no_stream`: the stream must not exist; `stream_exists`; or the exact revision of its last event. */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;

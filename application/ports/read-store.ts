@@ -4,21 +4,10 @@
  * Projections write through `commit`, which carries the projection's checkpoint with its writes.
  * Adapters: memory, sqlite (embedded) and mongodb (production).
  */
+import type { CollectionDefinition } from '../../projections/projection';
 
-export type FieldType = 'string' | 'number' | 'boolean';
-
-export type CollectionDefinition = {
-  name: string;
-  /** Fields that queries filter or sort on, with their type; adapters may index them. */
-  fields: Record<string, FieldType>;
-  /** Compound indexes (field lists, in order) worth building for the expected queries. */
-  indexes?: readonly (readonly string[])[];
-  /**
-   * Sets of fields whose equality-only counts should answer at once (for example the logs' total per
-   * organization and status). An adapter may keep these counts as it writes, or count by query.
-   */
-  counters?: readonly (readonly string[])[];
-};
+// A collection is defined by the projection that fills it (projections/projection.ts).
+export type { CollectionDefinition, FieldType } from '../../projections/projection';
 
 export type Scalar = string | number | boolean | null;
 export type Condition = Scalar | { in: readonly Scalar[] };

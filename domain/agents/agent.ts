@@ -3,8 +3,8 @@
  * Its greeting and lines may name fields of the customer record (`{{first_name}}`); naming a field the
  * organization's records do not have is refused up front, rather than read aloud as a blank later.
  */
-import { unknownPlaceholders } from '../calls/simulation/placeholders';
-import type { LanguageCode } from '../calls/simulation/languages';
+import { unknownPlaceholders } from '../shared/placeholders';
+import type { LanguageCode } from '../shared/languages';
 import { assertNever, type Decider } from '../shared/decider';
 import { invalid } from '../shared/errors';
 import type { OrganizationType } from '../organizations/organization';

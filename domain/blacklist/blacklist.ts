@@ -20,6 +20,10 @@ export function normalizePhoneNumber(raw: string): string | null {
 /** What identifies an entry: the digits alone. */
 export const blacklistKey = (normalized: string) => normalized.replace(/^\+/, '');
 
+/** An entry's id among all organizations' entries (the blacklist read model's document id). */
+export const blacklistDocumentId = (organizationId: string, number: string) =>
+  `${organizationId}/${blacklistKey(number)}`;
+
 export type BlacklistEntry = { number: string; name: string | null };
 
 export type BlacklistState = { entries: ReadonlyMap<string, BlacklistEntry> };

@@ -3,8 +3,8 @@
  * filled from the customer's record. A placeholder naming a field the organization's records do not
  * have is refused when the template is created, rather than sent as a blank to every customer.
  */
-import type { LanguageCode } from '../calls/simulation/languages';
-import { unknownPlaceholders } from '../calls/simulation/placeholders';
+import type { LanguageCode } from '../shared/languages';
+import { unknownPlaceholders } from '../shared/placeholders';
 import { recordFields } from '../customers/record';
 import type { OrganizationType } from '../organizations/organization';
 import { assertNever, type Decider } from '../shared/decider';

@@ -6,7 +6,7 @@
  * Every message names the field, prefixed with where the record sits in the request (`data.` for one
  * record, nothing inside a bulk item, whose index is reported beside it).
  */
-import { isIsoDate } from '../calls/simulation/format';
+import { isIsoDate } from '../shared/format';
 import type { OrganizationType } from '../organizations/organization';
 
 export type CustomerRecord = Record<string, unknown>;
@@ -18,40 +18,40 @@ const MAX_TEXT_LENGTH = 1000;
 
 type FieldRule = { required: boolean; check: (value: unknown) => string | null };
 
-const text: FieldRule['check'] = (v) =>
-  typeof v !== 'string'
-    ? 'must be a string'
-    : v.trim() === ''
-      ? 'must not be empty'
-      : v.length > MAX_TEXT_LENGTH
-        ? `must be at most ${MAX_TEXT_LENGTH} characters`
-        : null;
-const identifier: FieldRule['check'] = (v) =>
-  typeof v !== 'string'
-    ? 'must be a string'
-    : v.trim() === ''
-      ? 'must not be empty'
-      : v.length > MAX_ID_LENGTH
-        ? `must be at most ${MAX_ID_LENGTH} characters`
-        : null;
-const phone: FieldRule['check'] = (v) =>
-  typeof v !== 'string'
-    ? 'must be a string'
-    : /^\+?\d{7,15}$/.test(v)
-      ? null
-      : 'must be 7 to 15 digits with an optional leading +';
-const date: FieldRule['check'] = (v) =>
-  typeof v !== 'string' ? 'must be a string' : isIsoDate(v) ? null : 'must be a real date in YYYY-MM-DD format';
-const amount: FieldRule['check'] = (v) =>
-  typeof v !== 'number' || !Number.isFinite(v) ? 'must be a number' : v < 0 ? 'must be >= 0' : null;
+/** A string that is not blank, of at most `max` characters. */
+const nonBlank =
+  (max: number): FieldRule['check'] =>
+  (v) => {
+    if (typeof v !== 'string') return 'must be a string';
+    if (v.trim() === '') return 'must not be empty';
+    return v.length > max ? `must be at most ${max} characters` : null;
+  };
+const text = nonBlank(MAX_TEXT_LENGTH);
+const identifier = nonBlank(MAX_ID_LENGTH);
+const phone: FieldRule['check'] = (v) => {
+  if (typeof v !== 'string') return 'must be a string';
+  return /^\+?\d{7,15}$/.test(v) ? null : 'must be 7 to 15 digits with an optional leading +';
+};
+const date: FieldRule['check'] = (v) => {
+  if (typeof v !== 'string') return 'must be a string';
+  return isIsoDate(v) ? null : 'must be a real date in YYYY-MM-DD format';
+};
+const amount: FieldRule['check'] = (v) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return 'must be a number';
+  return v < 0 ? 'must be >= 0' : null;
+};
 const count =
   (min: number): FieldRule['check'] =>
-  (v) =>
-    typeof v !== 'number' || !Number.isInteger(v) ? 'must be an integer' : v < min ? `must be >= ${min}` : null;
+  (v) => {
+    if (typeof v !== 'number' || !Number.isInteger(v)) return 'must be an integer';
+    return v < min ? `must be >= ${min}` : null;
+  };
 const paymentStatus: FieldRule['check'] = (v) =>
   (PAYMENT_STATUSES as readonly unknown[]).includes(v) ? null : `must be one of ${PAYMENT_STATUSES.join(', ')}`;
-const language: FieldRule['check'] = (v) =>
-  typeof v !== 'string' ? 'must be a string' : v.length > 50 ? 'must be at most 50 characters' : null;
+const language: FieldRule['check'] = (v) => {
+  if (typeof v !== 'string') return 'must be a string';
+  return v.length > 50 ? 'must be at most 50 characters' : null;
+};
 
 const RULES: Record<OrganizationType, Record<string, FieldRule>> = {
   collection: {

@@ -28,11 +28,9 @@ export function builtinInventory(): StockedNumber[] {
   // Most numbers carry voice; some are SMS only, some both.
   const capabilities = () => {
     const roll = random();
-    return roll < 0.7
-      ? { sms_enabled: false, voice_enabled: true }
-      : roll < 0.85
-        ? { sms_enabled: true, voice_enabled: true }
-        : { sms_enabled: true, voice_enabled: false };
+    if (roll < 0.7) return { sms_enabled: false, voice_enabled: true };
+    if (roll < 0.85) return { sms_enabled: true, voice_enabled: true };
+    return { sms_enabled: true, voice_enabled: false };
   };
   const seen = new Set<string>();
   const numbers: StockedNumber[] = [];

@@ -123,7 +123,9 @@ export function evolve(state: WebhookSettingsState, event: WebhookSettingsEvent)
     case 'WebhookConfigured': {
       const { at, ...settings } = event.data;
       const current = state.status === 'configured' ? state : null;
-      const enabledSince = !settings.enabled ? null : current?.enabled ? current.enabledSince : at;
+      // Deliveries that stay on keep the time they were switched on.
+      const onSince = current?.enabled ? current.enabledSince : at;
+      const enabledSince = settings.enabled ? onSince : null;
       return { status: 'configured', ...settings, createdAt: current?.createdAt ?? at, updatedAt: at, enabledSince };
     }
     case 'WebhookRemoved':

@@ -275,12 +275,7 @@ export function evolve(state: RunState, event: RunEvent): RunState {
       const { outcome, next, visit } = event.data;
       const current =
         next === null ? null : { index: next, visit: visit + 1, started: false, dueAt: null, contactId: null };
-      const latest =
-        outcome.result === 'placed'
-          ? { contactId: outcome.contactId }
-          : outcome.result === 'not_placed'
-            ? { failed: { status: 'not_placed', disposition: null } }
-            : state.latest;
+      const latest = latestAfter(outcome, state.latest);
       const lastOutcome =
         outcome.result === 'ended' || outcome.result === 'timeout'
           ? { status: outcome.status, disposition: outcome.disposition }
@@ -302,6 +297,13 @@ export function evolve(state: RunState, event: RunEvent): RunState {
     default:
       return assertNever(event);
   }
+}
+
+/** A contact step replaces the latest contact: the contact it made, or its failure; other steps keep it. */
+function latestAfter(outcome: StepOutcome, latest: StartedRun['latest']): StartedRun['latest'] {
+  if (outcome.result === 'placed') return { contactId: outcome.contactId };
+  if (outcome.result === 'not_placed') return { failed: { status: 'not_placed', disposition: null } };
+  return latest;
 }
 
 export const workflowRunDecider: Decider<RunCommand, RunEvent, RunState> = {

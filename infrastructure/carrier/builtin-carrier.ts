@@ -8,10 +8,10 @@ import type { CarrierReports } from '../../application/calls/carrier-reports';
 import type { Logger } from '../../application/ports/logger';
 import type { DialRequest, TelephonyProvider } from '../../application/ports/telephony';
 import type { CallEnding } from '../../domain/calls/call';
-import { isLanguageCode, type LanguageCode } from '../../domain/calls/simulation/languages';
+import { isLanguageCode, type LanguageCode } from '../../domain/shared/languages';
 import { simulateCall } from '../../domain/calls/simulation/simulate-call';
 import type { SimulatedCall } from '../../domain/calls/simulation/types';
-import { timelines, type Until } from '../simulation/timelines';
+import { timelines, type Until } from '../shared/timelines';
 
 /** Renders and stores a conversation's audio; answers the recording id, or null when there is none. */
 export type RecordConversation = (call: {
@@ -88,7 +88,7 @@ export function builtinCarrier(
             .catch(() => null)
         : null;
     return {
-      status: call.outcome === 'answered' ? 'Completed' : call.outcome === 'failed' ? 'Failed' : 'No Contact',
+      status: endStatusOf(call.outcome),
       reason: call.endReason,
       durationSeconds: call.durationSeconds,
       disposition: call.disposition,
@@ -115,4 +115,10 @@ export function builtinCarrier(
     /** Stops playing calls (shutdown). Calls cut short play on after the restart (`resume`). */
     stop: () => calls.stop(),
   };
+}
+
+/** The status a simulated call ends with: answered calls complete, failed ones fail, the rest made no contact. */
+function endStatusOf(outcome: SimulatedCall['outcome']): CallEnding['status'] {
+  if (outcome === 'answered') return 'Completed';
+  return outcome === 'failed' ? 'Failed' : 'No Contact';
 }

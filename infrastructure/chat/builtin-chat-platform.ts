@@ -9,7 +9,7 @@ import type { ChatPlatformReports, ChatReport } from '../../application/chats/ch
 import type { ChatPlatform, ChatSendRequest } from '../../application/ports/chat-platform';
 import type { Logger } from '../../application/ports/logger';
 import { platformMsgIdOf, simulateChat } from '../../domain/chats/simulation/simulate-chat';
-import { timelines, type Until } from '../simulation/timelines';
+import { timelines, type Until } from '../shared/timelines';
 
 export type BuiltinChatPlatformOptions = {
   reports: ChatPlatformReports;

@@ -125,7 +125,7 @@ export class EventStoreDbEventStore implements EventStore {
     if (maxCount <= 0) return [];
     const backwards = options.direction === 'backwards';
     const fromRevision =
-      options.fromRevision !== undefined ? BigInt(Math.max(0, options.fromRevision)) : backwards ? END : START;
+      options.fromRevision !== undefined ? BigInt(Math.max(0, options.fromRevision)) : startingEdge(backwards);
     const events: RecordedEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(streamId, {
@@ -177,7 +177,7 @@ export class EventStoreDbEventStore implements EventStore {
    */
   private async *scan(direction: Direction, after: number, pageSize: number): AsyncGenerator<RecordedEvent> {
     const forwards = direction === FORWARDS;
-    let from: ReadPosition = !forwards ? END : after < 0 ? START : { commit: BigInt(after), prepare: BigInt(after) };
+    let from = scanStart(forwards, after);
     let boundary = forwards ? after : Number.POSITIVE_INFINITY;
     const maxCount = Math.max(2, pageSize);
     for (;;) {
@@ -260,4 +260,15 @@ function toRecorded(event: StoredEvent | undefined): RecordedEvent | null {
 
 function isCommandErrorOf<T extends ErrorType>(error: unknown, type: T): error is Extract<CommandError, { type: T }> {
   return error instanceof Error && isCommandError(error) && error.type === type;
+}
+
+/** Where a stream read that names no revision starts: the last event going backwards, the first going forwards. */
+function startingEdge(backwards: boolean): typeof END | typeof START {
+  return backwards ? END : START;
+}
+
+/** Where a scan of `$all` starts: the end going backwards; going forwards, the start or the position `after` names. */
+function scanStart(forwards: boolean, after: number): ReadPosition {
+  if (!forwards) return END;
+  return after < 0 ? START : { commit: BigInt(after), prepare: BigInt(after) };
 }

@@ -1,6 +1,7 @@
 /** Event store held in memory: for tests and trying things out; nothing survives the process. */
 import { Subject } from 'rxjs';
 import { assertExpectedRevision } from '../../application/expected-revision';
+import { idempotentReplay } from '../../application/idempotent-replay';
 import type {
   AppendResult,
   EventData,
@@ -10,7 +11,6 @@ import type {
   ReadStreamOptions,
   RecordedEvent,
 } from '../../application/ports/event-store';
-import { WrongExpectedRevisionError } from '../../application/ports/event-store';
 
 export class MemoryEventStore implements EventStore {
   private readonly all: RecordedEvent[] = [];
@@ -76,24 +76,3 @@ export class MemoryEventStore implements EventStore {
 }
 
 const clone = (e: RecordedEvent): RecordedEvent => structuredClone(e);
-
-/**
- * EventStoreDB's idempotence: when every event id of an append is already stored, in this stream and
- * in this order, the append is a replay and answers as the original did. A partial overlap is a conflict.
- */
-export function idempotentReplay(
-  streamId: string,
-  events: readonly { id: string }[],
-  lookup: (id: string) => Pick<RecordedEvent, 'streamId' | 'revision' | 'position'> | undefined,
-): AppendResult | null {
-  if (events.length === 0) return null;
-  const found = events.map((e) => lookup(e.id));
-  if (found.every((f) => f === undefined)) return null;
-  const first = found[0];
-  const consecutive =
-    first !== undefined &&
-    found.every((f, i) => f !== undefined && f.streamId === streamId && f.revision === first.revision + i);
-  if (!consecutive) throw new WrongExpectedRevisionError(streamId, 'any', first?.revision ?? -1);
-  const last = found[found.length - 1]!;
-  return { nextExpectedRevision: last.revision, position: last.position };
-}

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../application/ports/logger';
-import { startWorker } from '../workers/start-worker';
+import { startWorker } from '../shared/start-worker';
 import type { SegmentLimits } from './text/segment';
 import {
   Control,

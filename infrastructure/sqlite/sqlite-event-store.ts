@@ -17,7 +17,7 @@ import type {
   RecordedEvent,
 } from '../../application/ports/event-store';
 import { WrongExpectedRevisionError } from '../../application/ports/event-store';
-import { startWorker } from '../workers/start-worker';
+import { startWorker } from '../shared/start-worker';
 import { openEventsDatabase, type AppendOutcome, type AppendRequest, type WriterReply } from './sqlite-events-schema';
 
 type Pending = {

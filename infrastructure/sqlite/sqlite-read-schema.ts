@@ -17,8 +17,10 @@ const identifier = (name: string): string => {
 };
 export const column = (field: string) => `f_${identifier(field)}`;
 export const indexName = (rows: string, index: readonly string[]) => `ix_${rows}_${index.map(identifier).join('_')}`;
-export const toSql = (value: unknown): SqlValue =>
-  typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' || typeof value === 'number' ? value : null;
+export function toSql(value: unknown): SqlValue {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return typeof value === 'string' || typeof value === 'number' ? value : null;
+}
 
 export type Tables = { rows: string; docs: string };
 export const tablesOf = (collection: string): Tables => ({

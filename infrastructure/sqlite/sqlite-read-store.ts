@@ -22,7 +22,7 @@ import type {
   Scalar,
   StoredDocument,
 } from '../../application/ports/read-store';
-import { startWorker } from '../workers/start-worker';
+import { startWorker } from '../shared/start-worker';
 import {
   column,
   counterKey,

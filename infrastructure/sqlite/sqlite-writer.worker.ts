@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { openEventsDatabase, type AppendRequest, type AppendReply, type WriterMessage } from './sqlite-events-schema';
 import { assertExpectedRevision } from '../../application/expected-revision';
-import { idempotentReplay } from '../memory/memory-event-store';
+import { idempotentReplay } from '../../application/idempotent-replay';
 import { WrongExpectedRevisionError, type AppendResult } from '../../application/ports/event-store';
 
 const db: Database.Database = openEventsDatabase(workerData.file as string);

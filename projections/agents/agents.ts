@@ -1,6 +1,6 @@
 /** Read model of AI agents, one document per agent. */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { agentEventTypes, type AgentDetails, type AgentEvent } from '../../domain/agents/agent';
 
 export type AgentDocument = AgentDetails & { id: string; organizationId: string; createdAt: string; updatedAt: string };

@@ -1,9 +1,9 @@
 /** Read model of blacklists, one document per organization and number (keyed by its digits). */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import {
+  blacklistDocumentId,
   blacklistEventTypes,
-  blacklistKey,
   type BlacklistEntry,
   type BlacklistEvent,
 } from '../../domain/blacklist/blacklist';
@@ -17,9 +17,6 @@ export type BlacklistDocument = {
 };
 
 type Event = RecordedEvent & BlacklistEvent;
-
-export const blacklistDocumentId = (organizationId: string, number: string) =>
-  `${organizationId}/${blacklistKey(number)}`;
 
 // An event lists many numbers and is applied once per number: index each list once.
 const indexes = new WeakMap<object, Map<string, BlacklistEntry>>();

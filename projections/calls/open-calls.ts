@@ -2,9 +2,9 @@
  * Calls handed to a carrier that have not ended yet. A provider whose calls live inside this process
  * (the built-in carrier) continues them from here after a restart.
  */
-import type { Projection } from '../../application/projection';
+import type { Projection } from '../projection';
 import type { CallEvent } from '../../domain/calls/call';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 
 export type OpenCallDocument = { id: string; provider: string; dialedAt: string };
 

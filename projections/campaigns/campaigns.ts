@@ -1,6 +1,6 @@
 /** Read model of campaigns; a deleted campaign leaves the read model (its events stay in the store). */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { CampaignDetails, CampaignEvent, CampaignType } from '../../domain/campaigns/campaign';
 import { campaignChanges, campaignEventTypes, createdDetails } from '../../domain/campaigns/campaign';
 

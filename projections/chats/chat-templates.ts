@@ -1,6 +1,6 @@
 /** Read model of chat templates, one document per template. */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { templateEventTypes, type TemplateDetails, type TemplateEvent } from '../../domain/chats/template';
 
 export type ChatTemplateDocument = TemplateDetails & {

@@ -7,8 +7,8 @@
  * read model holds no configuration, and a changed CHAT_INACTIVITY_TIMEOUT_SECONDS applies to the
  * chats already open without a rebuild.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { chatEventTypes, latestActivity, type ChatEvent } from '../../domain/chats/chat';
 
 export type IdleChatDocument = { id: string; dueAt: string };

@@ -1,4 +1,4 @@
-import type { AnyProjection } from '../../application/projection';
+import type { AnyProjection } from '../projection';
 import { chatLogsProjection } from '../logs/chat-logs';
 import { chatTemplatesProjection } from './chat-templates';
 import { idleChatsProjection } from './idle-chats';

@@ -2,8 +2,8 @@
  * Chat messages handed to a platform that have not ended yet. A platform whose chats live inside this
  * process (the built-in one) plays them on from here after a restart.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { ChatEvent } from '../../domain/chats/chat';
 
 export type OpenChatDocument = { id: string; provider: string; dispatchedAt: string };

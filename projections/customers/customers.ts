@@ -3,10 +3,10 @@
  * (chat and call initiation: ids, payment status, language) are lifted out of the record and indexed;
  * the whole record stays under `data`, so custom fields can still be matched.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
-import { languageFromCustomer } from '../../domain/calls/simulation/languages';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { customerEventTypes, type CustomerEvent } from '../../domain/customers/customer';
+import { customerDocumentId, languageKey } from '../../domain/customers/keys';
 import { mergeRecord, type CustomerRecord } from '../../domain/customers/record';
 
 export type CustomerDocument = {
@@ -27,16 +27,6 @@ export type CustomerDocument = {
 };
 
 type Event = RecordedEvent & CustomerEvent;
-
-/** Customer keys are unique within a campaign only, so the document id holds both. */
-export const customerDocumentId = (campaignId: string, customerId: string) => `${campaignId}/${customerId}`;
-
-export function languageKey(word: unknown): string | null {
-  if (typeof word !== 'string' || word.trim() === '') return null;
-  // Two fallbacks tell a recognized word from an unknown one.
-  const code = languageFromCustomer(word, 'en');
-  return code === languageFromCustomer(word, 'hi') ? code : word.trim().toLowerCase();
-}
 
 function indexed(record: CustomerRecord): Pick<CustomerDocument, 'payment_status' | 'language' | 'phone_number'> {
   return {

@@ -1,6 +1,6 @@
 /** Read model of disposition groups, one document per group with its member ids in order. */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { groupChanges, type CatalogEvent } from '../../domain/dispositions/catalog';
 
 export type DispositionGroupDocument = {

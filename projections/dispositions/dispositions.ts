@@ -1,6 +1,6 @@
 /** Read model of dispositions (spec 2.6), one document per disposition. */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { dispositionChanges, type CatalogEvent } from '../../domain/dispositions/catalog';
 
 export type DispositionDocument = {

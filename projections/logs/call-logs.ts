@@ -3,8 +3,8 @@
  * field and the call-only ones. `start_time` is when the carrier started ringing (the queue time until
  * then); `end_time` when the call ended; `date` is the day of `start_time` (UTC).
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { CallEvent, CallStatus } from '../../domain/calls/call';
 import { callEventTypes } from '../../domain/calls/call';
 

@@ -8,8 +8,8 @@
  * once it ended); `disposition_id` is the configured disposition (or group) until the chat ends with a
  * disposition, whose id then replaces it.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import {
   chatEventTypes,
   type ChatEvent,

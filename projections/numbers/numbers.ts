@@ -2,8 +2,8 @@
  * Read model of numbers, one document per number: available while in an inventory, owned once
  * bought. `national` (the digits after the country code) is indexed so a prefix search is a range.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { inventoryEventTypes, type InventoryEvent, type StockedNumber } from '../../domain/numbers/inventory';
 import { phoneNumberEventTypes, type PhoneNumberEvent } from '../../domain/numbers/owned-number';
 import { nationalPart } from '../../domain/numbers/phone-number';

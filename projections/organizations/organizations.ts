@@ -1,6 +1,6 @@
 /** Read model of organizations: what authentication and the admin API look up. */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { OrganizationEvent, OrganizationType } from '../../domain/organizations/organization';
 
 export type OrganizationDocument = {

@@ -4,8 +4,8 @@
  * tells "someone else's" (403) from "nobody's" (404). As for transcripts, the organization comes from
  * the `CallEnded` event's metadata.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { CallEvent } from '../../domain/calls/call';
 
 export type RecordingDocument = {

@@ -3,8 +3,8 @@
  * repeat the organization, so it comes from the event's metadata: whoever records a call's end (the
  * inbound path of the carrier included) records it on behalf of the call's organization.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { CallEvent, TranscriptTurn } from '../../domain/calls/call';
 
 export type TranscriptDocument = {

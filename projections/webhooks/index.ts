@@ -1,4 +1,4 @@
-import type { AnyProjection } from '../../application/projection';
+import type { AnyProjection } from '../projection';
 import { webhookDeliveriesProjection } from './webhook-deliveries';
 import { webhookSettingsProjection } from './webhook-settings';
 

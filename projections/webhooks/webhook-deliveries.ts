@@ -4,8 +4,8 @@
  * next attempt, or, while an attempt is in flight, when that attempt's lease ends (so an attempt whose
  * process died is taken up again).
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import {
   webhookDeliveryEventTypes,
   type WebhookDeliveryEvent,

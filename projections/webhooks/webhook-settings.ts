@@ -2,8 +2,8 @@
  * Read model of webhook settings, one document per organization. It never holds the secret, only its
  * last four characters (what `GET /webhooks` shows).
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { webhookSettingsEventTypes, type WebhookSettingsEvent } from '../../domain/webhooks/webhook-settings';
 
 export type WebhookSettingsDocument = {

@@ -1,4 +1,4 @@
-import type { AnyProjection } from '../../application/projection';
+import type { AnyProjection } from '../projection';
 import { workflowContactsProjection } from './workflow-contacts';
 import { workflowRunsProjection } from './workflow-runs';
 import { workflowWaitsProjection } from './workflow-waits';

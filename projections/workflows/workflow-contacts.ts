@@ -2,8 +2,8 @@
  * Which run made a call or sent a chat: one document per contact id, so the outcome of a call
  * (`CallEnded`) or chat (`ChatEnded`) finds the run waiting for it.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { RunEvent } from '../../domain/workflows/workflow-run';
 
 export type WorkflowContactDocument = {

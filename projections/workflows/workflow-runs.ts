@@ -2,8 +2,8 @@
  * Read model of workflow runs, one document per run: where it is and what each step did, so a user
  * (and the tests) can follow a run through `GET /workflows/{id}/runs`.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { StepType } from '../../domain/workflows/steps';
 import { workflowRunEventTypes, type RunEvent, type StepOutcome } from '../../domain/workflows/workflow-run';
 

@@ -3,8 +3,8 @@
  * the workflow timer (application/scheduling/due-poller.ts). A wait leaves the list when its step
  * completes, whether its time ran out or the outcome it waited for arrived first.
  */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { RunEvent } from '../../domain/workflows/workflow-run';
 
 export type WorkflowWaitDocument = {

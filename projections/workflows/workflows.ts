@@ -1,6 +1,6 @@
 /** Read model of workflow definitions, one document per workflow; a deleted workflow leaves it (its events stay in the store). */
-import type { Projection } from '../../application/projection';
-import type { RecordedEvent } from '../../application/ports/event-store';
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { WorkflowStep } from '../../domain/workflows/steps';
 import { workflowEventTypes, type WorkflowEvent } from '../../domain/workflows/workflow';
 

@@ -3,8 +3,8 @@
  * extracted data say the same thing. A promise is for a day soon after the call; asking for more time
  * pushes it past the next salary; a call-back is tomorrow within office hours.
  */
-import { addDays, indianDateOf, indianTimeToUtc } from './calendar';
-import { parseAmount } from './format';
+import { addDays, indianDateOf, indianTimeToUtc } from '../../shared/calendar';
+import { parseAmount } from '../../shared/format';
 import type { Random } from './random';
 import type { CustomerIntent } from './types';
 

@@ -2,10 +2,10 @@
  * The words of a call that someone (or a machine) picked up, filled from the customer record and
  * timed. Which words follow from the intent and commitments decided beforehand.
  */
-import { indianDateOf } from './calendar';
+import { indianDateOf } from '../../shared/calendar';
 import { commitmentsFor, type Commitments } from './commitments';
-import type { LanguageCode } from './languages';
-import { fillTemplate, type TemplateRecord } from './placeholders';
+import type { LanguageCode } from '../../shared/languages';
+import { fillTemplate, type TemplateRecord } from '../../shared/placeholders';
 import { phrasesFor, spokenDate } from './phrases';
 import type { Random } from './random';
 import { writeScript } from './script';

@@ -4,7 +4,7 @@
  * customer record plus `agent_name` and `promised_date`. Customer lines avoid gendered verb forms
  * where the language has them, since the record does not say who answers.
  */
-import type { LanguageCode } from './languages';
+import type { LanguageCode } from '../../shared/languages';
 import { assamese } from './phrasebooks/as';
 import { bengali } from './phrasebooks/bn';
 import { english } from './phrasebooks/en';

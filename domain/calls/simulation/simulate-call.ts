@@ -4,12 +4,12 @@
  * deterministic for a seed, so a replayed or retried call is the same call. Separate random streams
  * for ringing, talk and disposition keep one from shifting another when any of them changes.
  */
-import { instantOf } from './calendar';
+import { instantOf } from '../../shared/calendar';
 import type { Commitments } from './commitments';
 import { agentLanguageOf, converse, leaveVoicemail, text } from './conversation';
 import { chooseDisposition, type DispositionTopic } from './dispositions';
 import { chooseIntent } from './intents';
-import { languageFromCustomer, type LanguageCode } from './languages';
+import { languageFromCustomer, type LanguageCode } from '../../shared/languages';
 import { seededRandom } from './random';
 import { ring, type Ring } from './ringing';
 import { extractedDataOf, summarize, type CallFacts } from './summary';
@@ -17,7 +17,7 @@ import { callSeconds } from './timing';
 import type { CallSimulationInput, EndReason, SimulatedCall } from './types';
 
 export type * from './types';
-export type { LanguageCode } from './languages';
+export type { LanguageCode } from '../../shared/languages';
 
 /** The customer's language word if it names one, else the agent's language, else the default. */
 export function callLanguageOf(input: CallSimulationInput): LanguageCode {

@@ -3,11 +3,11 @@
  * stored with the log entry. Both come from the same facts the conversation was written from.
  */
 import { assertNever } from '../../shared/decider';
-import { indianDateOf } from './calendar';
-import { formatIndianNumber } from './format';
+import { indianDateOf } from '../../shared/calendar';
+import { formatIndianNumber } from '../../shared/format';
 import { sentimentOf } from './intents';
 import type { Commitments } from './commitments';
-import type { LanguageCode } from './languages';
+import type { LanguageCode } from '../../shared/languages';
 import type { CustomerIntent, EndReason, ExtractedData, OrganizationType, RingOutcome } from './types';
 
 export type CallFacts = {

@@ -1,5 +1,5 @@
 /** The data of one simulated call: what the built-in carrier is asked to do and what happened. */
-import type { LanguageCode } from './languages';
+import type { LanguageCode } from '../../shared/languages';
 
 export type OrganizationType = 'collection' | 'lead_generation';
 

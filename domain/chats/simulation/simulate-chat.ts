@@ -5,13 +5,13 @@
  * message id), so a replayed or retried message is the same message. Separate random streams for
  * delivery, timing and talk keep one from shifting another.
  */
-import { indianDateOf, instantOf } from '../../calls/simulation/calendar';
+import { indianDateOf, instantOf } from '../../shared/calendar';
 import { commitmentsFor, type Commitments } from '../../calls/simulation/commitments';
 import { text } from '../../calls/simulation/conversation';
 import { chooseDisposition, matchDisposition } from '../../calls/simulation/dispositions';
 import { chooseIntent } from '../../calls/simulation/intents';
-import { languageFromCustomer, type LanguageCode } from '../../calls/simulation/languages';
-import { fillTemplate } from '../../calls/simulation/placeholders';
+import { languageFromCustomer, type LanguageCode } from '../../shared/languages';
+import { fillTemplate } from '../../shared/placeholders';
 import { phrasesFor, spokenDate } from '../../calls/simulation/phrases';
 import { seededRandom, type Random } from '../../calls/simulation/random';
 import type { CustomerIntent, DispositionRef } from '../../calls/simulation/types';
@@ -80,6 +80,12 @@ function talk(
   return lines;
 }
 
+/** Seconds before a line of talk: the agent answers at once; the customer's first reply takes longest. */
+function waitBefore(role: 'user' | 'assistant', index: number): [number, number] {
+  if (role === 'assistant') return [2, 6];
+  return index === 0 ? [10, 180] : [5, 60];
+}
+
 export function simulateChat(input: ChatSimulationInput): SimulatedChat {
   instantOf(input.at);
   const platformMsgId = platformMsgIdOf(input.seed);
@@ -118,7 +124,7 @@ export function simulateChat(input: ChatSimulationInput): SimulatedChat {
   const talkRandom = seededRandom(`${input.seed}:talk`);
   const intent = chooseIntent(talkRandom, input.organizationType, input.customer.payment_status);
   talk(talkRandom, input, language, intent).forEach((line, i) => {
-    const wait: [number, number] = line.role === 'assistant' ? [2, 6] : i === 0 ? [10, 180] : [5, 60];
+    const wait = waitBefore(line.role, i);
     steps.push({
       afterSeconds: after(...wait),
       kind: 'message',

@@ -1,5 +1,5 @@
 /** The data of one simulated chat: what the built-in chat platform is asked to send and what happens. */
-import type { LanguageCode } from '../../calls/simulation/languages';
+import type { LanguageCode } from '../../shared/languages';
 import type { CustomerIntent, DispositionRef, OrganizationType } from '../../calls/simulation/types';
 import type { ConversationRole, DeliveryError } from '../chat';
 

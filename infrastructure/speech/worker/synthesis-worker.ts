@@ -14,7 +14,7 @@ import { loadResampler } from './resample-stage';
 import { loadSpeedChanger } from './speed-stage';
 import { synthesizeSegment, type SegmentResult, type Synthesizers } from './synthesize-segment';
 import { warmUp, type JobRunner } from './warm-up';
-import { lowerThreadPriority } from '../../workers/thread-priority';
+import { lowerThreadPriority } from '../../shared/thread-priority';
 
 const port = parentPort!;
 const { control: sharedControl, limits, warmUpRounds, niceness } = workerData as WorkerData;

@@ -32,6 +32,12 @@ const speeds = [1, 1.5, 0.75];
 
 type Interruption = 'yield' | 'cancel' | undefined;
 
+/** In each round the second voice's request yields (and resumes), and the fourth's is cancelled. */
+function interruptionOf(voiceIndex: number): Interruption {
+  if (voiceIndex === 1) return 'yield';
+  return voiceIndex === 3 ? 'cancel' : undefined;
+}
+
 export function warmUp(
   run: JobRunner,
   control: Int32Array,
@@ -77,7 +83,7 @@ export function warmUp(
         sampleRate: rates[(round + i) % rates.length]!,
         speed: speeds[(round + i) % speeds.length]!,
       } as const;
-      request(req, i === 1 ? 'yield' : i === 3 ? 'cancel' : undefined);
+      request(req, interruptionOf(i));
     });
   }
 

@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { RecordedEvent } from '../../../application/ports/event-store';
-import { auditRouter } from '../../../api/audit/router';
+import { auditRoutes } from '../../../api/audit/router';
+import { routerOf } from '../../../api/http/route';
 import { authenticator, requireOrganization } from '../../../api/http/auth';
 import { errorHandler } from '../../../api/http/errors';
 import { requestId } from '../../../api/http/request-id';
@@ -130,7 +131,7 @@ describe.each(['memory', 'sqlite'] as const)('audit events API (%s stores)', (st
     );
     const app = express();
     app.use(requestId);
-    app.use('/api/v1', requireOrganization(authenticate), auditRouter(t.service.events, 3));
+    app.use('/api/v1', requireOrganization(authenticate), routerOf(auditRoutes(t.service.events, 3)));
     app.use(errorHandler(silentLogger));
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -9,7 +9,8 @@ import { recordingBlobKey } from '../../../application/calls/recording-key';
 import { wavFile } from '../../../application/audio/wav';
 import type { Logger } from '../../../application/ports/logger';
 import type { RequestContext } from '../../../application/request-context';
-import { mediaRouter, recordingErrorsWithoutSuccess } from '../../../api/media/router';
+import { mediaRoutes, recordingErrorsWithoutSuccess } from '../../../api/media/router';
+import { routerOf } from '../../../api/http/route';
 import { errorHandler, sendError, UNAUTHORIZED_MESSAGE, NO_PERMISSION_MESSAGE } from '../../../api/http/errors';
 import { MemoryBlobStore } from '../../../infrastructure/memory/memory-blob-store';
 import { MemoryReadStore } from '../../../infrastructure/memory/memory-read-store';
@@ -89,7 +90,7 @@ beforeAll(async () => {
     res.locals.ctx = ctx;
     next();
   });
-  api.use(mediaRouter({ transcripts, recordings, blobs }));
+  api.use(routerOf(mediaRoutes({ transcripts, recordings, blobs })));
   app.use('/api/v1', api);
   app.use((_req, res) => sendError(res, 404, 'Route not found'));
   app.use(errorHandler(silentLogger));

@@ -1,5 +1,5 @@
 import { ProjectionRunner } from '../../../application/projection-runner';
-import type { Projection } from '../../../application/projection';
+import type { Projection } from '../../../projections/projection';
 import { MemoryEventStore } from '../../../infrastructure/memory/memory-event-store';
 import { MemoryReadStore } from '../../../infrastructure/memory/memory-read-store';
 import { anEvent } from '../../support/events';

@@ -1,5 +1,6 @@
 import type { CustomerEvent } from '../../../domain/customers/customer';
-import { customersProjection, languageKey } from '../../../projections/customers/customers';
+import { languageKey } from '../../../domain/customers/keys';
+import { customersProjection } from '../../../projections/customers/customers';
 import { recordedEvent } from '../../support/events';
 
 const at = '2026-03-01T10:00:00.000Z';

@@ -1,4 +1,4 @@
-import { languageFromCustomer } from '../../../../domain/calls/simulation/languages';
+import { languageFromCustomer } from '../../../../domain/shared/languages';
 
 describe('language of a customer record', () => {
   it.each([

@@ -1,5 +1,5 @@
-import { languageCodes } from '../../../../domain/calls/simulation/languages';
-import { placeholdersOf } from '../../../../domain/calls/simulation/placeholders';
+import { languageCodes } from '../../../../domain/shared/languages';
+import { placeholdersOf } from '../../../../domain/shared/placeholders';
 import { phrasesFor, spokenDate } from '../../../../domain/calls/simulation/phrases';
 import { foreignLetters, scriptOf } from './scripts';
 

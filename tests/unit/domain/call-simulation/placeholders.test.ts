@@ -1,4 +1,4 @@
-import { fillTemplate, placeholdersOf, unknownPlaceholders } from '../../../../domain/calls/simulation/placeholders';
+import { fillTemplate, placeholdersOf, unknownPlaceholders } from '../../../../domain/shared/placeholders';
 
 describe('template placeholders', () => {
   it('lists each field once in order of use, allowing spaces inside the braces', () => {

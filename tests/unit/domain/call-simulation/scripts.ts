@@ -1,5 +1,5 @@
 /** The Unicode block each language is written in, to check that a phrase is in its own script. */
-import type { LanguageCode } from '../../../../domain/calls/simulation/languages';
+import type { LanguageCode } from '../../../../domain/shared/languages';
 
 export const scriptOf: Readonly<Record<LanguageCode, RegExp>> = {
   en: /[A-Za-z]/u,

@@ -1,5 +1,5 @@
-import { isIsoDate } from '../../../../domain/calls/simulation/format';
-import { languageCodes, type LanguageCode } from '../../../../domain/calls/simulation/languages';
+import { isIsoDate } from '../../../../domain/shared/format';
+import { languageCodes, type LanguageCode } from '../../../../domain/shared/languages';
 import {
   simulateCall,
   type CustomerIntent,

@@ -1,7 +1,7 @@
 /**
- * The call language. Customer records carry a language as a free word (`hindi`, `Tamil`, `ଓଡ଼ିଆ`);
- * the service speaks twelve languages by code. Unknown words fall back rather than fail: a record
- * with an odd language is still worth calling.
+ * The service's languages, for calls, chats, agents and customers alike. Customer records carry a
+ * language as a free word (`hindi`, `Tamil`, `ଓଡ଼ିଆ`); the service speaks twelve languages by code.
+ * Unknown words fall back rather than fail: a record with an odd language is still worth calling.
  */
 
 export type LanguageCode = 'en' | 'hi' | 'mr' | 'ta' | 'te' | 'gu' | 'kn' | 'ml' | 'bn' | 'pa' | 'od' | 'as';

@@ -1,0 +1,10 @@
+/** The audit API: an organization's own events, in global order, with who and which request caused each. */
+import type { ModuleDefinition } from '../module';
+import { auditRoutes } from './router';
+
+export const auditModule: ModuleDefinition = {
+  name: 'audit',
+  build({ events }) {
+    return { routes: [{ prefix: '/api/v1', security: 'organization', routes: auditRoutes(events) }] };
+  },
+};

@@ -1,0 +1,123 @@
+/**
+ * Calls: the call placer (which other features use), initiate-calls, the built-in carrier and the
+ * dispatcher that hands queued calls to it, the carriers' inbound reports, recordings rendered with the
+ * service's voices, and the calls a stop cut short, played on after a start.
+ */
+import { join } from 'node:path';
+import { callDispatcher, resumeOpenCalls, type DialLookups } from '../../application/calls/call-dispatcher';
+import { CallPlacer } from '../../application/calls/call-placer';
+import { CarrierReports } from '../../application/calls/carrier-reports';
+import { InitiateCalls } from '../../application/calls/initiate-calls';
+import { recordingBlobKey } from '../../application/calls/recording-key';
+import { RECORDING_CONTENT_TYPE, renderConversation } from '../../application/calls/render-conversation';
+import type { BlobStore } from '../../application/ports/blob-store';
+import { resumeAfterRestart } from '../../application/resume-after-restart';
+import { builtinCarrier, type RecordConversation } from '../../infrastructure/carrier/builtin-carrier';
+import { FilesystemBlobStore } from '../../infrastructure/filesystem/filesystem-blob-store';
+import { MemoryBlobStore } from '../../infrastructure/memory/memory-blob-store';
+import { openCallsProjection, type OpenCallDocument } from '../../projections/calls/open-calls';
+import { customersProjection, type CustomerDocument } from '../../projections/customers/customers';
+import { carrierRoutes } from '../carrier/router';
+import { requireSecret } from '../http/auth';
+import type { ModuleDefinition } from '../module';
+import { callRoutes } from './router';
+
+export const callsModule: ModuleDefinition = {
+  name: 'calls',
+  async build({ config, commands, reads, env, engine, lookups, logger, runner, provided }) {
+    const numbers = provided.use('numbers');
+    const blacklist = provided.use('blacklist');
+    const blobs: BlobStore =
+      config.readStore === 'memory'
+        ? new MemoryBlobStore()
+        : await FilesystemBlobStore.open(join(config.dataDir, 'recordings'));
+    provided.provide('recordings', blobs);
+
+    const placer = new CallPlacer(
+      commands,
+      {
+        agentExists: (org, agentId) => lookups.agentExists(org, agentId),
+        dispositionsOf: (org, id) => lookups.dispositionsOf(org, id),
+        voiceNumbers: async (org) => (await numbers.voiceNumbersOf(org)).map((n) => n.number),
+        blacklist: (org) => blacklist.snapshot(org),
+      },
+      env,
+    );
+    provided.provide('callPlacer', placer);
+
+    const reports = new CarrierReports(commands);
+    // Recordings need the speech engine: a process without it (SERVICES=agent) records no audio.
+    const record: RecordConversation | undefined = engine
+      ? async (call) => {
+          const wav = await renderConversation(engine, {
+            language: call.language,
+            agentVoiceId: call.agentVoiceId,
+            turns: call.turns,
+          });
+          const recordingId = env.newId();
+          await blobs.put(recordingBlobKey(recordingId), wav, RECORDING_CONTENT_TYPE);
+          return recordingId;
+        }
+      : undefined;
+    const carrier = builtinCarrier({
+      reports,
+      speed: config.simulationSpeed,
+      newId: env.newId,
+      record,
+      logger,
+      now: env.now,
+    });
+
+    const dialLookups: DialLookups = {
+      organizationType: (org) => lookups.organizationType(org),
+      customer: (org, campaignId, key) => lookups.customer(org, campaignId, key),
+      agent: async (org, agentId) => {
+        const agent = await lookups.agent(org, agentId);
+        return (
+          agent && {
+            name: agent.name,
+            language: agent.language,
+            voiceId: agent.voiceId,
+            ...(agent.greeting && { greeting: agent.greeting }),
+            ...(agent.lines && { lines: agent.lines }),
+          }
+        );
+      },
+      dispositions: (org, id) => lookups.dispositionsOf(org, id),
+    };
+    const dispatch = { commands, provider: carrier, reports, lookups: dialLookups, now: env.now };
+    const openCalls = await reads.collection<OpenCallDocument>(openCallsProjection.collection);
+    const startedAt = env.now().toISOString();
+    // The built-in carrier's calls that a stop cut short play on.
+    const resumer = resumeAfterRestart({
+      runner,
+      logger,
+      what: 'calls',
+      resume: () => resumeOpenCalls({ ...dispatch, openCalls, startedAt, logger }),
+    });
+    const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
+
+    return {
+      routes: [
+        {
+          prefix: '/api/v1',
+          security: 'organization',
+          routes: callRoutes(new InitiateCalls(commands, customers, placer)),
+        },
+        // Carriers' webhooks: authenticated with the carrier's shared secret, not an organization token.
+        {
+          prefix: '/carrier/v1',
+          security: 'secret',
+          guard: requireSecret(config.carrierWebhookSecret),
+          routes: carrierRoutes(reports),
+        },
+      ],
+      managers: [callDispatcher(dispatch)],
+      start: () => resumer.start(),
+      stop: async () => {
+        await resumer.stop();
+        await carrier.stop();
+      },
+    };
+  },
+};

@@ -1,0 +1,14 @@
+/** Campaigns: created, changed, paused and deleted by their organization; `jsonData` records are added as a bulk add. */
+import { CampaignService } from '../../application/campaigns/campaign-service';
+import { campaignsProjection, type CampaignDocument } from '../../projections/campaigns/campaigns';
+import type { ModuleDefinition } from '../module';
+import { campaignRoutes } from './router';
+
+export const campaignsModule: ModuleDefinition = {
+  name: 'campaigns',
+  async build({ commands, reads, env, lookups, provided }) {
+    const campaigns = await reads.collection<CampaignDocument>(campaignsProjection.collection);
+    const service = new CampaignService(commands, campaigns, lookups, provided.use('customers'), env);
+    return { routes: [{ prefix: '/api/v1', security: 'organization', routes: campaignRoutes(service) }] };
+  },
+};

@@ -1,0 +1,103 @@
+/**
+ * Chats: templates, the sender other features use (workflows), initiate-chat, the built-in chat
+ * platform and the dispatcher that hands requested messages to it, the platform's inbound reports,
+ * the delivery error reference, the chats a stop cut short, and the timer that closes chats gone quiet.
+ * Chat log entries and the chat detail are read through the logs (api/logs/module.ts).
+ */
+import { chatDispatcher, resumeOpenChats, type ChatDispatchLookups } from '../../application/chats/chat-dispatcher';
+import { ChatPlatformReports } from '../../application/chats/chat-platform-reports';
+import { ChatSender } from '../../application/chats/chat-sender';
+import { inactivityTimer } from '../../application/chats/inactivity-timer';
+import { InitiateChat } from '../../application/chats/initiate-chat';
+import { TemplateService } from '../../application/chats/template-service';
+import { resumeAfterRestart } from '../../application/resume-after-restart';
+import { isLanguageCode } from '../../domain/shared/languages';
+import { builtinChatPlatform } from '../../infrastructure/chat/builtin-chat-platform';
+import { chatTemplatesProjection, type ChatTemplateDocument } from '../../projections/chats/chat-templates';
+import { idleChatsProjection, type IdleChatDocument } from '../../projections/chats/idle-chats';
+import { openChatsProjection, type OpenChatDocument } from '../../projections/chats/open-chats';
+import { customersProjection, type CustomerDocument } from '../../projections/customers/customers';
+import { requireSecret } from '../http/auth';
+import type { ModuleDefinition } from '../module';
+import { chatErrorReferenceRoutes } from './error-reference';
+import { chatRoutes } from './router';
+import { chatWebhookRoutes } from './webhook-router';
+
+export const chatsModule: ModuleDefinition = {
+  name: 'chats',
+  async build({ config, commands, reads, env, lookups, logger, runner, provided }) {
+    const blacklist = provided.use('blacklist');
+    const templates = new TemplateService(
+      commands,
+      await reads.collection<ChatTemplateDocument>(chatTemplatesProjection.collection),
+      env,
+    );
+    const sending = new ChatSender(
+      commands,
+      {
+        template: (org, id) => templates.ownedBy(org, id),
+        agentExists: (org, agentId) => lookups.agentExists(org, agentId),
+        dispositionsOf: (org, id) => lookups.dispositionsOf(org, id),
+        blacklist: (org) => blacklist.snapshot(org),
+      },
+      env,
+    );
+    provided.provide('chatSending', sending);
+
+    const reports = new ChatPlatformReports(commands);
+    const platform = builtinChatPlatform({ reports, speed: config.simulationSpeed, logger, now: env.now });
+    const dispatchLookups: ChatDispatchLookups = {
+      organizationType: (org) => lookups.organizationType(org),
+      customer: (org, campaignId, key) => lookups.customer(org, campaignId, key),
+      agent: async (org, agentId) => {
+        const agent = await lookups.agent(org, agentId);
+        return agent && { name: agent.name, ...(isLanguageCode(agent.language) && { language: agent.language }) };
+      },
+      dispositions: (org, id) => lookups.dispositionsOf(org, id),
+    };
+    const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
+    const initiate = new InitiateChat(commands, customers, sending);
+    const dispatch = { commands, platform, reports, lookups: dispatchLookups, now: env.now };
+    const openChats = await reads.collection<OpenChatDocument>(openChatsProjection.collection);
+    const startedAt = env.now().toISOString();
+    // The built-in platform's chats that a stop cut short play on.
+    const resumer = resumeAfterRestart({
+      runner,
+      logger,
+      what: 'chats',
+      resume: () => resumeOpenChats({ ...dispatch, openChats, startedAt, logger }),
+    });
+    // Chats whose platform never reports the end are closed after CHAT_INACTIVITY_TIMEOUT_SECONDS without activity.
+    const inactivity = inactivityTimer({
+      commands,
+      chats: await reads.collection<IdleChatDocument>(idleChatsProjection.collection),
+      now: env.now,
+      timeoutSeconds: config.chatInactivityTimeoutSeconds,
+      logger,
+    });
+
+    return {
+      routes: [
+        { prefix: '/api/v1', security: 'organization', routes: chatRoutes(templates, initiate) },
+        { prefix: '/chat/v1', security: 'public', routes: chatErrorReferenceRoutes() },
+        // Chat platforms' webhooks: authenticated with the platforms' shared secret, not an organization token.
+        {
+          prefix: '/chat/v1',
+          security: 'secret',
+          guard: requireSecret(config.chatWebhookSecret),
+          routes: chatWebhookRoutes(reports),
+        },
+      ],
+      managers: [chatDispatcher(dispatch)],
+      start: () => {
+        resumer.start();
+        inactivity.start();
+      },
+      stop: async () => {
+        await inactivity.stop();
+        await resumer.stop();
+        await platform.stop();
+      },
+    };
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * A route, declared once: its method and path, the scopes that admit it, its body schema, its query
+ * parameters, the errors it answers, and its handler. The same declaration mounts the Express route
+ * (path, scope check, body validation) and writes the route's entry in /openapi.json, so none of them
+ * is written twice.
+ */
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { requireScope } from './auth';
+import { validate } from './validation';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** How a route's caller proves who it is; it decides the 401 it may answer and its OpenAPI security. */
+export type Security = 'organization' | 'admin' | 'secret' | 'public';
+
+export type RouteSpec<S extends TSchema = TSchema> = {
+  method: Method;
+  /** The path below the group's prefix, OpenAPI style: `/dispositions/{id}`. */
+  path: string;
+  /** The operation's name in /openapi.json, for client generators: `createDisposition`. */
+  operationId: string;
+  summary: string;
+  /** Any one of these admits the request (a token without a scope claim may do everything). */
+  scopes?: readonly string[];
+  /** Validated before the handler runs (400 naming each problem), unless `bodyCheck` is `handler`. */
+  body?: S;
+  /** `handler`: the handler reads the body itself (answers the platform's own texts first, say); `body` documents it. */
+  bodyCheck?: 'route' | 'handler';
+  /** The query parameters the route reads, for the API description. */
+  query?: readonly string[];
+  /** The error statuses the route answers beyond those of its security and scopes (400, 404, 409...). */
+  errors?: readonly number[];
+  /** The success status and what it carries, for the API description (200 JSON by default). */
+  success?: { status: number; description: string; contentType?: string };
+  handler: (req: Request, res: Response, body: Static<S>) => unknown;
+};
+
+/**
+ * Routes that share a prefix and a way of authenticating. Organization and admin routes are
+ * authenticated where the application mounts them; a `secret` group brings its own `guard`, run before
+ * each of its routes (so a path none of them takes still answers 404).
+ */
+export type RouteGroup = {
+  prefix: string;
+  security: Security;
+  routes: readonly RouteSpec[];
+  guard?: RequestHandler;
+  /** Answered without waiting for the read models to include earlier writes (speech reads none). */
+  readsNothing?: boolean;
+};
+
+/** Declares a route; the body's type flows from its schema to the handler. */
+export const route = <S extends TSchema>(spec: RouteSpec<S>): RouteSpec => spec as unknown as RouteSpec;
+
+/** `/dispositions/{id}` as Express writes it: `/dispositions/:id`. */
+export const expressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** One Express router for `routes`: each with `before` (a guard, the body reader), its scope check, its body validation and its handler. */
+export function routerOf(routes: readonly RouteSpec[], before: readonly RequestHandler[] = []): Router {
+  const router = Router();
+  for (const spec of routes) {
+    const steps: RequestHandler[] = [...before];
+    if (spec.scopes && spec.scopes.length > 0) steps.push(requireScope(...spec.scopes));
+    steps.push(async (req, res) => {
+      const body = spec.body && spec.bodyCheck !== 'handler' ? validate(spec.body, req.body) : req.body;
+      await spec.handler(req, res, body);
+    });
+    router[spec.method](expressPath(spec.path), ...steps);
+  }
+  return router;
+}

@@ -1,0 +1,82 @@
+/**
+ * The one shape of a feature: a module builds its services from the shared ports and answers with what
+ * it adds to the running service: its routes (each declared once, with its OpenAPI entry and scopes),
+ * its process managers, the services it lends to the modules after it, and its start and stop. The
+ * composition root is a list of modules (api/modules.ts); the application and the start and shutdown
+ * loop over them.
+ */
+import type { CommandHandler } from '../application/command-handler';
+import type { Foreground } from '../application/foreground';
+import type { Lookups } from '../application/lookups';
+import type { ProcessManager } from '../application/process-manager';
+import type { ProjectionRunner } from '../application/projection-runner';
+import type { EventStore } from '../application/ports/event-store';
+import type { Logger } from '../application/ports/logger';
+import type { ReadStore } from '../application/ports/read-store';
+import type { SpeechEngine } from '../application/ports/speech-engine';
+import type { ServiceEnvironment } from '../application/request-context';
+import type { Config } from '../infrastructure/config/config';
+import type { Authenticator } from './http/auth';
+import type { Metrics } from './http/metrics';
+import type { RouteGroup } from './http/route';
+import type { Provided } from './provided';
+
+/** What every module is built from: the stores, the clock and ids, the configuration, the cross-feature lookups. */
+export type ModuleDeps = {
+  config: Config;
+  logger: Logger;
+  events: EventStore;
+  reads: ReadStore;
+  /** The projections: `waitFor(position)` until the read models include an event. */
+  runner: ProjectionRunner;
+  commands: CommandHandler;
+  env: ServiceEnvironment;
+  /** The speech engine, in processes that serve speech (`SERVICES`); null otherwise. */
+  engine: SpeechEngine | null;
+  lookups: Lookups;
+  foreground: Foreground;
+  metrics: Metrics;
+  authenticate: Authenticator;
+  /** Services earlier modules lend (`use`), and the place to lend one's own (`provide`). */
+  provided: Registry;
+  shuttingDown: () => boolean;
+};
+
+/** A feature as the running service sees it. */
+export type Module = {
+  name: string;
+  /** Routes, grouped by prefix and by how their callers authenticate. */
+  routes?: readonly RouteGroup[];
+  /** Event-driven steps with side effects; agent processes run them (application/process-manager.ts). */
+  managers?: readonly ProcessManager[];
+  /** Background work of agent processes (timers, deliveries, resumers), started after the process managers. */
+  start?: () => Promise<void> | void;
+  /** Stops the background work; called in the reverse order of the modules. */
+  stop?: () => Promise<void>;
+};
+
+export type ModuleDefinition = {
+  name: string;
+  build: (deps: ModuleDeps) => Promise<Omit<Module, 'name'>> | Omit<Module, 'name'>;
+};
+
+/** The services modules lend each other, by name. Taking one no earlier module lent is a wiring error, found at start. */
+export class Registry {
+  private readonly services = new Map<keyof Provided, unknown>();
+
+  provide<K extends keyof Provided>(name: K, service: Provided[K]): void {
+    if (this.services.has(name)) throw new Error(`${String(name)} is provided twice`);
+    this.services.set(name, service);
+  }
+
+  use<K extends keyof Provided>(name: K): Provided[K] {
+    if (!this.services.has(name))
+      throw new Error(`${String(name)} is used before any module provides it: list its module earlier`);
+    return this.services.get(name) as Provided[K];
+  }
+
+  /** A service that a process may run without (speech in an agent-only process). */
+  find<K extends keyof Provided>(name: K): Provided[K] | undefined {
+    return this.services.get(name) as Provided[K] | undefined;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Every feature of the service, in the order they are built: a module may use what the modules before
+ * it provide (api/provided.ts). Adding a feature is adding its module here (docs/adding-a-feature.md).
+ */
+import { adminModule } from './admin/module';
+import { agentsModule } from './agents/module';
+import { analyticsModule } from './analytics/module';
+import { auditModule } from './audit/module';
+import { blacklistModule } from './blacklist/module';
+import { callsModule } from './calls/module';
+import { campaignsModule } from './campaigns/module';
+import { chatsModule } from './chats/module';
+import { customersModule } from './customers/module';
+import { dispositionsModule } from './dispositions/module';
+import { logsModule } from './logs/module';
+import type { ModuleDefinition } from './module';
+import { numbersModule } from './numbers/module';
+import { opsModule } from './ops/module';
+import { organizationsModule } from './organizations/module';
+import { speechModule } from './speech/module';
+import { webhooksModule } from './webhooks/module';
+import { workflowsModule } from './workflows/module';
+
+export const MODULES: readonly ModuleDefinition[] = [
+  organizationsModule,
+  numbersModule,
+  blacklistModule,
+  dispositionsModule,
+  agentsModule,
+  speechModule,
+  callsModule,
+  chatsModule,
+  workflowsModule,
+  customersModule,
+  campaignsModule,
+  webhooksModule,
+  logsModule,
+  auditModule,
+  analyticsModule,
+  adminModule,
+  opsModule,
+];

@@ -1,0 +1,20 @@
+/** Operations, without a token: liveness, readiness, metrics, and the API description. */
+import type { ModuleDefinition } from '../module';
+import { opsRoutes } from './router';
+
+export const opsModule: ModuleDefinition = {
+  name: 'ops',
+  build({ events, runner, metrics, shuttingDown, provided }) {
+    const speechReady = provided.find('speechReady') ?? (() => true);
+    const document = provided.use('apiDescription');
+    return {
+      routes: [
+        {
+          prefix: '',
+          security: 'public',
+          routes: opsRoutes({ events, runner, metrics, shuttingDown, speechReady, document }),
+        },
+      ],
+    };
+  },
+};

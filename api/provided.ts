@@ -1,0 +1,30 @@
+/**
+ * The services one feature lends another, by name: what a module may `use` of the modules listed
+ * before it (api/modules.ts). Read-model lookups are not here: every module has them (`deps.lookups`).
+ */
+import type { BlobStore } from '../application/ports/blob-store';
+import type { BlacklistService } from '../application/blacklist/blacklist-service';
+import type { CallPlacer } from '../application/calls/call-placer';
+import type { ChatSending } from '../application/chats/chat-sending';
+import type { CustomerService, WorkflowStarter } from '../application/customers/customer-service';
+import type { NumberService } from '../application/numbers/number-service';
+import type { OrganizationService } from '../application/organizations/organization-service';
+import type { SpeechService } from '../application/speech/speech-service';
+
+export type Provided = {
+  organizations: OrganizationService;
+  numbers: NumberService;
+  blacklist: BlacklistService;
+  callPlacer: CallPlacer;
+  /** Where call recordings are kept (written by the carrier's calls, read by the recording routes). */
+  recordings: BlobStore;
+  chatSending: ChatSending;
+  workflowStarter: WorkflowStarter;
+  customers: CustomerService;
+  /** Present in processes that serve speech. */
+  speech: SpeechService;
+  /** Whether the speech engine has warmed up (readiness). */
+  speechReady: () => boolean;
+  /** The OpenAPI document of every route of every module. */
+  apiDescription: () => Record<string, unknown>;
+};
