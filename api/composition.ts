@@ -21,7 +21,6 @@ import type { Config } from '../infrastructure/config/config';
 import { jsonLogger } from '../infrastructure/logging/json-logger';
 import { createEspeakSpeechEngine } from '../infrastructure/speech';
 import { openEventStore, openReadStore } from '../infrastructure/stores';
-import { allProjections } from '../projections';
 import { agentsProjection, type AgentDocument } from '../projections/agents/agents';
 import { customersProjection, type CustomerDocument } from '../projections/customers/customers';
 import {
@@ -36,7 +35,7 @@ import { answerClientErrors } from './http/client-errors';
 import { Metrics } from './http/metrics';
 import { openApiDocument } from './http/openapi-document';
 import { Registry, type Module, type ModuleDeps } from './module';
-import { MODULES } from './modules';
+import { allProjections, MODULES } from './modules';
 import { attachSpeechSocket } from './speech/socket';
 
 /** How long the projections hold back, at most, for each batch while a bulk request is writing. */

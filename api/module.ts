@@ -16,6 +16,7 @@ import type { ReadStore } from '../application/ports/read-store';
 import type { SpeechEngine } from '../application/ports/speech-engine';
 import type { ServiceEnvironment } from '../application/request-context';
 import type { Config } from '../infrastructure/config/config';
+import type { AnyProjection } from '../projections/projection';
 import type { Authenticator } from './http/auth';
 import type { Metrics } from './http/metrics';
 import type { RouteGroup } from './http/route';
@@ -57,6 +58,8 @@ export type Module = {
 
 export type ModuleDefinition = {
   name: string;
+  /** The read models the module owns (others may read their collections); the projection runner keeps them all. */
+  projections: readonly AnyProjection[];
   build: (deps: ModuleDeps) => Promise<Omit<Module, 'name'>> | Omit<Module, 'name'>;
 };
 

@@ -40,3 +40,6 @@ export const MODULES: readonly ModuleDefinition[] = [
   adminModule,
   opsModule,
 ];
+
+/** Every read model the service keeps: those of every module, in the order of the modules. */
+export const allProjections = MODULES.flatMap((module) => module.projections);

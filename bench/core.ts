@@ -13,7 +13,7 @@ import { timeOrderedId } from '../application/time-ordered-id';
 import type { EventData } from '../application/ports/event-store';
 import { loadConfig } from '../infrastructure/config/config';
 import { silentLogger } from '../infrastructure/logging/json-logger';
-import { allProjections } from '../projections';
+import { allProjections } from '../api/modules';
 import { tempDir } from '../tests/support/temp-dir';
 import { runLoad } from './support/run-load';
 

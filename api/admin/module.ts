@@ -4,6 +4,7 @@ import { adminRoutes } from './router';
 
 export const adminModule: ModuleDefinition = {
   name: 'admin',
+  projections: [],
   build({ provided }) {
     return {
       routes: [

@@ -7,6 +7,7 @@ import { analyticsRoutes } from './router';
 
 export const analyticsModule: ModuleDefinition = {
   name: 'analytics',
+  projections: [],
   async build({ reads }) {
     const analytics = new AnalyticsService(
       await reads.collection(callLogsProjection.collection),

@@ -4,6 +4,7 @@ import { auditRoutes } from './router';
 
 export const auditModule: ModuleDefinition = {
   name: 'audit',
+  projections: [],
   build({ events }) {
     return { routes: [{ prefix: '/api/v1', security: 'organization', routes: auditRoutes(events) }] };
   },

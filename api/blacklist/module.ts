@@ -6,6 +6,7 @@ import { blacklistRoutes } from './router';
 
 export const blacklistModule: ModuleDefinition = {
   name: 'blacklist',
+  projections: [blacklistProjection],
   async build({ commands, reads, env, provided }) {
     const service = new BlacklistService(
       commands,

@@ -24,6 +24,7 @@ import { callRoutes } from './router';
 
 export const callsModule: ModuleDefinition = {
   name: 'calls',
+  projections: [openCallsProjection],
   async build({ config, commands, reads, env, engine, lookups, logger, runner, provided }) {
     const numbers = provided.use('numbers');
     const blacklist = provided.use('blacklist');

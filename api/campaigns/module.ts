@@ -6,6 +6,7 @@ import { campaignRoutes } from './router';
 
 export const campaignsModule: ModuleDefinition = {
   name: 'campaigns',
+  projections: [campaignsProjection],
   async build({ commands, reads, env, lookups, provided }) {
     const campaigns = await reads.collection<CampaignDocument>(campaignsProjection.collection);
     const service = new CampaignService(commands, campaigns, lookups, provided.use('customers'), env);

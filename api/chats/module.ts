@@ -22,9 +22,11 @@ import type { ModuleDefinition } from '../module';
 import { chatErrorReferenceRoutes } from './error-reference';
 import { chatRoutes } from './router';
 import { chatWebhookRoutes } from './webhook-router';
+import { chatsProjections } from '../../projections/chats';
 
 export const chatsModule: ModuleDefinition = {
   name: 'chats',
+  projections: [...chatsProjections],
   async build({ config, commands, reads, env, lookups, logger, runner, provided }) {
     const blacklist = provided.use('blacklist');
     const templates = new TemplateService(

@@ -6,6 +6,7 @@ import { customerRoutes } from './router';
 
 export const customersModule: ModuleDefinition = {
   name: 'customers',
+  projections: [customersProjection],
   async build({ commands, reads, env, provided }) {
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
     const service = new CustomerService(

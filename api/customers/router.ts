@@ -72,4 +72,3 @@ export function customerRoutes(service: CustomerService): RouteSpec[] {
     }),
   ];
 }
-

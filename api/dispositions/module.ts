@@ -10,6 +10,7 @@ import { dispositionRoutes } from './router';
 
 export const dispositionsModule: ModuleDefinition = {
   name: 'dispositions',
+  projections: [dispositionsProjection, dispositionGroupsProjection],
   async build({ commands, reads, env }) {
     const service = new DispositionService(
       commands,

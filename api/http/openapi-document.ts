@@ -12,12 +12,14 @@ const ERRORS: Record<number, string> = {
   402: 'PaymentRequired',
   403: 'Forbidden',
   404: 'NotFound',
+  408: 'RequestTimeout',
   409: 'Conflict',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   416: 'RangeNotSatisfiable',
   422: 'UnprocessableEntity',
   429: 'TooManyRequests',
+  431: 'RequestHeaderFieldsTooLarge',
   500: 'InternalServerError',
   503: 'ServiceUnavailable',
 };
@@ -28,12 +30,14 @@ const DESCRIPTIONS: Record<number, string> = {
   402: 'Not enough credits',
   403: 'Missing scope, or a resource of another organization',
   404: 'Not found',
+  408: 'The request did not arrive in time',
   409: 'Conflict with existing data',
   413: 'Request body too large',
   415: 'Content-Type must be application/json',
   416: 'Requested range not satisfiable',
   422: 'Unprocessable request',
   429: 'Too many requests',
+  431: 'Request headers too large',
   500: 'An unexpected error occurred',
   503: 'Not ready',
 };
@@ -47,14 +51,52 @@ const SECURITY: Record<Security, unknown[]> = {
 
 /** The errors every route of its kind may answer, besides its own. */
 function implicitErrors(security: Security, spec: RouteSpec): number[] {
-  const errors = [500];
+  // Too slow a request, or too large headers, the server answers before any route (http/client-errors.ts).
+  const errors = [408, 431, 500];
   if (security !== 'public') errors.push(401);
   if (spec.scopes && spec.scopes.length > 0) errors.push(403);
   if (spec.body) errors.push(400, 413, 415);
   return errors;
 }
 
-function operation(group: RouteGroup, spec: RouteSpec): Record<string, unknown> {
+const pascal = (text: string) =>
+  text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
+
+/**
+ * `schema` with each variant of a tagged union (`Tagged`, api/http/schema.ts) moved to `named`, under
+ * `<prefix><tag value>`, and the discriminator mapping each tag value to it: tools select a variant by
+ * name only. Validation keeps the variants inline (ajv's discriminator takes them so).
+ */
+function namedVariants(schema: unknown, prefix: string, named: Record<string, unknown>): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => namedVariants(item, prefix, named));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema))
+    copy[key] = key === 'enum' || key === 'const' ? value : namedVariants(value, prefix, named);
+  const tag = (copy.discriminator as { propertyName?: string } | undefined)?.propertyName;
+  if (tag === undefined || !Array.isArray(copy.oneOf)) return copy;
+  const mapping: Record<string, string> = {};
+  copy.oneOf = copy.oneOf.map((variant: { properties?: Record<string, { const?: unknown }> }) => {
+    const value = variant.properties?.[tag]?.const;
+    if (typeof value !== 'string')
+      throw new Error(`${prefix}: a variant of the union on ${tag} has no constant ${tag}`);
+    const name = pascal(prefix) + pascal(value);
+    named[name] = variant;
+    mapping[value] = `#/components/schemas/${name}`;
+    return { $ref: mapping[value] };
+  });
+  copy.discriminator = { propertyName: tag, mapping };
+  return copy;
+}
+
+function successContent(spec: RouteSpec): Record<string, unknown> {
+  const contentType = spec.success?.contentType ?? 'application/json';
+  if (contentType !== 'application/json') return { [contentType]: { schema: { type: 'string', format: 'binary' } } };
+  const schema = spec.success?.schema ?? { $ref: '#/components/schemas/Success' };
+  return { [contentType]: { schema } };
+}
+
+function operation(group: RouteGroup, spec: RouteSpec, named: Record<string, unknown>): Record<string, unknown> {
   const fullPath = group.prefix + spec.path;
   const params = [...fullPath.matchAll(/\{(\w+)\}/g)].map((m) => ({
     name: m[1],
@@ -67,7 +109,6 @@ function operation(group: RouteGroup, spec: RouteSpec): Record<string, unknown> 
     (a, b) => a - b,
   );
   const success = spec.success ?? { status: 200, description: 'JSON: `success` and `data` (or `message`)' };
-  const successContent = success.contentType ?? 'application/json';
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -75,17 +116,13 @@ function operation(group: RouteGroup, spec: RouteSpec): Record<string, unknown> 
     ...(spec.scopes && spec.scopes.length > 0 && { 'x-required-scope': spec.scopes.join(' or ') }),
     parameters: [...params, ...query],
     ...(spec.body && {
-      requestBody: { required: true, content: { 'application/json': { schema: closed(spec.body) } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: namedVariants(closed(spec.body), spec.operationId, named) } },
+      },
     }),
     responses: {
-      [String(success.status)]: {
-        description: success.description,
-        content: {
-          [successContent]: {
-            schema: successContent === 'application/json' ? { type: 'object' } : { type: 'string', format: 'binary' },
-          },
-        },
-      },
+      [String(success.status)]: { description: success.description, content: successContent(spec) },
       ...Object.fromEntries(
         statuses.map((status) => [String(status), { $ref: `#/components/responses/${ERRORS[status] ?? 'Error'}` }]),
       ),
@@ -95,9 +132,13 @@ function operation(group: RouteGroup, spec: RouteSpec): Record<string, unknown> 
 
 export function openApiDocument(groups: readonly RouteGroup[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const named: Record<string, unknown> = {};
   for (const group of groups)
-    for (const spec of group.routes) (paths[group.prefix + spec.path] ??= {})[spec.method] = operation(group, spec);
+    for (const spec of group.routes)
+      (paths[group.prefix + spec.path] ??= {})[spec.method] = operation(group, spec, named);
   const envelope = { $ref: '#/components/schemas/Error' };
+  // The error answers some operation gives, each once: an unused one would describe nothing.
+  const used = new Set(JSON.stringify(paths).match(/#\/components\/responses\/\w+/g));
   return {
     openapi: '3.1.0',
     info: {
@@ -116,6 +157,18 @@ export function openApiDocument(groups: readonly RouteGroup[]): Record<string, u
         providerSecret: { type: 'http', scheme: 'bearer', description: "A provider's shared webhook secret" },
       },
       schemas: {
+        Success: {
+          type: 'object',
+          description:
+            'A JSON answer: `success`, with `data` (the resource, or a page of them beside `pagination`) or `message`, and what the operation adds (`callResults`...)',
+          required: ['success'],
+          additionalProperties: true,
+          properties: {
+            success: { type: 'boolean', description: 'False when a bulk request succeeded for some items only' },
+            message: { type: 'string' },
+            data: { description: "The operation's resource or resources" },
+          },
+        },
         Error: {
           type: 'object',
           description: 'The error envelope (spec 7.1); the recording endpoint leaves out `success`',
@@ -131,12 +184,15 @@ export function openApiDocument(groups: readonly RouteGroup[]): Record<string, u
             },
           },
         },
+        ...named,
       },
       responses: Object.fromEntries(
-        Object.entries(ERRORS).map(([status, name]) => [
-          name,
-          { description: DESCRIPTIONS[Number(status)], content: { 'application/json': { schema: envelope } } },
-        ]),
+        Object.entries(ERRORS)
+          .filter(([, name]) => used.has(`#/components/responses/${name}`))
+          .map(([status, name]) => [
+            name,
+            { description: DESCRIPTIONS[Number(status)], content: { 'application/json': { schema: envelope } } },
+          ]),
       ),
     },
   };

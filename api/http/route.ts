@@ -31,8 +31,11 @@ export type RouteSpec<S extends TSchema = TSchema> = {
   query?: readonly string[];
   /** The error statuses the route answers beyond those of its security and scopes (400, 404, 409...). */
   errors?: readonly number[];
-  /** The success status and what it carries, for the API description (200 JSON by default). */
-  success?: { status: number; description: string; contentType?: string };
+  /**
+   * The success status and what it carries, for the API description (200 JSON by default). A JSON answer
+   * is the envelope `{success, message?, data?}` unless `schema` describes another shape.
+   */
+  success?: { status: number; description: string; contentType?: string; schema?: TSchema };
   handler: (req: Request, res: Response, body: Static<S>) => unknown;
 };
 

@@ -9,6 +9,7 @@ import { logRoutes } from './router';
 
 export const logsModule: ModuleDefinition = {
   name: 'logs and media',
+  projections: [callLogsProjection, transcriptsProjection, recordingsProjection],
   async build({ reads, provided }) {
     const logs = new LogService(await reads.collection(callLogsProjection.collection));
     const media = {

@@ -4,6 +4,7 @@ import { opsRoutes } from './router';
 
 export const opsModule: ModuleDefinition = {
   name: 'ops',
+  projections: [],
   build({ events, runner, metrics, shuttingDown, provided }) {
     const speechReady = provided.find('speechReady') ?? (() => true);
     const document = provided.use('apiDescription');

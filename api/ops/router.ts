@@ -1,4 +1,5 @@
 /** Operations endpoints without an organization token: liveness, readiness, metrics, API description. */
+import { Type } from '@sinclair/typebox';
 import type { EventStore } from '../../application/ports/event-store';
 import type { ProjectionRunner } from '../../application/projection-runner';
 import type { Metrics } from '../http/metrics';
@@ -18,6 +19,28 @@ export type OpsDeps = {
   document: () => Record<string, unknown>;
 };
 
+/** The readiness report, 200 when ready and 503 otherwise. */
+const Readiness = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  head: Type.Integer({ description: 'The position of the last event stored' }),
+  projected: Type.Integer({ description: 'The lowest position every projection has applied' }),
+  lag: Type.Integer(),
+  projectionError: Type.Union([Type.String(), Type.Null()]),
+  speechEngine: Type.Union([Type.Literal('ready'), Type.Literal('warming')]),
+  shuttingDown: Type.Boolean(),
+});
+
+/** An OpenAPI 3.1 document: this one. */
+const OpenApiDocument = Type.Object(
+  {
+    openapi: Type.String(),
+    info: Type.Object({ title: Type.String(), version: Type.String() }),
+    paths: Type.Object({}, { additionalProperties: true }),
+    components: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+
 export function opsRoutes(deps: OpsDeps): RouteSpec[] {
   return [
     route({
@@ -25,6 +48,7 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       path: '/healthz',
       operationId: 'getHealth',
       summary: 'Liveness: the process answers',
+      success: { status: 200, description: 'Alive', schema: Type.Object({ status: Type.Literal('ok') }) },
       handler: (_req, res) => {
         res.json({ status: 'ok' });
       },
@@ -35,7 +59,7 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       operationId: 'getReadiness',
       summary: 'Readiness: the event store answers, the read models are caught up and the speech engine is warm',
       errors: [503],
-      success: { status: 200, description: 'Ready, with the projection lag' },
+      success: { status: 200, description: 'Ready, with the projection lag', schema: Readiness },
       handler: async (_req, res) => {
         let head: number;
         try {
@@ -73,6 +97,7 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       path: '/openapi.json',
       operationId: 'getOpenApiDocument',
       summary: 'This API description (OpenAPI 3.1)',
+      success: { status: 200, description: 'The document', schema: OpenApiDocument },
       handler: (_req, res) => {
         res.json(deps.document());
       },

@@ -6,6 +6,7 @@ import type { ModuleDefinition } from '../module';
 
 export const organizationsModule: ModuleDefinition = {
   name: 'organizations',
+  projections: [organizationsProjection],
   async build({ commands, reads, env, config, provided }) {
     const organizations = await reads.collection<OrganizationDocument>(organizationsProjection.collection);
     provided.provide(

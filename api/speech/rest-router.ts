@@ -1,4 +1,5 @@
 /** The speech interface over REST: voices (spec 4.2) and streamed synthesis (spec 4.1). */
+import { Type } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
 import type { Logger } from '../../application/ports/logger';
 import type { AudioChunk } from '../../application/ports/speech-engine';
@@ -12,6 +13,17 @@ import { readSpeechRequest, SpeechRequestSchema } from './request';
 
 const SPEECH = ['speech'];
 
+/** The voices list (spec 2.1): a bare array, not the envelope of other answers. */
+const VoiceList = Type.Array(
+  Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    languages: Type.Array(Type.String(), { description: 'Display names, e.g. Hindi' }),
+    gender: Type.Union([Type.Literal('male'), Type.Literal('female')]),
+  }),
+);
+
 export function speechRestRoutes(speech: SpeechService, logger: Logger): RouteSpec[] {
   return [
     route({
@@ -20,6 +32,7 @@ export function speechRestRoutes(speech: SpeechService, logger: Logger): RouteSp
       operationId: 'listVoices',
       summary: 'The five voices',
       scopes: SPEECH,
+      success: { status: 200, description: 'The voices', schema: VoiceList },
       handler: (_req, res) => {
         res.json(speech.voices());
       },

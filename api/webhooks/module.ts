@@ -17,12 +17,14 @@ import {
 import { webhookSettingsProjection, type WebhookSettingsDocument } from '../../projections/webhooks/webhook-settings';
 import type { ModuleDefinition } from '../module';
 import { webhookRoutes } from './router';
+import { webhooksProjections } from '../../projections/webhooks';
 
 /** An attempt's claim outlives the longest request by a wide margin, so only a dead claimer loses it. */
 const leaseMs = (timeoutMs: number) => Math.max(60_000, timeoutMs * 3);
 
 export const webhooksModule: ModuleDefinition = {
   name: 'webhooks',
+  projections: [...webhooksProjections],
   async build({ config, env, commands, reads, logger, runner }) {
     const settings = await reads.collection<WebhookSettingsDocument>(webhookSettingsProjection.collection);
     const deliveries = await reads.collection<WebhookDeliveryDocument>(webhookDeliveriesProjection.collection);

@@ -21,9 +21,11 @@ import { workflowWaitsProjection, type WorkflowWaitDocument } from '../../projec
 import { workflowsProjection, type WorkflowDocument } from '../../projections/workflows/workflows';
 import type { ModuleDefinition } from '../module';
 import { workflowRoutes } from './router';
+import { workflowsProjections } from '../../projections/workflows';
 
 export const workflowsModule: ModuleDefinition = {
   name: 'workflows',
+  projections: [...workflowsProjections],
   async build({ commands, events, reads, env, lookups, logger, provided }) {
     const chats = provided.use('chatSending');
     const service = new WorkflowService(

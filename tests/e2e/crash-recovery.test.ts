@@ -8,7 +8,7 @@ import { SqliteEventStore } from '../../infrastructure/sqlite/sqlite-event-store
 import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
 import { dispositionsProjection } from '../../projections/dispositions/dispositions';
 import { dispositionGroupsProjection } from '../../projections/dispositions/disposition-groups';
-import { allProjections } from '../../projections';
+import { allProjections } from '../../api/modules';
 import { startServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 
