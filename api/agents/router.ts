@@ -4,8 +4,8 @@
  * their own).
  */
 import type { AgentService } from '../../application/agents/agent-service';
-import { contextOf, paramOf } from '../http/auth';
-import { QueryReader } from '../http/query';
+import { contextOf } from '../http/auth';
+import { getByIdRoute, pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
 import { CreateAgentBody } from './schemas';
 
@@ -27,35 +27,20 @@ export function agentRoutes(service: AgentService): RouteSpec[] {
         res.status(201).json({ success: true, message: 'Agent created successfully', data });
       },
     }),
-    route({
-      method: 'get',
+    pagedListRoute({
+      search: true,
       path: '/agents',
       operationId: 'listAgents',
       summary: 'List AI agents',
       scopes: READ,
-      query: ['page', 'limit', 'search'],
-      errors: [400],
-      handler: async (req, res) => {
-        const q = new QueryReader(req);
-        const query = {
-          page: q.int('page', 1, 1, 1_000_000),
-          limit: q.int('limit', 10, 1, 100),
-          search: q.string('search'),
-        };
-        q.done();
-        res.json({ success: true, ...(await service.list(contextOf(res), query)) });
-      },
+      list: (ctx, query) => service.list(ctx, query),
     }),
-    route({
-      method: 'get',
+    getByIdRoute({
       path: '/agents/{id}',
       operationId: 'getAgent',
       summary: 'Get an AI agent',
       scopes: READ,
-      errors: [404],
-      handler: async (req, res) => {
-        res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
-      },
+      get: (ctx, id) => service.get(ctx, id),
     }),
   ];
 }

@@ -4,7 +4,7 @@
  */
 import type { BlacklistService } from '../../application/blacklist/blacklist-service';
 import { contextOf } from '../http/auth';
-import { QueryReader } from '../http/query';
+import { pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
 import { BlacklistAddBody, BlacklistRemoveBody, blacklistItems } from './schemas';
 
@@ -41,20 +41,12 @@ export function blacklistRoutes(service: BlacklistService): RouteSpec[] {
         res.json({ success: true, message: `${count} number(s) removed from the blacklist` });
       },
     }),
-    route({
-      method: 'get',
+    pagedListRoute({
       path: '/blacklist',
       operationId: 'listBlacklist',
       summary: 'List the blacklist',
       scopes: READ,
-      query: ['page', 'limit'],
-      errors: [400],
-      handler: async (req, res) => {
-        const q = new QueryReader(req);
-        const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100) };
-        q.done();
-        res.json({ success: true, ...(await service.list(contextOf(res), query)) });
-      },
+      list: (ctx, query) => service.list(ctx, query),
     }),
   ];
 }

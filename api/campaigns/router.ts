@@ -3,6 +3,7 @@ import type { CampaignService } from '../../application/campaigns/campaign-servi
 import { contextOf, paramOf } from '../http/auth';
 import { validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
+import { getByIdRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
 import { CreateCampaignBody, UpdateCampaignBody } from './schemas';
 
@@ -38,8 +39,7 @@ export function campaignRoutes(service: CampaignService): RouteSpec[] {
       handler: async (req, res) => {
         const q = new QueryReader(req);
         const query = {
-          page: q.int('page', 1, 1, 1_000_000),
-          limit: q.int('limit', 10, 1, 100),
+          ...q.paging(),
           status: q.oneOf('status', ['active', 'paused'] as const),
           search: q.string('search'),
         };
@@ -47,16 +47,12 @@ export function campaignRoutes(service: CampaignService): RouteSpec[] {
         res.json({ success: true, ...(await service.list(contextOf(res), query)) });
       },
     }),
-    route({
-      method: 'get',
+    getByIdRoute({
       path: '/campaigns/{id}',
       operationId: 'getCampaign',
       summary: 'Get a campaign',
       scopes: READ,
-      errors: [404],
-      handler: async (req, res) => {
-        res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
-      },
+      get: (ctx, id) => service.get(ctx, id),
     }),
     route({
       method: 'put',

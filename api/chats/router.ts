@@ -6,7 +6,7 @@
 import type { InitiateChat } from '../../application/chats/initiate-chat';
 import type { TemplateService } from '../../application/chats/template-service';
 import { contextOf, paramOf } from '../http/auth';
-import { QueryReader } from '../http/query';
+import { getByIdRoute, pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
 import { CreateTemplateBody, InitiateChatBody } from './schemas';
 
@@ -28,35 +28,20 @@ export function chatRoutes(templates: TemplateService, initiate: InitiateChat): 
         res.status(201).json({ success: true, message: 'Template created successfully', data });
       },
     }),
-    route({
-      method: 'get',
+    pagedListRoute({
+      search: true,
       path: '/chat/templates',
       operationId: 'listChatTemplates',
       summary: 'List chat templates (scope chat:write or campaigns:read)',
       scopes: READ,
-      query: ['page', 'limit', 'search'],
-      errors: [400],
-      handler: async (req, res) => {
-        const q = new QueryReader(req);
-        const query = {
-          page: q.int('page', 1, 1, 1_000_000),
-          limit: q.int('limit', 10, 1, 100),
-          search: q.string('search'),
-        };
-        q.done();
-        res.json({ success: true, ...(await templates.list(contextOf(res), query)) });
-      },
+      list: (ctx, query) => templates.list(ctx, query),
     }),
-    route({
-      method: 'get',
+    getByIdRoute({
       path: '/chat/templates/{id}',
       operationId: 'getChatTemplate',
       summary: 'Get a chat template (scope chat:write or campaigns:read)',
       scopes: READ,
-      errors: [404],
-      handler: async (req, res) => {
-        res.json({ success: true, data: await templates.get(contextOf(res), paramOf(req, 'id')) });
-      },
+      get: (ctx, id) => templates.get(ctx, id),
     }),
     route({
       method: 'post',

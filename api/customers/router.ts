@@ -65,7 +65,7 @@ export function customerRoutes(service: CustomerService): RouteSpec[] {
       errors: [400, 404],
       handler: async (req, res) => {
         const q = new QueryReader(req);
-        const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100) };
+        const query = q.paging();
         q.done();
         res.json({ success: true, ...(await service.list(contextOf(res), paramOf(req, 'id'), query)) });
       },

@@ -2,6 +2,7 @@
 import type { DispositionService } from '../../application/dispositions/disposition-service';
 import { contextOf, paramOf } from '../http/auth';
 import { QueryReader } from '../http/query';
+import { getByIdRoute, pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
 import {
   CreateDispositionBody,
@@ -13,12 +14,6 @@ import {
 
 const READ = ['dispositions:read'];
 const WRITE = ['dispositions:write'];
-
-const listQuery = (q: QueryReader) => ({
-  page: q.int('page', 1, 1, 1_000_000),
-  limit: q.int('limit', 10, 1, 100),
-  search: q.string('search'),
-});
 
 export function dispositionRoutes(service: DispositionService): RouteSpec[] {
   // Group routes come first: "/dispositions/groups/..." must not be read as a disposition id.
@@ -47,7 +42,7 @@ export function dispositionRoutes(service: DispositionService): RouteSpec[] {
       errors: [400],
       handler: async (req, res) => {
         const q = new QueryReader(req);
-        const query = { ...listQuery(q), expand: q.bool('expand', false) };
+        const query = { ...q.pagedSearch(), expand: q.bool('expand', false) };
         q.done();
         res.json({ success: true, ...(await service.listGroups(contextOf(res), query)) });
       },
@@ -132,31 +127,20 @@ export function dispositionRoutes(service: DispositionService): RouteSpec[] {
         res.status(201).json({ success: true, message: 'Disposition created successfully', data });
       },
     }),
-    route({
-      method: 'get',
+    pagedListRoute({
+      search: true,
       path: '/dispositions',
       operationId: 'listDispositions',
       summary: 'List dispositions',
       scopes: READ,
-      query: ['page', 'limit', 'search'],
-      errors: [400],
-      handler: async (req, res) => {
-        const q = new QueryReader(req);
-        const query = listQuery(q);
-        q.done();
-        res.json({ success: true, ...(await service.list(contextOf(res), query)) });
-      },
+      list: (ctx, query) => service.list(ctx, query),
     }),
-    route({
-      method: 'get',
+    getByIdRoute({
       path: '/dispositions/{id}',
       operationId: 'getDisposition',
       summary: 'Get a disposition',
       scopes: READ,
-      errors: [404],
-      handler: async (req, res) => {
-        res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
-      },
+      get: (ctx, id) => service.get(ctx, id),
     }),
     route({
       method: 'put',

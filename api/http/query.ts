@@ -47,6 +47,16 @@ export class QueryReader {
     return value as T;
   }
 
+  /** `page` (from 1, default 1) and `limit` (1 to 100, default 10), as every paged list reads them. */
+  paging(): { page: number; limit: number } {
+    return { page: this.int('page', 1, 1, 1_000_000), limit: this.int('limit', 10, 1, 100) };
+  }
+
+  /** A paged list searched by name: `page`, `limit` and `search`. */
+  pagedSearch(): { page: number; limit: number; search: string | undefined } {
+    return { ...this.paging(), search: this.string('search') };
+  }
+
   bool(name: string, fallback: boolean): boolean {
     const value = this.oneOf(name, ['true', 'false'] as const);
     return value === undefined ? fallback : value === 'true';

@@ -8,6 +8,7 @@ import { normalizeDialString } from '../../domain/numbers/phone-number';
 import { contextOf } from '../http/auth';
 import { HttpError, validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
+import { pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
 import { BuyNumbersBody, DEFAULT_PROVIDER } from './schemas';
 
@@ -44,20 +45,12 @@ export function numberRoutes(service: NumberService): RouteSpec[] {
         res.json(await service.buy(contextOf(res), items));
       },
     }),
-    route({
-      method: 'get',
+    pagedListRoute({
       path: '/numbers',
       operationId: 'listNumbers',
       summary: "List the organization's numbers",
       scopes: READ,
-      query: ['page', 'limit'],
-      errors: [400],
-      handler: async (req, res) => {
-        const q = new QueryReader(req);
-        const query = { page: q.int('page', 1, 1, 1_000_000), limit: q.int('limit', 10, 1, 100) };
-        q.done();
-        res.json({ success: true, ...(await service.owned(contextOf(res), query)) });
-      },
+      list: (ctx, query) => service.owned(ctx, query),
     }),
   ];
 }

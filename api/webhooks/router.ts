@@ -67,8 +67,7 @@ export function webhookRoutes(settings: WebhookSettingsService, deliveries: Webh
       handler: async (req, res) => {
         const q = new QueryReader(req);
         const query = {
-          page: q.int('page', 1, 1, 1_000_000),
-          limit: q.int('limit', 10, 1, 100),
+          ...q.paging(),
           status: q.oneOf('status', DELIVERY_STATUSES),
         };
         q.done();

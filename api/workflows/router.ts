@@ -5,6 +5,7 @@
 import type { WorkflowService } from '../../application/workflows/workflow-service';
 import { contextOf, paramOf } from '../http/auth';
 import { QueryReader } from '../http/query';
+import { getByIdRoute, pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
 import { CreateWorkflowBody, UpdateWorkflowBody, validateWorkflowBody, validateWorkflowUpdate } from './schemas';
 
@@ -28,35 +29,20 @@ export function workflowRoutes(service: WorkflowService): RouteSpec[] {
         res.status(201).json({ success: true, message: 'Workflow created successfully', data });
       },
     }),
-    route({
-      method: 'get',
+    pagedListRoute({
+      search: true,
       path: '/workflows',
       operationId: 'listWorkflows',
       summary: 'List workflows (scope campaigns:read or campaigns:write)',
       scopes: READ,
-      query: ['page', 'limit', 'search'],
-      errors: [400],
-      handler: async (req, res) => {
-        const q = new QueryReader(req);
-        const query = {
-          page: q.int('page', 1, 1, 1_000_000),
-          limit: q.int('limit', 10, 1, 100),
-          search: q.string('search'),
-        };
-        q.done();
-        res.json({ success: true, ...(await service.list(contextOf(res), query)) });
-      },
+      list: (ctx, query) => service.list(ctx, query),
     }),
-    route({
-      method: 'get',
+    getByIdRoute({
       path: '/workflows/{id}',
       operationId: 'getWorkflow',
       summary: 'Get a workflow (scope campaigns:read or campaigns:write)',
       scopes: READ,
-      errors: [404],
-      handler: async (req, res) => {
-        res.json({ success: true, data: await service.get(contextOf(res), paramOf(req, 'id')) });
-      },
+      get: (ctx, id) => service.get(ctx, id),
     }),
     route({
       method: 'put',
@@ -95,8 +81,7 @@ export function workflowRoutes(service: WorkflowService): RouteSpec[] {
       handler: async (req, res) => {
         const q = new QueryReader(req);
         const query = {
-          page: q.int('page', 1, 1, 1_000_000),
-          limit: q.int('limit', 10, 1, 100),
+          ...q.paging(),
           status: q.oneOf('status', ['running', 'completed', 'failed'] as const),
         };
         q.done();

@@ -13,6 +13,7 @@ import addFormats from 'ajv-formats';
 import createClient from 'openapi-fetch';
 import type { SpeechEngine } from '../../../application/ports/speech-engine';
 import type { paths } from '../../support/api-types';
+import { loanRecord } from '../../support/records';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
 
@@ -141,21 +142,11 @@ describe('a client typed by the API description', () => {
     expect(documented('post', '/api/v1/campaigns/create', campaign)).toBeNull();
     const campaignId = dataOf<{ id: string }>(campaign.data).id;
 
+    const record = loanRecord('T-1');
     const customer = await api.POST('/api/v1/customers/add', {
       body: {
         campaignId,
-        data: {
-          loan_id: 'T-1',
-          first_name: 'Asha',
-          last_name: 'Patil',
-          phone_number: '+919812345678',
-          loan_amount: 250000,
-          emi_amount: 8500,
-          loan_period: 36,
-          current_emi: 4,
-          emi_due_date: '2026-04-05',
-          payment_status: 'pending',
-        },
+        data: record,
         initiateCall: true,
         callConfig: { agentId, dispositionId },
       },
@@ -179,7 +170,7 @@ describe('a client typed by the API description', () => {
         campaign_id: campaignId,
         campaign_name: 'Typed',
         loan_id: 'T-1',
-        to: '+919812345678',
+        to: record.phone_number,
         from: number.number,
         agent_id: agentId,
         disposition_id: dispositionId,
