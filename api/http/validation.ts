@@ -49,13 +49,18 @@ export function formatErrors(errors: readonly ErrorObject[], root = ''): string[
   return [...new Set(kept.map((e) => formatError(e, root)))];
 }
 
+/** `data`, `records[3]`, `data.name`: an index in brackets, a name after a dot (none first). */
+function joinPath(path: string, part: string): string {
+  if (/^\d+$/.test(part)) return `${path}[${part}]`;
+  return path ? `${path}.${part}` : part;
+}
+
 function fieldPath(instancePath: string, root: string): string {
   const parts = instancePath
     .split('/')
     .slice(1)
     .map((p) => clip(p.replace(/~1/g, '/').replace(/~0/g, '~')));
-  const path = parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), root);
-  return path;
+  return parts.reduce(joinPath, root);
 }
 
 function formatError(error: ErrorObject, root: string): string {
@@ -106,5 +111,7 @@ function formatError(error: ErrorObject, root: string): string {
   }
 }
 
-const article = (type: string) =>
-  type === 'integer' ? 'an integer' : type === 'object' || type === 'array' ? `an ${type}` : `a ${type}`;
+function article(type: string): string {
+  if (type === 'integer') return 'an integer';
+  return type === 'object' || type === 'array' ? `an ${type}` : `a ${type}`;
+}

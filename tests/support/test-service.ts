@@ -9,6 +9,12 @@ import { loadConfig } from '../../infrastructure/config/config';
 import { silentLogger } from '../../infrastructure/logging/json-logger';
 import { tempDir } from './temp-dir';
 
+/** The token to send for an organization, a bare token, or none (null). */
+export function tokenOf(org: { token: string } | string | null): string | null {
+  if (org === null) return null;
+  return typeof org === 'string' ? org : org.token;
+}
+
 export type Reply = { status: number; body: any; headers: Headers; text: string };
 
 export type TestService = {

@@ -4,7 +4,7 @@
  * the calls it queues reaching final statuses in the logs (built-in carrier, SIMULATION_SPEED 0).
  */
 import { loanRecord, uniquePhone } from '../../support/records';
-import { startTestService, type TestService } from '../../support/test-service';
+import { startTestService, type TestService, tokenOf } from '../../support/test-service';
 
 jest.setTimeout(120_000);
 
@@ -18,7 +18,7 @@ describe('POST /initiate/{campaignId}/calls', () => {
 
   const call = (org: Org | string | null, method: string, path: string, body?: unknown) =>
     t.request(method, `/api/v1${path}`, {
-      token: org === null ? null : typeof org === 'string' ? org : org.token,
+      token: tokenOf(org),
       body,
     });
 

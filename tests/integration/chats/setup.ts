@@ -1,6 +1,6 @@
 /** Organizations, campaigns, agents, dispositions and templates for the chat suites, through the API. */
 import { loanRecord, uniquePhone } from '../../support/records';
-import type { TestService } from '../../support/test-service';
+import { tokenOf, type TestService } from '../../support/test-service';
 
 export type Org = { id: string; token: string };
 
@@ -8,7 +8,7 @@ export function chatApi(t: TestService) {
   let phoneSeq = 0;
   const call = (org: Org | string | null, method: string, path: string, body?: unknown) =>
     t.request(method, `/api/v1${path}`, {
-      token: org === null ? null : typeof org === 'string' ? org : org.token,
+      token: tokenOf(org),
       body,
     });
   const phone = () => uniquePhone();

@@ -5,7 +5,7 @@
  */
 import type { SqliteReadStore } from '../../../infrastructure/sqlite/sqlite-read-store';
 import { loanRecord } from '../../support/records';
-import { startTestService, type TestService } from '../../support/test-service';
+import { startTestService, type TestService, tokenOf } from '../../support/test-service';
 
 jest.setTimeout(180_000);
 
@@ -26,7 +26,7 @@ describe('GET /analytics/summary', () => {
   let t: TestService;
   const call = (org: Org | string | null, method: string, path: string, body?: unknown) =>
     t.request(method, `/api/v1${path}`, {
-      token: org === null ? null : typeof org === 'string' ? org : org.token,
+      token: tokenOf(org),
       body,
     });
   const summary = async (org: Org | string, query = '') => {
