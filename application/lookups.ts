@@ -7,7 +7,6 @@
  * unknown one (400 naming the field), so that nobody learns which ids exist elsewhere. Ownership never
  * changes, which makes the read models a safe place to look.
  */
-import { invalid } from '../domain/shared/errors';
 import type { AgentDocument } from '../projections/agents/agents';
 import type { CustomerDocument } from '../projections/customers/customers';
 import type { DispositionGroupDocument } from '../projections/dispositions/disposition-groups';
@@ -19,15 +18,10 @@ import type { ReadCollection } from './ports/read-store';
 
 type Owned = { organizationId: string };
 
-export type ReferenceKind = 'agent' | 'disposition' | 'dispositionGroup' | 'dispositionOrGroup';
+export type ReferenceKind = 'agent' | 'dispositionGroup';
 
 /** What each kind of reference is called in a refusal. */
-const NOUNS: Record<ReferenceKind, string> = {
-  agent: 'agent',
-  disposition: 'disposition',
-  dispositionGroup: 'disposition group',
-  dispositionOrGroup: 'disposition or disposition group',
-};
+const NOUNS: Record<ReferenceKind, string> = { agent: 'agent', dispositionGroup: 'disposition group' };
 
 export type Reference = { field: string; kind: ReferenceKind; id: string | null | undefined };
 
@@ -90,18 +84,8 @@ export class Lookups {
 
   /** Whether `id` names a resource of `kind` that belongs to `organizationId`. */
   async owns(organizationId: string, kind: ReferenceKind, id: string): Promise<boolean> {
-    const mine = async (collection: ReadCollection<Owned>) =>
-      (await collection.get(id))?.organizationId === organizationId;
-    switch (kind) {
-      case 'agent':
-        return mine(this.collections.agents);
-      case 'disposition':
-        return mine(this.collections.dispositions);
-      case 'dispositionGroup':
-        return mine(this.collections.groups);
-      case 'dispositionOrGroup':
-        return (await mine(this.collections.dispositions)) || mine(this.collections.groups);
-    }
+    const collection: ReadCollection<Owned> = kind === 'agent' ? this.collections.agents : this.collections.groups;
+    return (await collection.get(id))?.organizationId === organizationId;
   }
 
   /** The refusals of the references given (a null or absent id names nothing and is not checked). */
@@ -114,11 +98,5 @@ export class Lookups {
       ),
     );
     return checked.filter((problem): problem is string => problem !== null);
-  }
-
-  /** 400 `Validation failed` listing every reference that is not the organization's. */
-  async assertOwned(organizationId: string, references: readonly Reference[]): Promise<void> {
-    const problems = await this.problems(organizationId, references);
-    if (problems.length > 0) throw invalid('Validation failed', { errors: problems });
   }
 }

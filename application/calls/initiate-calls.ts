@@ -68,31 +68,30 @@ export class InitiateCalls {
       placement.failed,
       CALL_BATCH,
     );
-    const batches = Math.ceil(selected.length / CALL_BATCH);
-    const initiated = placement.initiated.length;
-    const failed = selected.length - initiated;
-    const { status, message } = outcomeOf(initiated, failed, selected.length);
-    return {
-      status,
-      body: {
-        success: failed === 0,
-        message,
-        results: {
-          totalMatched,
-          customersSelected: selected.length,
-          initiated,
-          failed,
-          batchesProcessed: batches,
-          errors,
-        },
-      },
-    };
+    return initiationAnswer('Calls', {
+      totalMatched,
+      selected: selected.length,
+      initiated: placement.initiated.length,
+      batchesProcessed: Math.ceil(selected.length / CALL_BATCH),
+      errors,
+    });
   }
 }
 
-/** 200 when every call went out, 207 when some did, 500 when none did. */
-function outcomeOf(initiated: number, failed: number, total: number): { status: 200 | 207 | 500; message: string } {
-  if (failed === 0) return { status: 200, message: `Calls initiated for ${initiated} customers` };
-  if (initiated > 0) return { status: 207, message: `Calls initiated for ${initiated} of ${total} customers` };
-  return { status: 500, message: 'No calls could be initiated' };
+/**
+ * The answer to an initiation of calls or chat messages (spec 4.11): 200 when every selected customer
+ * got one, 207 when some did, 500 when none did.
+ */
+export function initiationAnswer(
+  what: 'Calls' | 'Chat messages',
+  counts: { totalMatched: number; selected: number; initiated: number; batchesProcessed: number; errors: BatchError[] },
+): InitiateAnswer {
+  const { totalMatched, selected, initiated, batchesProcessed, errors } = counts;
+  const failed = selected - initiated;
+  const results = { totalMatched, customersSelected: selected, initiated, failed, batchesProcessed, errors };
+  if (failed === 0)
+    return { status: 200, body: { success: true, message: `${what} initiated for ${initiated} customers`, results } };
+  const message = `${what} initiated for ${initiated} of ${selected} customers`;
+  if (initiated > 0) return { status: 207, body: { success: false, message, results } };
+  return { status: 500, body: { success: false, message: `No ${what.toLowerCase()} could be initiated`, results } };
 }

@@ -10,8 +10,7 @@ import {
   type CampaignDetails,
   type CampaignType,
 } from '../../domain/campaigns/campaign';
-import { keyFieldOf, MAX_ID_LENGTH, recordErrors, type CustomerRecord } from '../../domain/customers/record';
-import { clip } from '../clip';
+import type { CustomerRecord } from '../../domain/customers/record';
 import { invalid } from '../../domain/shared/errors';
 import {
   usableWorkflow,
@@ -21,7 +20,7 @@ import {
 } from '../../domain/workflows/workflow';
 import type { CampaignDocument } from '../../projections/campaigns/campaigns';
 import type { CommandHandler } from '../command-handler';
-import type { BulkAnswer } from '../customers/customer-service';
+import { recordRefusal, type BulkAnswer } from '../customers/customer-service';
 import type { Lookups } from '../lookups';
 import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
@@ -182,11 +181,9 @@ const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView
 
 /** `jsonData`'s records are checked before anything changes: one invalid record refuses the request (400, as the anchor does). */
 function checkRecords(ctx: RequestContext, records: CustomerRecord[] | undefined): void {
-  const invalidRecords = (records ?? []).flatMap((record, index) => {
-    const errors = recordErrors(ctx.organizationType, record, `jsonData[${index}].`);
-    const key = record[keyFieldOf(ctx.organizationType)];
-    return errors.length > 0 ? [{ index, id: typeof key === 'string' ? clip(key, MAX_ID_LENGTH) : null, errors }] : [];
-  });
+  const invalidRecords = (records ?? []).flatMap(
+    (record, index) => recordRefusal(ctx.organizationType, record, index, `jsonData[${index}].`) ?? [],
+  );
   if (invalidRecords.length > 0)
     throw invalid('Validation failed', { errors: invalidRecords.flatMap((r) => r.errors), invalidRecords });
 }

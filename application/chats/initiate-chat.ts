@@ -12,7 +12,7 @@ import { keyFieldOf } from '../../domain/customers/record';
 import { invalid, notFound } from '../../domain/shared/errors';
 import type { CustomerDocument } from '../../projections/customers/customers';
 import { errorsByBatch } from '../calls/call-placer';
-import { NO_MATCHING_CUSTOMERS, type InitiateAnswer } from '../calls/initiate-calls';
+import { initiationAnswer, NO_MATCHING_CUSTOMERS, type InitiateAnswer } from '../calls/initiate-calls';
 import type { CommandHandler } from '../command-handler';
 import { selectCustomers, type CustomerFilters } from '../customers/customer-selection';
 import type { ReadCollection } from '../ports/read-store';
@@ -69,30 +69,12 @@ export class InitiateChat {
       CHAT_BATCH,
     );
 
-    const initiated = placement.initiated.length;
-    const failed = selected.length - initiated;
-    const { status, message } = outcomeOf(initiated, failed, selected.length);
-    return {
-      status,
-      body: {
-        success: failed === 0,
-        message,
-        results: {
-          totalMatched,
-          customersSelected: selected.length,
-          initiated,
-          failed,
-          batchesProcessed: batches,
-          errors,
-        },
-      },
-    };
+    return initiationAnswer('Chat messages', {
+      totalMatched,
+      selected: selected.length,
+      initiated: placement.initiated.length,
+      batchesProcessed: batches,
+      errors,
+    });
   }
-}
-
-/** 200 when every message went out, 207 when some did, 500 when none did. */
-function outcomeOf(initiated: number, failed: number, total: number): { status: 200 | 207 | 500; message: string } {
-  if (failed === 0) return { status: 200, message: `Chat messages initiated for ${initiated} customers` };
-  if (initiated > 0) return { status: 207, message: `Chat messages initiated for ${initiated} of ${total} customers` };
-  return { status: 500, message: 'No chat messages could be initiated' };
 }

@@ -14,6 +14,7 @@ import {
   type CustomerCommand,
 } from '../../domain/customers/customer';
 import { isRecord, keyFieldOf, MAX_ID_LENGTH, recordErrors, type CustomerRecord } from '../../domain/customers/record';
+import type { OrganizationType } from '../../domain/organizations/organization';
 import { DomainError, invalid, notFound } from '../../domain/shared/errors';
 import { assertFollowUp } from '../../domain/customers/follow-up';
 import { customerDocumentId } from '../../domain/customers/keys';
@@ -148,12 +149,8 @@ export class CustomerService {
     const accepted: { id: string; record: CustomerRecord }[] = [];
     const seen = new Set<string>();
     input.records.forEach((raw, index) => {
-      const problems = recordErrors(ctx.organizationType, raw);
-      if (problems.length > 0) {
-        const key = isRecord(raw) ? raw[keyField] : undefined;
-        invalidRecords.push({ index, id: typeof key === 'string' ? clip(key, MAX_ID_LENGTH) : null, errors: problems });
-        return;
-      }
+      const invalidRecord = recordRefusal(ctx.organizationType, raw, index);
+      if (invalidRecord) return void invalidRecords.push(invalidRecord);
       const record = this.withKey(ctx, raw as CustomerRecord);
       const id = record[keyField] as string;
       // The first record with a key wins; a later one in the same request fails.
@@ -334,6 +331,17 @@ function bulkOutcome(counts: { total: number; valid: number; successful: number;
   if (failed === 0) return { status: 201, message: `All ${total} customers added successfully` };
   if (successful > 0) return { status: 207, message: `${successful} of ${total} customers added` };
   return { status: 400, message: valid === 0 ? 'No valid records to add' : 'No customers were added' };
+}
+
+/**
+ * How a record of a request's list is refused (its position, its key cut to the key's length, each
+ * problem with `prefix` before the field), or null when it is valid for the organization's type.
+ */
+export function recordRefusal(type: OrganizationType, raw: unknown, index: number, prefix = ''): InvalidRecord | null {
+  const errors = recordErrors(type, raw, prefix);
+  if (errors.length === 0) return null;
+  const key = isRecord(raw) ? raw[keyFieldOf(type)] : undefined;
+  return { index, id: typeof key === 'string' ? clip(key, MAX_ID_LENGTH) : null, errors };
 }
 
 /** Sizes of the batches `total` items make, `size` at most each. */
