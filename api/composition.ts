@@ -3,10 +3,13 @@
  * modules of api/modules.ts in order, and the HTTP server around them. Everything that varies (clock,
  * ids, logger, stores, speech engine) can be injected.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { hostname } from 'node:os';
 import type { WebSocketServer } from 'ws';
 import { CommandHandler } from '../application/command-handler';
 import { Foreground } from '../application/foreground';
+import { LeaseCoordinator, type LeasedWork } from '../application/lease-coordinator';
 import { Lookups } from '../application/lookups';
 import type { EventStore } from '../application/ports/event-store';
 import type { Logger } from '../application/ports/logger';
@@ -48,7 +51,12 @@ export type Overrides = {
   events?: EventStore;
   reads?: ReadStore;
   speechEngine?: SpeechEngine;
+  /** This replica's name in the leases (default: host, process id and a random suffix). */
+  replicaName?: string;
 };
+
+/** Unique per process, and readable in the lease table: which machine and process holds what. */
+const replicaName = () => `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
 /**
  * Once the server listens, an error of its own (no file descriptor left to accept a connection, say)
@@ -69,11 +77,31 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const events = overrides.events ?? (await openEventStore(config));
   const reads = overrides.reads ?? (await openReadStore(config));
   const foreground = new Foreground();
+  // Replicas (and processes of one machine) share the background work through leases in the read store.
+  const coordinator = new LeaseCoordinator(reads.leases, {
+    owner: overrides.replicaName ?? replicaName(),
+    ttlMs: config.leaseTtlMs,
+    logger,
+  });
   const runner = new ProjectionRunner(events, reads, allProjections, {
     logger,
     giveWay: () => foreground.quietOfBulk(BULK_GIVE_WAY_MS),
+    leased: true,
+    onFencedOut: (lease) => coordinator.lost(lease),
   });
   await runner.start();
+  // A group per module: the read models one feature owns move together.
+  coordinator.add(
+    MODULES.filter((m) => m.projections.length > 0).map((m) => {
+      const names = m.projections.map((p) => p.name);
+      return {
+        lease: `projections:${m.name}`,
+        start: (fence) => runner.take(names, fence),
+        stop: () => runner.drop(names),
+      } satisfies LeasedWork;
+    }),
+  );
+  await coordinator.start();
 
   const env: ServiceEnvironment = {
     now: overrides.now ?? (() => new Date()),
@@ -127,6 +155,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     ),
     provided,
     shuttingDown: () => shuttingDown,
+    replica: { name: coordinator.owner, alive: () => coordinator.alive() },
   };
   for (const definition of MODULES) modules.push({ name: definition.name, ...(await definition.build(deps)) });
 
@@ -134,7 +163,12 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     events,
     reads,
     modules.flatMap((m) => m.managers ?? []),
-    { logger, foreground, readModelsAt: async (position, signal) => void (await runner.reached(position, signal)) },
+    {
+      logger,
+      foreground,
+      readModelsAt: async (position, signal) => void (await runner.reached(position, signal)),
+      onFencedOut: (lease) => coordinator.lost(lease),
+    },
   );
   // Reads stay available while the event store is not: a request then reads what the read models hold.
   const readsCaughtUp = async () => {
@@ -154,10 +188,17 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     readsCaughtUp,
     shuttingDown: () => shuttingDown,
   });
-  // Queued calls are dialed, chats sent and timers run by agent processes only.
+  // Queued calls are dialed, chats sent and timers run by agent processes only, each on one replica at a time.
   if (config.services.has('agent')) {
-    await processes.start();
-    for (const module of modules) await module.start?.();
+    coordinator.add([
+      ...processes.names.map((name): LeasedWork => ({
+        lease: `manager:${name}`,
+        start: (fence) => processes.run(name, fence),
+        stop: () => processes.halt(name),
+      })),
+      ...modules.flatMap((m) => m.jobs ?? []).map((job): LeasedWork => ({ lease: `job:${job.name}`, ...job })),
+    ]);
+    await coordinator.refresh();
   }
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -174,6 +215,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     events,
     reads,
     runner,
+    coordinator,
     services: {
       organizations: provided.use('organizations'),
       numbers: provided.use('numbers'),
@@ -189,8 +231,11 @@ export async function createService(config: Config, overrides: Overrides = {}) {
       shuttingDown = true;
       for (const client of socketServer?.clients ?? []) client.close(1001, 'server shutting down');
       // No new work first, then what plays it out: a message dispatched while its platform stops would be lost.
+      // The leases are given up, so the other replicas take the work over at once.
+      await coordinator.stop();
       await processes.stop();
       for (const module of [...modules].reverse()) await module.stop?.();
+      await coordinator.leave();
       await engine?.close();
       await runner.stop();
       await events.close();

@@ -1,9 +1,18 @@
-/** Entry point: `npm start`. Starts on the embedded stores unless configured otherwise. */
+/** Entry point: `npm start`. Starts on the embedded stores unless configured otherwise; `WORKERS=N` starts N processes. */
 import { ConfigError, loadConfig } from '../infrastructure/config/config';
 import { createService } from './composition';
+import { isPrimaryOfMany, superviseWorkers } from './workers';
 
 async function main(): Promise<void> {
+  // Read once here, before any worker starts: generated secrets are written once and shared.
   const config = loadConfig();
+  if (isPrimaryOfMany(config)) {
+    const log = (message: string) =>
+      process.stdout.write(JSON.stringify({ level: 'info', time: new Date().toISOString(), message }) + '\n');
+    log(`starting ${config.workers} workers`);
+    printWelcome(config.port, config.secretsFile);
+    process.exit(await superviseWorkers(config, log));
+  }
   const service = await createService(config);
   const server = service.server;
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
@@ -15,7 +24,7 @@ async function main(): Promise<void> {
     readStore: config.readStore,
     dataDir: config.dataDir,
   });
-  printWelcome(port, config.secretsFile);
+  if (config.workers === 1) printWelcome(port, config.secretsFile);
 
   let stopping = false;
   const shutdown = (signal: string) => {

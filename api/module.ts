@@ -41,18 +41,27 @@ export type ModuleDeps = {
   /** Services earlier modules lend (`use`), and the place to lend one's own (`provide`). */
   provided: Registry;
   shuttingDown: () => boolean;
+  /** This replica among the others sharing the stores: its name in the leases, and the names of the replicas alive. */
+  replica: { name: string; alive: () => Promise<ReadonlySet<string>> };
 };
+
+/**
+ * Background work of agent processes (a due poller, a resumer) that one replica at a time runs: each
+ * under a lease of its own (`job:<name>`), started when this replica takes the lease and stopped when
+ * it gives it up, so it may start and stop more than once.
+ */
+export type Job = { name: string; start: () => Promise<void> | void; stop: () => Promise<void> };
 
 /** A feature as the running service sees it. */
 export type Module = {
   name: string;
   /** Routes, grouped by prefix and by how their callers authenticate. */
   routes?: readonly RouteGroup[];
-  /** Event-driven steps with side effects; agent processes run them (application/process-manager.ts). */
+  /** Event-driven steps with side effects; agent processes run them, each on the replica holding its lease. */
   managers?: readonly ProcessManager[];
-  /** Background work of agent processes (timers, deliveries, resumers), started after the process managers. */
-  start?: () => Promise<void> | void;
-  /** Stops the background work; called in the reverse order of the modules. */
+  /** Background work, each on the replica holding its lease. */
+  jobs?: readonly Job[];
+  /** At shutdown, after every job stopped: ends what the process itself plays (the built-in carrier's calls); reverse module order. */
   stop?: () => Promise<void>;
 };
 

@@ -9,6 +9,10 @@
  * time) and events of one stream in order; the checkpoint moves once the whole batch is handled, so a
  * crash hands the batch over again. Handlers never rely on the order of events of different streams.
  *
+ * With many replicas (`leased`), each manager runs only on the replica holding its lease (`run`,
+ * `halt`), and its checkpoint commits carry the lease's fence: a holder that stalled past its lease
+ * cannot move the checkpoint of its successor.
+ *
  * A step that still fails after a few tries is passed over, so one bad event cannot stop every later
  * call and chat; it is recorded as a `ProcessStepFailed` event on the stream `processFailures-<manager>`
  * (the event, its position and the error), where an operator or an auditor finds it.
@@ -17,6 +21,7 @@ import { derivedId } from './derived-id';
 import type { Foreground } from './foreground';
 import type { Logger } from './ports/logger';
 import type { EventStore, RecordedEvent } from './ports/event-store';
+import { FencedOutError, type Fence } from './ports/leases';
 import type { ReadStore } from './ports/read-store';
 import { subscribeToAll } from './subscribe-to-all';
 
@@ -39,8 +44,9 @@ const CHECKPOINT_EVERY_EVENTS = 1000;
 const CHECKPOINT_EVERY_MS = 1000;
 
 export class ProcessManagerRunner {
-  private controller: AbortController | null = null;
-  private loops: Promise<void>[] = [];
+  /** The managers running here, each with its own stop. */
+  private readonly loops = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly byName: ReadonlyMap<string, ProcessManager>;
 
   constructor(
     private readonly events: EventStore,
@@ -58,29 +64,66 @@ export class ProcessManagerRunner {
        * (bulk writes), and need no wait of their own.
        */
       readModelsAt?: (position: number, signal: AbortSignal) => Promise<void>;
+      /** Told when a checkpoint commit was refused because the lease changed hands; the manager stopped here. */
+      onFencedOut?: (lease: string) => void;
     } = {},
-  ) {}
+  ) {
+    this.byName = new Map(managers.map((m) => [m.name, m]));
+  }
 
+  get names(): readonly string[] {
+    return this.managers.map((m) => m.name);
+  }
+
+  /** Runs every manager, unfenced (one replica). */
   async start(): Promise<void> {
-    this.controller = new AbortController();
-    const signal = this.controller.signal;
-    const checkpoints = await Promise.all(this.managers.map((m) => this.reads.checkpoint(checkpointName(m))));
-    this.loops = this.managers.map((m, i) => this.follow(m, checkpoints[i]!, signal));
+    for (const manager of this.managers) await this.run(manager.name, null);
   }
 
   async stop(): Promise<void> {
-    this.controller?.abort();
-    await Promise.all(this.loops);
-    this.loops = [];
+    await Promise.all([...this.loops.keys()].map((name) => this.halt(name)));
+  }
+
+  /** Runs one manager from its checkpoint, its checkpoint commits fenced by `fence`. */
+  async run(name: string, fence: Fence | null): Promise<void> {
+    const manager = this.byName.get(name);
+    if (!manager) throw new Error(`Unknown process manager ${name}`);
+    if (this.loops.has(name)) return;
+    const controller = new AbortController();
+    const checkpoint = await this.reads.checkpoint(checkpointName(manager));
+    this.loops.set(name, { controller, done: this.follow(manager, checkpoint, fence, controller.signal) });
+  }
+
+  /** Stops one manager; resolves once its steps in progress ended. */
+  async halt(name: string): Promise<void> {
+    const loop = this.loops.get(name);
+    if (!loop) return;
+    loop.controller.abort();
+    await loop.done;
+    if (this.loops.get(name) === loop) this.loops.delete(name);
   }
 
   /** Follows the store for one manager until stopped; a store that fails (a read, a checkpoint) is tried again from the last checkpoint. */
-  private async follow(manager: ProcessManager, checkpoint: number, signal: AbortSignal): Promise<void> {
+  private async follow(
+    manager: ProcessManager,
+    checkpoint: number,
+    fence: Fence | null,
+    signal: AbortSignal,
+  ): Promise<void> {
     let after = checkpoint;
     while (!signal.aborted) {
       try {
-        await this.run(manager, after, signal);
+        await this.followOnce(manager, after, fence, signal);
       } catch (error) {
+        if (error instanceof FencedOutError) {
+          this.options.logger?.warn('lease lost to another replica; the process manager stops here', {
+            manager: manager.name,
+            lease: error.lease,
+          });
+          this.loops.delete(manager.name);
+          this.options.onFencedOut?.(error.lease);
+          return;
+        }
         this.options.logger?.error('process manager stopped on a store error; resuming', {
           manager: manager.name,
           error: String(error),
@@ -91,7 +134,19 @@ export class ProcessManagerRunner {
     }
   }
 
-  private async run(manager: ProcessManager, after: number, signal: AbortSignal): Promise<void> {
+  private async followOnce(
+    manager: ProcessManager,
+    after: number,
+    fence: Fence | null,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const commit = (position: number) =>
+      this.reads.commit({
+        projection: checkpointName(manager),
+        checkpoint: position,
+        writes: [],
+        ...(fence && { fences: [fence] }),
+      });
     const types = new Set(manager.eventTypes);
     let persisted = { position: after, at: Date.now() };
     let pendingCheckpoint: number | null = null;
@@ -132,12 +187,11 @@ export class ProcessManagerRunner {
         pendingCheckpoint = position;
         continue;
       }
-      await this.reads.commit({ projection: checkpointName(manager), checkpoint: position, writes: [] });
+      await commit(position);
       persisted = { position, at: Date.now() };
       pendingCheckpoint = null;
     }
-    if (pendingCheckpoint !== null)
-      await this.reads.commit({ projection: checkpointName(manager), checkpoint: pendingCheckpoint, writes: [] });
+    if (pendingCheckpoint !== null) await commit(pendingCheckpoint);
   }
 
   /**

@@ -1,13 +1,14 @@
 /**
  * `npm run admin -- <command>`: the administration API for an operator, on the configured stores,
- * printing JSON. Works whether or not the server is running (the server picks up the new events).
+ * printing JSON. Works whether or not the server is running (the server picks up the new events). It
+ * does not start the service: it runs on the event store and the services its commands need
+ * (admin-composition.ts), and answers from the event store, not from read models.
  */
 import { readFileSync } from 'node:fs';
 import { inventoryItems } from '../numbers/schemas';
 import { loadConfig } from '../../infrastructure/config/config';
-import { silentLogger } from '../../infrastructure/logging/json-logger';
 import { validate } from '../http/validation';
-import { createService } from '../composition';
+import { createAdminComposition } from './admin-composition';
 import { AdjustCreditsBody, expiresInSeconds, IssueTokenBody, RegisterOrganizationBody } from './schemas';
 
 const USAGE = `usage: npm run admin -- <command>
@@ -31,7 +32,7 @@ function flags(args: string[]): { positional: string[]; named: Record<string, st
 async function run(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;
   const { positional, named } = flags(rest);
-  const service = await createService(loadConfig(), { logger: silentLogger });
+  const service = await createAdminComposition(loadConfig());
   const ctx = { organizationId: null, actor: 'admin-cli', requestId: `cli-${Date.now()}` };
   try {
     switch (command) {
@@ -42,17 +43,17 @@ async function run(argv: string[]): Promise<unknown> {
           ...(named.credits !== undefined && { credits: Number(named.credits) }),
           ...(named.concurrency !== undefined && { concurrencyLimit: Number(named.concurrency) }),
         });
-        return await service.services.organizations.register(ctx, body);
+        return await service.organizations.register(ctx, body);
       }
       case 'get-org':
-        return await service.services.organizations.get(required(positional[0], 'ID'));
+        return await service.organizations.get(required(positional[0], 'ID'));
       case 'issue-token': {
         const body = validate(IssueTokenBody, {
           ...(named.scopes && { scopes: named.scopes.split(',') }),
           ...(named['expires-in'] && { expiresIn: named['expires-in'] }),
           ...(named.subject && { subject: named.subject }),
         });
-        return await service.services.organizations.issueToken(ctx, required(positional[0], 'ID'), {
+        return await service.organizations.issueToken(ctx, required(positional[0], 'ID'), {
           ...body,
           expiresInSeconds: expiresInSeconds(body.expiresIn),
         });
@@ -60,11 +61,11 @@ async function run(argv: string[]): Promise<unknown> {
       case 'credits': {
         const { amount } = validate(AdjustCreditsBody, { amount: Number(positional[1]) });
         return {
-          credits: await service.services.organizations.adjustCredits(ctx, required(positional[0], 'ID'), amount),
+          credits: await service.organizations.adjustCredits(ctx, required(positional[0], 'ID'), amount),
         };
       }
       case 'add-numbers':
-        return await service.services.numbers.stock(
+        return await service.numbers.stock(
           ctx,
           inventoryItems(JSON.parse(readFileSync(required(positional[0], 'FILE'), 'utf8'))),
         );

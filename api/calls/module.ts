@@ -1,20 +1,18 @@
 /**
  * Calls: the call placer (which other features use), initiate-calls, the built-in carrier and the
  * dispatcher that hands queued calls to it, the carriers' inbound reports, recordings rendered with the
- * service's voices, and the calls a stop cut short, played on after a start.
+ * service's voices, and the calls a stopped replica left (this replica's name is the player of the
+ * calls it dials; the `calls-resumer` job adopts and plays on those whose player is no longer alive).
  */
-import { join } from 'node:path';
-import { callDispatcher, resumeOpenCalls, type DialLookups } from '../../application/calls/call-dispatcher';
+import { callDispatcher, resumeOrphanedCalls, type DialLookups } from '../../application/calls/call-dispatcher';
 import { CallPlacer } from '../../application/calls/call-placer';
 import { CarrierReports } from '../../application/calls/carrier-reports';
 import { InitiateCalls } from '../../application/calls/initiate-calls';
 import { recordingBlobKey } from '../../application/calls/recording-key';
 import { RECORDING_CONTENT_TYPE, renderConversation } from '../../application/calls/render-conversation';
-import type { BlobStore } from '../../application/ports/blob-store';
 import { resumeAfterRestart } from '../../application/resume-after-restart';
 import { builtinCarrier, type RecordConversation } from '../../infrastructure/carrier/builtin-carrier';
-import { FilesystemBlobStore } from '../../infrastructure/filesystem/filesystem-blob-store';
-import { MemoryBlobStore } from '../../infrastructure/memory/memory-blob-store';
+import { openBlobStore } from '../../infrastructure/blob-stores';
 import { openCallsProjection, type OpenCallDocument } from '../../projections/calls/open-calls';
 import { customersProjection, type CustomerDocument } from '../../projections/customers/customers';
 import { carrierRoutes } from '../carrier/router';
@@ -25,13 +23,11 @@ import { callRoutes } from './router';
 export const callsModule: ModuleDefinition = {
   name: 'calls',
   projections: [openCallsProjection],
-  async build({ config, commands, reads, env, engine, lookups, logger, runner, provided }) {
+  async build({ config, commands, reads, env, engine, lookups, logger, runner, provided, replica }) {
     const numbers = provided.use('numbers');
     const blacklist = provided.use('blacklist');
-    const blobs: BlobStore =
-      config.readStore === 'memory'
-        ? new MemoryBlobStore()
-        : await FilesystemBlobStore.open(join(config.dataDir, 'recordings'));
+    // Where every replica reaches them: GridFS beside a MongoDB read store, the data directory otherwise.
+    const blobs = await openBlobStore(config);
     provided.provide('recordings', blobs);
 
     const placer = new CallPlacer(
@@ -86,15 +82,21 @@ export const callsModule: ModuleDefinition = {
       },
       dispositions: (org, id) => lookups.dispositionsOf(org, id),
     };
-    const dispatch = { commands, provider: carrier, reports, lookups: dialLookups, now: env.now };
+    const dispatch = {
+      commands,
+      provider: carrier,
+      reports,
+      lookups: dialLookups,
+      now: env.now,
+      player: replica.name,
+    };
     const openCalls = await reads.collection<OpenCallDocument>(openCallsProjection.collection);
-    const startedAt = env.now().toISOString();
-    // The built-in carrier's calls that a stop cut short play on.
+    // The built-in carrier's calls whose replica stopped (its lease expired) play on here.
     const resumer = resumeAfterRestart({
       runner,
       logger,
       what: 'calls',
-      resume: () => resumeOpenCalls({ ...dispatch, openCalls, startedAt, logger }),
+      resume: () => resumeOrphanedCalls({ ...dispatch, openCalls, alive: replica.alive, logger }),
     });
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
 
@@ -114,10 +116,10 @@ export const callsModule: ModuleDefinition = {
         },
       ],
       managers: [callDispatcher(dispatch)],
-      start: () => resumer.start(),
+      jobs: [{ name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() }],
       stop: async () => {
-        await resumer.stop();
         await carrier.stop();
+        await blobs.close?.();
       },
     };
   },

@@ -1,10 +1,12 @@
 /**
  * Chats: templates, the sender other features use (workflows), initiate-chat, the built-in chat
  * platform and the dispatcher that hands requested messages to it, the platform's inbound reports,
- * the delivery error reference, the chats a stop cut short, and the timer that closes chats gone quiet.
+ * the delivery error reference, the chats a stopped replica left (this replica's name is the player of
+ * the messages it dispatches; the `chats-resumer` job adopts and plays on those whose player is no
+ * longer alive), and the timer that closes chats gone quiet.
  * Chat log entries and the chat detail are read through the logs (api/logs/module.ts).
  */
-import { chatDispatcher, resumeOpenChats, type ChatDispatchLookups } from '../../application/chats/chat-dispatcher';
+import { chatDispatcher, resumeOrphanedChats, type ChatDispatchLookups } from '../../application/chats/chat-dispatcher';
 import { ChatPlatformReports } from '../../application/chats/chat-platform-reports';
 import { ChatSender } from '../../application/chats/chat-sender';
 import { inactivityTimer } from '../../application/chats/inactivity-timer';
@@ -27,7 +29,7 @@ import { chatsProjections } from '../../projections/chats';
 export const chatsModule: ModuleDefinition = {
   name: 'chats',
   projections: [...chatsProjections],
-  async build({ config, commands, reads, env, lookups, logger, runner, provided }) {
+  async build({ config, commands, reads, env, lookups, logger, runner, provided, replica }) {
     const blacklist = provided.use('blacklist');
     const templates = new TemplateService(
       commands,
@@ -59,15 +61,14 @@ export const chatsModule: ModuleDefinition = {
     };
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
     const initiate = new InitiateChat(commands, customers, sending);
-    const dispatch = { commands, platform, reports, lookups: dispatchLookups, now: env.now };
+    const dispatch = { commands, platform, reports, lookups: dispatchLookups, now: env.now, player: replica.name };
     const openChats = await reads.collection<OpenChatDocument>(openChatsProjection.collection);
-    const startedAt = env.now().toISOString();
-    // The built-in platform's chats that a stop cut short play on.
+    // The built-in platform's chats whose replica stopped (its lease expired) play on here.
     const resumer = resumeAfterRestart({
       runner,
       logger,
       what: 'chats',
-      resume: () => resumeOpenChats({ ...dispatch, openChats, startedAt, logger }),
+      resume: () => resumeOrphanedChats({ ...dispatch, openChats, alive: replica.alive, logger }),
     });
     // Chats whose platform never reports the end are closed after CHAT_INACTIVITY_TIMEOUT_SECONDS without activity.
     const inactivity = inactivityTimer({
@@ -91,15 +92,11 @@ export const chatsModule: ModuleDefinition = {
         },
       ],
       managers: [chatDispatcher(dispatch)],
-      start: () => {
-        resumer.start();
-        inactivity.start();
-      },
-      stop: async () => {
-        await inactivity.stop();
-        await resumer.stop();
-        await platform.stop();
-      },
+      jobs: [
+        { name: 'chats-resumer', start: () => resumer.start(), stop: () => resumer.stop() },
+        { name: 'chat-inactivity', start: () => inactivity.start(), stop: () => inactivity.stop() },
+      ],
+      stop: () => platform.stop(),
     };
   },
 };

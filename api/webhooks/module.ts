@@ -68,7 +68,8 @@ export const webhooksModule: ModuleDefinition = {
         },
       ],
       managers: [scheduler],
-      start: () => poller.start(),
+      // Attempts in flight when the lease goes finish here: each is claimed on its delivery, so no other replica makes it too.
+      jobs: [{ name: 'webhook-deliveries', start: () => poller.start(), stop: () => poller.halt() }],
       stop: async () => {
         sender.stop();
         await poller.stop();

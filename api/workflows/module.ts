@@ -59,8 +59,7 @@ export const workflowsModule: ModuleDefinition = {
     return {
       routes: [{ prefix: '/api/v1', security: 'organization', routes: workflowRoutes(service) }],
       managers: [workflowRunManager(managerDeps), workflowOutcomeManager(managerDeps)],
-      start: () => timer.start(),
-      stop: () => timer.stop(),
+      jobs: [{ name: 'workflow-waits', start: () => timer.start(), stop: () => timer.stop() }],
     };
   },
 };

@@ -5,9 +5,13 @@
  * already dialed (a repeated event after a restart) that yields nothing and the call is not dialed
  * again. A call that cannot be set up ends as Failed with the reason.
  *
- * A provider whose calls live in this process (the built-in carrier) loses them when the process
- * stops; `resumeOpenCalls` hands it the calls that were dialed and had not ended, to play on from
- * where their timeline is now. A real carrier's calls go on without us and report through webhooks.
+ * The dial records the replica that plays the call (`player`, this replica's name). A provider whose
+ * calls live in a process (the built-in carrier) loses them when that process stops; `resumeOrphanedCalls`
+ * finds the open calls whose player is no longer alive (its `replica:` lease expired, or the call was
+ * dialed before players were recorded), adopts each (`AdoptCall`, taken only from the player it saw,
+ * so of replicas sweeping at once one gets it) and hands the provider the ones it got, to play on from
+ * where their timeline is now. A call whose player is alive is left alone: it is still being played.
+ * A real carrier's calls go on without us and report through webhooks.
  */
 import {
   callDecider,
@@ -44,7 +48,20 @@ export type DispatchDeps = {
   reports: CarrierReports;
   lookups: DialLookups;
   now: () => Date;
+  /** This replica's name: recorded as the player of the calls it dials (and adopts). */
+  player: string;
 };
+
+/** What the orphan sweep needs beyond the dispatcher's own: the open calls, and who is alive now. */
+export type OrphanSweepDeps = DispatchDeps & {
+  openCalls: ReadCollection<OpenCallDocument>;
+  /** The replicas alive now (their `replica:` leases have not expired). */
+  alive: () => Promise<ReadonlySet<string>>;
+  logger?: Logger;
+};
+
+/** Orphans adopted at once: enough to take a dead replica's calls over quickly, few enough to leave room for requests. */
+const ADOPTING_AT_ONCE = 16;
 
 export function callDispatcher(deps: DispatchDeps): ProcessManager {
   return {
@@ -67,7 +84,7 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
       const dialed = await deps.commands.handle(
         callDecider,
         stream,
-        { type: 'DialCall', provider: deps.provider.alias, at },
+        { type: 'DialCall', provider: deps.provider.alias, at, player: deps.player },
         context,
       );
       if (dialed.events.length === 0) return;
@@ -87,31 +104,83 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
 }
 
 /**
- * Hands the provider the calls it was playing when the process stopped (dialed before `startedAt`,
- * this process's start; later ones are this process's own); answers how many.
+ * Adopts the provider's open calls whose player is not alive (or is unknown) and hands each adopted
+ * one to the provider, to play on in this process; answers how many it adopted. Each adoption is
+ * decided on the call's own stream, so a call another replica adopted first (or that ended meanwhile)
+ * yields nothing here and is not played twice; the read model only says where to look.
  */
-export async function resumeOpenCalls(
-  deps: DispatchDeps & { openCalls: ReadCollection<OpenCallDocument>; startedAt: string; logger?: Logger },
-): Promise<number> {
+export async function resumeOrphanedCalls(deps: OrphanSweepDeps): Promise<number> {
   const resume = deps.provider.resume?.bind(deps.provider);
   if (!resume) return 0;
+  // The read store filters by equality or one-of only: the provider's open calls are read, oldest first, and the orphans picked here.
   const open = await deps.openCalls.find({
     where: { provider: deps.provider.alias },
-    range: { field: 'dialedAt', lte: deps.startedAt },
     sort: { field: 'dialedAt', order: 'asc' },
   });
-  let resumed = 0;
-  for (const { id } of open) {
-    const { state } = await deps.commands.load(callDecider, callStreamId(id));
-    if (state.status === 'none' || state.dialedAt === null || FINAL_CALL_STATUSES.includes(state.status)) continue;
-    const request = await setUp(deps, id, state, state.dialedAt, `resume-${id}`);
-    if (!request) continue;
-    await resume(request).catch((error) =>
-      deps.logger?.error('a call could not be resumed', { callId: id, error: String(error) }),
-    );
-    resumed += 1;
-  }
-  return resumed;
+  // Read after the calls: a replica registers its lease before it dials, so every player of these calls
+  // that is still alive is in it (a replica that registered after an earlier read would look dead).
+  const alive = await deps.alive();
+  let adopted = 0;
+  await eachAtMost(
+    ADOPTING_AT_ONCE,
+    open
+      .map(({ id, player }) => ({ id, player: player ?? null }))
+      .filter(({ player }) => orphaned(deps, alive, player)),
+    async ({ id, player }) => {
+      try {
+        if (await adoptCall(deps, id, player, resume)) adopted += 1;
+      } catch (error) {
+        // Left as it was: the next sweep tries again.
+        deps.logger?.error('an orphaned call could not be adopted', { callId: id, error: String(error) });
+      }
+    },
+  );
+  return adopted;
+}
+
+/** A player nobody plays for: unknown (null), or a replica other than this one that is not alive. */
+const orphaned = (deps: { player: string }, alive: ReadonlySet<string>, player: string | null) =>
+  player === null || (player !== deps.player && !alive.has(player));
+
+/**
+ * Adopts one call from `from`, the player found orphaned, then plays it on here; answers whether it
+ * adopted it. A call whose stream names another player now (adopted since the read model was written)
+ * is left to the next sweep, which judges that player against a fresh list of the replicas alive.
+ */
+async function adoptCall(
+  deps: OrphanSweepDeps,
+  callId: string,
+  from: string | null,
+  resume: (request: DialRequest) => Promise<void>,
+): Promise<boolean> {
+  const stream = callStreamId(callId);
+  const { state } = await deps.commands.load(callDecider, stream);
+  if (state.status === 'none' || state.dialedAt === null || FINAL_CALL_STATUSES.includes(state.status)) return false;
+  if (state.player !== from) return false;
+  const requestId = `resume-${callId}`;
+  // The lookups come before the adoption: one that fails leaves the call to the next sweep, not adopted and unplayed.
+  const request = await setUp(deps, callId, state, state.dialedAt, requestId);
+  if (!request) return false;
+  const taken = await deps.commands.handle(
+    callDecider,
+    stream,
+    { type: 'AdoptCall', player: deps.player, from, at: deps.now().toISOString() },
+    { organizationId: state.organizationId, actor: 'calls-resumer', requestId },
+  );
+  if (taken.events.length === 0) return false;
+  await resume(request).catch((error) =>
+    deps.logger?.error('a call could not be resumed', { callId, error: String(error) }),
+  );
+  return true;
+}
+
+/** Runs `work` on every item, at most `limit` at a time. */
+async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** The provider's request for a call; a call that cannot be set up ends as Failed and answers null. */

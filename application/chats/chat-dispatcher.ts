@@ -6,9 +6,14 @@
  * The lookups come first, so a lookup that fails leaves the message undispatched and the step is tried
  * again. A message that cannot be sent fails with a delivery error, through the same inbound path.
  *
- * A platform whose chats live in this process (the built-in one) loses them when the process stops;
- * `resumeOpenChats` hands it the messages that were dispatched and had not ended, to play on from
- * where their timeline is now. A real platform's chats go on without us and report through webhooks.
+ * The dispatch records the replica that plays the message (`player`, this replica's name). A platform
+ * whose chats live in a process (the built-in one) loses them when that process stops;
+ * `resumeOrphanedChats` finds the open messages whose player is no longer alive (its `replica:` lease
+ * expired, or the message was dispatched before players were recorded), adopts each (`AdoptChat`,
+ * taken only from the player it saw, so of replicas sweeping at once one gets it) and hands the
+ * platform the ones it got, to play on from where their timeline is now. A message whose player is
+ * alive is left alone: it is still being played. A real platform's chats go on without us and report
+ * through webhooks.
  */
 import { chatDecider, type ChatEvent, type ChatTarget, type DeliveryError } from '../../domain/chats/chat';
 import { deliveryError } from '../../domain/chats/delivery-errors';
@@ -41,7 +46,20 @@ export type ChatDispatchDeps = {
   reports: ChatPlatformReports;
   lookups: ChatDispatchLookups;
   now: () => Date;
+  /** This replica's name: recorded as the player of the messages it dispatches (and adopts). */
+  player: string;
 };
+
+/** What the orphan sweep needs beyond the dispatcher's own: the open messages, and who is alive now. */
+export type ChatOrphanSweepDeps = ChatDispatchDeps & {
+  openChats: ReadCollection<OpenChatDocument>;
+  /** The replicas alive now (their `replica:` leases have not expired). */
+  alive: () => Promise<ReadonlySet<string>>;
+  logger?: Logger;
+};
+
+/** Orphans adopted at once: enough to take a dead replica's chats over quickly, few enough to leave room for requests. */
+const ADOPTING_AT_ONCE = 16;
 
 export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
   return {
@@ -63,7 +81,7 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
       const dispatched = await deps.commands.handle(
         chatDecider,
         stream,
-        { type: 'DispatchChat', provider: deps.platform.alias, at },
+        { type: 'DispatchChat', provider: deps.platform.alias, at, player: deps.player },
         context,
       );
       if (dispatched.events.length === 0) return;
@@ -86,34 +104,86 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
 }
 
 /**
- * Hands the platform the messages it was playing when the process stopped (dispatched before
- * `startedAt`, this process's start; later ones are this process's own); answers how many.
+ * Adopts the platform's open messages whose player is not alive (or is unknown) and hands each adopted
+ * one to the platform, to play on in this process; answers how many it adopted. Each adoption is
+ * decided on the message's own stream, so a message another replica adopted first (or that ended
+ * meanwhile) yields nothing here and is not played twice; the read model only says where to look.
  */
-export async function resumeOpenChats(
-  deps: ChatDispatchDeps & { openChats: ReadCollection<OpenChatDocument>; startedAt: string; logger?: Logger },
-): Promise<number> {
+export async function resumeOrphanedChats(deps: ChatOrphanSweepDeps): Promise<number> {
   const resume = deps.platform.resume?.bind(deps.platform);
   if (!resume) return 0;
+  // The read store filters by equality or one-of only: the platform's open messages are read, oldest first, and the orphans picked here.
   const open = await deps.openChats.find({
     where: { provider: deps.platform.alias },
-    range: { field: 'dispatchedAt', lte: deps.startedAt },
     sort: { field: 'dispatchedAt', order: 'asc' },
   });
-  let resumed = 0;
-  for (const { id } of open) {
-    const { state } = await deps.commands.load(chatDecider, chatStreamId(id));
-    if (state.status === 'none' || state.ended || state.dispatchedAt === null) continue;
-    const request = await setUp(deps, id, state, state.dispatchedAt);
-    if ('error' in request) {
-      await fail(deps, id, request.error, `resume-${id}`);
-      continue;
-    }
-    await resume(request).catch((error) =>
-      deps.logger?.error('a chat could not be resumed', { messageId: id, error: String(error) }),
-    );
-    resumed += 1;
+  // Read after the messages: a replica registers its lease before it dispatches, so every player of
+  // these messages that is still alive is in it (a replica that registered after an earlier read would look dead).
+  const alive = await deps.alive();
+  let adopted = 0;
+  await eachAtMost(
+    ADOPTING_AT_ONCE,
+    open
+      .map(({ id, player }) => ({ id, player: player ?? null }))
+      .filter(({ player }) => orphaned(deps, alive, player)),
+    async ({ id, player }) => {
+      try {
+        if (await adoptChat(deps, id, player, resume)) adopted += 1;
+      } catch (error) {
+        // Left as it was: the next sweep tries again.
+        deps.logger?.error('an orphaned chat could not be adopted', { messageId: id, error: String(error) });
+      }
+    },
+  );
+  return adopted;
+}
+
+/** A player nobody plays for: unknown (null), or a replica other than this one that is not alive. */
+const orphaned = (deps: { player: string }, alive: ReadonlySet<string>, player: string | null) =>
+  player === null || (player !== deps.player && !alive.has(player));
+
+/**
+ * Adopts one message from `from`, the player found orphaned, then plays it on here; answers whether it
+ * adopted it. A message whose stream names another player now (adopted since the read model was
+ * written) is left to the next sweep, which judges that player against a fresh list of the replicas alive.
+ */
+async function adoptChat(
+  deps: ChatOrphanSweepDeps,
+  messageId: string,
+  from: string | null,
+  resume: (request: ChatSendRequest) => Promise<void>,
+): Promise<boolean> {
+  const stream = chatStreamId(messageId);
+  const { state } = await deps.commands.load(chatDecider, stream);
+  if (state.status === 'none' || state.ended || state.dispatchedAt === null) return false;
+  if (state.player !== from) return false;
+  const requestId = `resume-${messageId}`;
+  // The lookups come before the adoption: one that fails leaves the message to the next sweep, not adopted and unplayed.
+  const request = await setUp(deps, messageId, state, state.dispatchedAt);
+  if ('error' in request) {
+    await fail(deps, messageId, request.error, requestId);
+    return false;
   }
-  return resumed;
+  const taken = await deps.commands.handle(
+    chatDecider,
+    stream,
+    { type: 'AdoptChat', player: deps.player, from, at: deps.now().toISOString() },
+    { organizationId: state.organizationId, actor: 'chats-resumer', requestId },
+  );
+  if (taken.events.length === 0) return false;
+  await resume(request).catch((error) =>
+    deps.logger?.error('a chat could not be resumed', { messageId, error: String(error) }),
+  );
+  return true;
+}
+
+/** Runs `work` on every item, at most `limit` at a time. */
+async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** The platform's request for a message, or the delivery error it fails with. */

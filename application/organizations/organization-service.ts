@@ -22,10 +22,16 @@ export type TokenSigner = (claims: {
   expiresInSeconds: number;
 }) => Promise<string>;
 
+/**
+ * Where the service looks an organization up: the organizations read model in the service; the
+ * organization's own stream where no projection runs (the admin command line).
+ */
+export type OrganizationLookup = Pick<ReadCollection<OrganizationDocument>, 'get'>;
+
 export class OrganizationService {
   constructor(
     private readonly commands: CommandHandler,
-    private readonly organizations: ReadCollection<OrganizationDocument>,
+    private readonly organizations: OrganizationLookup,
     private readonly signToken: TokenSigner,
     private readonly env: ServiceEnvironment,
   ) {}

@@ -5,6 +5,7 @@
  * Adapters: memory, sqlite (embedded) and mongodb (production).
  */
 import type { CollectionDefinition } from '../../projections/projection';
+import type { Fence, LeaseStore } from './leases';
 
 // A collection is defined by the projection that fills it (projections/projection.ts).
 export type { CollectionDefinition, FieldType } from '../../projections/projection';
@@ -33,10 +34,18 @@ export type StoredDocument<T> = {
 };
 
 export type ProjectionCommit = {
-  projection: string;
+  /** The projection (or several, or a process manager) whose checkpoint moves to `checkpoint` with these writes. */
+  projection: string | readonly string[];
   checkpoint: number;
+  /** Each replaces the stored document unless that one is at a later position (a stale writer never moves it back). */
   writes: readonly { collection: string; document: StoredDocument<unknown> }[];
+  /** The commit is refused with `FencedOutError` unless each lease still carries its token. */
+  fences?: readonly Fence[];
 };
+
+/** The projections whose checkpoint a commit moves. */
+export const projectionsOf = (batch: ProjectionCommit): readonly string[] =>
+  typeof batch.projection === 'string' ? [batch.projection] : batch.projection;
 
 export interface ReadCollection<T> {
   readonly definition: CollectionDefinition;
@@ -49,10 +58,17 @@ export interface ReadCollection<T> {
 export interface ReadStore {
   /** Declares (and creates when missing) a collection; idempotent. */
   collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>>;
-  /** Applies a projection's writes and moves its checkpoint; sqlite and memory do both atomically. */
+  /**
+   * Applies a projection's writes and moves its checkpoints, atomically (MongoDB: in a transaction
+   * where the server has them). A checkpoint never moves backwards.
+   */
   commit(batch: ProjectionCommit): Promise<void>;
   /** Last committed position of a projection, -1 when it has applied nothing. */
   checkpoint(projection: string): Promise<number>;
+  /** Last committed positions of several projections (-1 for those that applied nothing), in one read. */
+  checkpoints(projections: readonly string[]): Promise<Map<string, number>>;
+  /** The leases replicas share work by; kept here so a fenced commit checks them in its own transaction. */
+  readonly leases: LeaseStore;
   /** Forgets a projection's documents and checkpoint, for a rebuild from position zero. */
   reset(projection: string, collections: readonly string[]): Promise<void>;
   close(): Promise<void>;

@@ -41,12 +41,18 @@ export class DuePoller<Item extends DueItem> {
     this.poke();
   }
 
+  /** Stops looking and waits for the items being handled. */
   async stop(): Promise<void> {
+    await this.halt();
+    while (this.busy.size > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /** Stops looking; the items being handled finish on their own (a handler that claims its items safely). */
+  async halt(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
-    while (this.busy.size > 0) await new Promise((r) => setTimeout(r, 10));
   }
 
   /** Looks for due items now (after an item was scheduled, say). */

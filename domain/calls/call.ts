@@ -3,6 +3,13 @@
  * answered (In Progress), ended. The carrier's reports arrive through the inbound event path, may come
  * twice or late, and are applied only when they move the call forward: a status never goes back, and
  * an ended call stays ended.
+ *
+ * A call the provider plays inside a process (the built-in carrier) has a player: the replica that
+ * dialed it (`DialCall.player`) and plays it. When that replica dies another one adopts the call
+ * (`AdoptCall`) and plays it on; an adoption names the player it takes the call from and is taken
+ * only while that is still the call's player, so of two replicas adopting the same call at once only
+ * the first gets it. Calls dialed before players were recorded have none (`player` null): any replica
+ * may adopt them.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { invalid, notFound } from '../shared/errors';
@@ -61,22 +68,32 @@ export type CallState =
       startedAt: string | null;
       dialedBy: string | null;
       dialedAt: string | null;
+      /** The replica playing the call (null before it is dialed, or when its dial recorded none). */
+      player: string | null;
     } & CallTarget);
 
 export type CallCommand =
   | ({ type: 'RequestCall'; callId: string; at: string } & CallTarget)
-  | { type: 'DialCall'; provider: string; at: string }
+  /** `player`: the replica that plays the call (optional: events recorded before players were kept have none). */
+  | { type: 'DialCall'; provider: string; at: string; player?: string }
+  /** `from`: the player the call is taken from, as the adopter saw it (null for a call that has none). */
+  | { type: 'AdoptCall'; player: string; from: string | null; at: string }
   | { type: 'RecordCallRinging'; at: string }
   | { type: 'RecordCallAnswered'; at: string }
   | ({ type: 'RecordCallEnded'; at: string } & CallEnding);
 
 export type CallEvent =
   | { type: 'CallQueued'; data: { callId: string; at: string } & CallTarget }
-  | { type: 'CallDialed'; data: { callId: string; provider: string; at: string } }
+  | { type: 'CallDialed'; data: { callId: string; provider: string; at: string; player?: string } }
+  | { type: 'CallAdopted'; data: { callId: string; player: string; from: string | null; at: string } }
   | { type: 'CallRinging'; data: { callId: string; at: string } }
   | { type: 'CallAnswered'; data: { callId: string; at: string } }
   | { type: 'CallEnded'; data: { callId: string; at: string } & CallEnding };
 
+/**
+ * The events of a call's course, which its log entry follows. `CallAdopted` is not among them: it only
+ * moves the call from one replica to another, which no log shows.
+ */
 export const callEventTypes = [
   'CallQueued',
   'CallDialed',
@@ -102,7 +119,26 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
     case 'DialCall':
       // A call is handed to a carrier once: after a restart, a dialed call is not dialed again.
       return state.dialedBy === null && state.status === 'Queued'
-        ? [{ type: 'CallDialed', data: { callId, provider: command.provider, at: command.at } }]
+        ? [
+            {
+              type: 'CallDialed',
+              data: {
+                callId,
+                provider: command.provider,
+                at: command.at,
+                ...(command.player !== undefined && { player: command.player }),
+              },
+            },
+          ]
+        : [];
+    case 'AdoptCall':
+      // Taken only from the player the adopter saw: another replica adopted it first otherwise. An
+      // undialed call has nobody playing it, an ended one has nothing left to play.
+      return state.dialedBy !== null &&
+        !FINAL_CALL_STATUSES.includes(state.status) &&
+        state.player === command.from &&
+        command.player !== command.from
+        ? [{ type: 'CallAdopted', data: { callId, player: command.player, from: command.from, at: command.at } }]
         : [];
     case 'RecordCallRinging':
       return movesForward(state.status, 'Ringing') ? [{ type: 'CallRinging', data: { callId, at: command.at } }] : [];
@@ -124,10 +160,22 @@ export function evolve(state: CallState, event: CallEvent): CallState {
   switch (event.type) {
     case 'CallQueued': {
       const { at, ...target } = event.data;
-      return { status: 'Queued', queuedAt: at, startedAt: null, dialedBy: null, dialedAt: null, ...target };
+      return {
+        status: 'Queued',
+        queuedAt: at,
+        startedAt: null,
+        dialedBy: null,
+        dialedAt: null,
+        player: null,
+        ...target,
+      };
     }
     case 'CallDialed':
-      return state.status === 'none' ? state : { ...state, dialedBy: event.data.provider, dialedAt: event.data.at };
+      return state.status === 'none'
+        ? state
+        : { ...state, dialedBy: event.data.provider, dialedAt: event.data.at, player: event.data.player ?? null };
+    case 'CallAdopted':
+      return state.status === 'none' ? state : { ...state, player: event.data.player };
     case 'CallRinging':
       return state.status === 'none'
         ? state

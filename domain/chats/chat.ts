@@ -12,6 +12,13 @@
  * - its last activity is the latest time any of its events carries: a late report with an earlier
  *   time does not move it back. A close that asks for quiet (`quietSince`) is ignored when something
  *   happened after that time, so the inactivity timer never closes a chat early.
+ *
+ * A message the platform plays inside a process (the built-in one) has a player: the replica that
+ * dispatched it (`DispatchChat.player`) and plays its conversation. When that replica dies another one
+ * adopts the message (`AdoptChat`) and plays it on; an adoption names the player it takes the message
+ * from and is taken only while that is still its player, so of two replicas adopting it at once only
+ * the first gets it. An adoption is not activity: it leaves the last activity where it was. Messages
+ * dispatched before players were recorded have none (`player` null): any replica may adopt them.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, notFound } from '../shared/errors';
@@ -59,6 +66,8 @@ export type ChatState =
       requestedAt: string;
       dispatchedBy: string | null;
       dispatchedAt: string | null;
+      /** The replica playing the message (null before it is dispatched, or when its dispatch recorded none). */
+      player: string | null;
       platformMsgId: string | null;
       entries: ReadonlySet<string>;
       ended: boolean;
@@ -67,7 +76,10 @@ export type ChatState =
 
 export type ChatCommand =
   | ({ type: 'RequestChat'; messageId: string; at: string } & ChatTarget)
-  | { type: 'DispatchChat'; provider: string; at: string }
+  /** `player`: the replica that plays the message (optional: events recorded before players were kept have none). */
+  | { type: 'DispatchChat'; provider: string; at: string; player?: string }
+  /** `from`: the player the message is taken from, as the adopter saw it (null for a message that has none). */
+  | { type: 'AdoptChat'; player: string; from: string | null; at: string }
   | { type: 'RecordChatStatus'; status: ChatStatus; at: string; platformMsgId?: string; errors?: DeliveryError[] }
   | { type: 'RecordChatMessage'; entryId: string; role: ConversationRole; content: string; at: string }
   | {
@@ -82,7 +94,8 @@ export type ChatCommand =
 type Id = { messageId: string; at: string };
 export type ChatEvent =
   | { type: 'ChatRequested'; data: Id & ChatTarget }
-  | { type: 'ChatDispatched'; data: Id & { provider: string } }
+  | { type: 'ChatDispatched'; data: Id & { provider: string; player?: string } }
+  | { type: 'ChatAdopted'; data: Id & { player: string; from: string | null } }
   | { type: 'ChatAccepted'; data: Id & { platformMsgId: string } }
   | { type: 'ChatSent'; data: Id }
   | { type: 'ChatDelivered'; data: Id }
@@ -94,6 +107,10 @@ export type ChatEvent =
       data: Id & { status: ChatStatus; reason: string; disposition: DispositionRef | null; summary: string };
     };
 
+/**
+ * The events of a message's course, which its log entry and its inactivity follow. `ChatAdopted` is not
+ * among them: it only moves the message from one replica to another, which is neither shown nor activity.
+ */
 export const chatEventTypes = [
   'ChatRequested',
   'ChatDispatched',
@@ -181,7 +198,23 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
     case 'DispatchChat':
       // A message is handed to the platform once: after a restart, a dispatched message is not sent again.
       return state.dispatchedBy === null
-        ? [{ type: 'ChatDispatched', data: { messageId, at: command.at, provider: command.provider } }]
+        ? [
+            {
+              type: 'ChatDispatched',
+              data: {
+                messageId,
+                at: command.at,
+                provider: command.provider,
+                ...(command.player !== undefined && { player: command.player }),
+              },
+            },
+          ]
+        : [];
+    case 'AdoptChat':
+      // Taken only from the player the adopter saw: another replica adopted it first otherwise. An
+      // undispatched message has nobody playing it (an ended one returned above).
+      return state.dispatchedBy !== null && state.player === command.from && command.player !== command.from
+        ? [{ type: 'ChatAdopted', data: { messageId, at: command.at, player: command.player, from: command.from } }]
         : [];
     case 'RecordChatStatus':
       return recordStatus(state, command);
@@ -223,6 +256,7 @@ export function evolve(state: ChatState, event: ChatEvent): ChatState {
       requestedAt: at,
       dispatchedBy: null,
       dispatchedAt: null,
+      player: null,
       platformMsgId: null,
       entries: new Set(),
       ended: false,
@@ -231,13 +265,20 @@ export function evolve(state: ChatState, event: ChatEvent): ChatState {
     };
   }
   if (state.status === 'none') return state;
+  // Moving the message to another replica is not activity.
+  if (event.type === 'ChatAdopted') return { ...state, player: event.data.player };
   return { ...apply(state, event), lastActivityAt: latestActivity(state.lastActivityAt, event.data.at) };
 }
 
-function apply(state: Chat, event: Exclude<ChatEvent, { type: 'ChatRequested' }>): Chat {
+function apply(state: Chat, event: Exclude<ChatEvent, { type: 'ChatRequested' | 'ChatAdopted' }>): Chat {
   switch (event.type) {
     case 'ChatDispatched':
-      return { ...state, dispatchedBy: event.data.provider, dispatchedAt: event.data.at };
+      return {
+        ...state,
+        dispatchedBy: event.data.provider,
+        dispatchedAt: event.data.at,
+        player: event.data.player ?? null,
+      };
     case 'ChatAccepted':
       return { ...state, platformMsgId: event.data.platformMsgId };
     case 'ChatSent':

@@ -1,6 +1,7 @@
 /** Configuration from the environment (decisions.md section 8), read once at start. */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export type Config = {
@@ -38,6 +39,10 @@ export type Config = {
   webhookAllowPrivateNetworks: boolean;
   /** Seconds without activity after which an open chat is closed (reason `inactive`); real time, not scaled by SIMULATION_SPEED. */
   chatInactivityTimeoutSeconds: number;
+  /** Processes of the service on this machine (`WORKERS`; `auto` = one per CPU), sharing the port and the stores. */
+  workers: number;
+  /** How long a replica's lease on a piece of background work lasts without renewal (a dead replica's work waits this long). */
+  leaseTtlMs: number;
   production: boolean;
 };
 
@@ -144,6 +149,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       (n) =>
         Number.isInteger(n) && n >= (env.CHAT_INACTIVITY_ALLOW_SHORT_TIMEOUT === 'true' ? 1 : 60) && n <= 2_592_000,
     ),
+    workers:
+      env.WORKERS === 'auto'
+        ? availableParallelism()
+        : numberFrom('WORKERS', env.WORKERS, 1, (n) => Number.isInteger(n) && n >= 1 && n <= 256),
+    leaseTtlMs: numberFrom('LEASE_TTL_MS', env.LEASE_TTL_MS, 10_000, (n) => Number.isInteger(n) && n >= 500),
     production,
   };
 }

@@ -1,5 +1,8 @@
 /** Read store held in memory; queries are evaluated by scanning, which is fine at test sizes. */
 import { compareBy, matches } from '../../application/query-match';
+import { FencedOutError } from '../../application/ports/leases';
+import { MemoryLeaseStore } from './memory-lease-store';
+import { projectionsOf } from '../../application/ports/read-store';
 import type {
   CollectionDefinition,
   ProjectionCommit,
@@ -13,7 +16,8 @@ type Table = Map<string, StoredDocument<unknown>>;
 
 export class MemoryReadStore implements ReadStore {
   private readonly tables = new Map<string, Table>();
-  private readonly checkpoints = new Map<string, number>();
+  private readonly positions = new Map<string, number>();
+  readonly leases = new MemoryLeaseStore();
 
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
     if (!this.tables.has(definition.name)) this.tables.set(definition.name, new Map());
@@ -21,21 +25,30 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async commit(batch: ProjectionCommit): Promise<void> {
+    for (const fence of batch.fences ?? [])
+      if (this.leases.tokenOf(fence.lease) !== fence.token) throw new FencedOutError(fence.lease);
+    for (const { collection } of batch.writes)
+      if (!this.tables.has(collection)) throw new Error(`Unknown collection ${collection}`);
     for (const { collection, document } of batch.writes) {
-      const table = this.tables.get(collection);
-      if (!table) throw new Error(`Unknown collection ${collection}`);
+      const table = this.tables.get(collection)!;
+      if ((table.get(document.id)?.position ?? -1) > document.position) continue;
       table.set(document.id, structuredClone(document));
     }
-    this.checkpoints.set(batch.projection, batch.checkpoint);
+    for (const name of projectionsOf(batch))
+      this.positions.set(name, Math.max(this.positions.get(name) ?? -1, batch.checkpoint));
   }
 
   async checkpoint(projection: string): Promise<number> {
-    return this.checkpoints.get(projection) ?? -1;
+    return this.positions.get(projection) ?? -1;
+  }
+
+  async checkpoints(projections: readonly string[]): Promise<Map<string, number>> {
+    return new Map(projections.map((name) => [name, this.positions.get(name) ?? -1]));
   }
 
   async reset(projection: string, collections: readonly string[]): Promise<void> {
     for (const name of collections) this.tables.get(name)?.clear();
-    this.checkpoints.delete(projection);
+    this.positions.delete(projection);
   }
 
   async close(): Promise<void> {}

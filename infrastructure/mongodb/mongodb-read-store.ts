@@ -11,6 +11,8 @@
  */
 import { MongoClient, MongoServerError } from 'mongodb';
 import type { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, Filter, Sort } from 'mongodb';
+import { FencedOutError, type Lease, type LeaseStore } from '../../application/ports/leases';
+import { projectionsOf } from '../../application/ports/read-store';
 import type {
   CollectionDefinition,
   Condition,
@@ -23,6 +25,7 @@ import type {
 
 type Row = { _id: string; position: number; version: number; doc: unknown };
 type Checkpoint = { _id: string; position: number };
+type LeaseRow = { _id: string; owner: string; token: number; expiresAt: Date };
 
 const NAMESPACE_EXISTS = 48;
 
@@ -35,7 +38,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 export class MongoReadStore implements ReadStore {
   private readonly db: Db;
-  private readonly checkpoints: Collection<Checkpoint>;
+  private readonly positions: Collection<Checkpoint>;
+  private readonly leaseRows: Collection<LeaseRow>;
+  readonly leases: LeaseStore;
   private readonly declared = new Map<string, { key: string; collection: ReadCollection<unknown> }>();
   private transactions: Promise<boolean> | null = null;
 
@@ -45,7 +50,9 @@ export class MongoReadStore implements ReadStore {
     dbName: string,
   ) {
     this.db = client.db(dbName);
-    this.checkpoints = this.db.collection<Checkpoint>('checkpoints');
+    this.positions = this.db.collection<Checkpoint>('checkpoints');
+    this.leaseRows = this.db.collection<LeaseRow>('leases');
+    this.leases = new MongoLeaseStore(this.db, this.leaseRows);
   }
 
   static async connect(url: string, dbName: string): Promise<MongoReadStore> {
@@ -79,12 +86,22 @@ export class MongoReadStore implements ReadStore {
       operations.set(collection, writes);
     }
     const apply = async (session?: ClientSession) => {
+      // In a transaction, touching the lease makes a takeover and this commit conflict: one of them retries.
+      for (const fence of batch.fences ?? []) {
+        const held = await this.leaseRows.updateOne(
+          { _id: fence.lease, token: fence.token },
+          { $set: { fencedAt: new Date() } },
+          { session },
+        );
+        if (held.matchedCount === 0) throw new FencedOutError(fence.lease);
+      }
       for (const [name, writes] of operations)
         await this.db.collection<Row>(collectionName(name)).bulkWrite(writes, { ordered: true, session });
-      await this.checkpoints.updateOne(
-        { _id: batch.projection },
-        { $max: { position: batch.checkpoint } },
-        { upsert: true, session },
+      await this.positions.bulkWrite(
+        projectionsOf(batch).map((projection) => ({
+          updateOne: { filter: { _id: projection }, update: { $max: { position: batch.checkpoint } }, upsert: true },
+        })),
+        { ordered: false, session },
       );
     };
     if (!(await this.supportsTransactions())) return apply();
@@ -98,7 +115,14 @@ export class MongoReadStore implements ReadStore {
   }
 
   async checkpoint(projection: string): Promise<number> {
-    return (await this.checkpoints.findOne({ _id: projection }))?.position ?? -1;
+    return (await this.positions.findOne({ _id: projection }))?.position ?? -1;
+  }
+
+  async checkpoints(projections: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map(projections.map((name) => [name, -1]));
+    for (const row of await this.positions.find({ _id: { $in: [...projections] } }).toArray())
+      found.set(row._id, row.position);
+    return found;
   }
 
   /**
@@ -107,7 +131,7 @@ export class MongoReadStore implements ReadStore {
    * again to finish it.
    */
   async reset(projection: string, collections: readonly string[]): Promise<void> {
-    await this.checkpoints.deleteOne({ _id: projection });
+    await this.positions.deleteOne({ _id: projection });
     for (const name of collections) await this.db.collection<Row>(collectionName(name)).deleteMany({});
   }
 
@@ -122,7 +146,9 @@ export class MongoReadStore implements ReadStore {
       .then(async (hello) => {
         const supported = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
         // Servers before 4.4 cannot create a collection inside a transaction.
-        if (supported) await this.db.createCollection(this.checkpoints.collectionName).catch(ignore(NAMESPACE_EXISTS));
+        if (supported)
+          for (const name of [this.positions.collectionName, this.leaseRows.collectionName])
+            await this.db.createCollection(name).catch(ignore(NAMESPACE_EXISTS));
         return supported;
       })
       .catch((error: unknown) => {
@@ -132,6 +158,77 @@ export class MongoReadStore implements ReadStore {
     return this.transactions;
   }
 }
+
+const DUPLICATE_KEY = 11000;
+
+/**
+ * Leases as documents `{ _id: name, owner, token, expiresAt }`. Expiry is measured on the server's
+ * clock (`$$NOW`), so replicas whose clocks drift still agree on when a lease expired.
+ */
+class MongoLeaseStore implements LeaseStore {
+  constructor(
+    private readonly db: Db,
+    private readonly rows: Collection<LeaseRow>,
+  ) {}
+
+  async acquire(name: string, owner: string, ttlMs: number): Promise<Lease | null> {
+    try {
+      const row = await this.rows.findOneAndUpdate(
+        { _id: name, $or: [{ owner }, { $expr: { $lte: ['$expiresAt', '$$NOW'] } }] },
+        [
+          {
+            $set: {
+              token: { $cond: [{ $eq: ['$owner', owner] }, '$token', { $add: [{ $ifNull: ['$token', 0] }, 1] }] },
+              owner,
+              expiresAt: { $add: ['$$NOW', ttlMs] },
+            },
+          },
+        ],
+        { upsert: true, returnDocument: 'after' },
+      );
+      return row && leaseOf(row);
+    } catch (error) {
+      // Held by another owner: the filter matched nothing, and the upsert met the existing document.
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return null;
+      throw error;
+    }
+  }
+
+  async renew(lease: Lease, ttlMs: number): Promise<Lease | null> {
+    const row = await this.rows.findOneAndUpdate(
+      { _id: lease.name, owner: lease.owner, token: lease.token },
+      [{ $set: { expiresAt: { $add: ['$$NOW', ttlMs] } } }],
+      { returnDocument: 'after' },
+    );
+    return row && leaseOf(row);
+  }
+
+  async release(lease: Lease): Promise<void> {
+    await this.rows.updateOne({ _id: lease.name, owner: lease.owner, token: lease.token }, [
+      { $set: { expiresAt: { $subtract: ['$$NOW', 1] } } },
+    ]);
+  }
+
+  async list(prefix = ''): Promise<Lease[]> {
+    const rows = await this.rows
+      .find({ _id: { $regex: `^${escapeRegExp(prefix)}` } })
+      .sort({ _id: 1 })
+      .toArray();
+    return rows.map(leaseOf);
+  }
+
+  async now(): Promise<number> {
+    const hello = await this.db.admin().command({ hello: 1 });
+    return hello.localTime instanceof Date ? hello.localTime.getTime() : Date.now();
+  }
+}
+
+const leaseOf = (row: LeaseRow): Lease => ({
+  name: row._id,
+  owner: row.owner,
+  token: row.token,
+  expiresAt: row.expiresAt.getTime(),
+});
 
 class MongoCollection<T> implements ReadCollection<T> {
   constructor(

@@ -3,6 +3,11 @@
  * which commits them durably, many appends per transaction; an append resolves only once its
  * transaction is on disk. Reads use this thread's own read-only connection: WAL lets them run while
  * the writer commits.
+ *
+ * Several processes may share the file (`WORKERS`, or replicas on one machine): SQLite's write lock
+ * orders their appends, and each process notices the others' by watching the file's data version
+ * (every couple of milliseconds while events flow, less often when idle), so its subscriptions wake
+ * as they do for its own appends.
  */
 import type Database from 'better-sqlite3';
 import { Subject } from 'rxjs';
@@ -29,6 +34,11 @@ type Pending = {
 
 /** How many of the newest events this process appended are kept to serve `readAll` from memory. */
 const TAIL_CAPACITY = 50_000;
+/** How often the file is looked at for other processes' appends: while events flow, and when idle. */
+const WATCH_BUSY_MS = 2;
+const WATCH_IDLE_MS = 25;
+/** Events flow if one was appended within this long. */
+const BUSY_FOR_MS = 2_000;
 type Row = {
   position: number;
   event_id: string;
@@ -60,6 +70,11 @@ export class SqliteEventStore implements EventStore {
    */
   private tail: RecordedEvent[] = [];
   private tailStart = 0;
+  /** The newest position this process knows of, and when it last moved. */
+  private knownHead = -1;
+  private movedAt = 0;
+  private dataVersion = -1;
+  private watcher: NodeJS.Timeout | null = null;
 
   constructor(file: string) {
     // The writer creates the schema; open it here first so the read connection finds the table.
@@ -85,7 +100,39 @@ export class SqliteEventStore implements EventStore {
         'SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?',
       ),
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
+      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
+    this.knownHead = this.statements.head.get()?.position ?? -1;
+    this.watch();
+  }
+
+  /** Looks for appends by other processes: their commits change the file's data version. */
+  private watch(): void {
+    const busy = Date.now() - this.movedAt < BUSY_FOR_MS;
+    this.watcher = setTimeout(
+      () => {
+        if (this.closed) return;
+        try {
+          const version = this.statements.dataVersion.get()!;
+          if (version !== this.dataVersion) {
+            this.dataVersion = version;
+            this.noticeHead(this.statements.head.get()?.position ?? -1);
+          }
+        } catch {
+          // The file is busy or closing: looked at again next time.
+        }
+        this.watch();
+      },
+      busy ? WATCH_BUSY_MS : WATCH_IDLE_MS,
+    );
+    this.watcher.unref();
+  }
+
+  private noticeHead(head: number): void {
+    if (head <= this.knownHead) return;
+    this.knownHead = head;
+    this.movedAt = Date.now();
+    this.appended.next(head);
   }
 
   appendToStream(
@@ -143,7 +190,7 @@ export class SqliteEventStore implements EventStore {
         );
       else p.reject(new Error(outcome.failed));
     });
-    if (reply.head >= 0) this.appended.next(reply.head);
+    if (reply.head >= 0) this.noticeHead(reply.head);
   }
 
   private keep(appended: Pending, result: AppendResult, recordedAt: string): void {
@@ -201,6 +248,7 @@ export class SqliteEventStore implements EventStore {
 
   close(): Promise<void> {
     this.closed ??= (async () => {
+      if (this.watcher) clearTimeout(this.watcher);
       this.flush();
       // Messages are handled in order: every batch sent before 'close' is committed first.
       const done = new Promise<void>((resolve) =>

@@ -3,6 +3,7 @@
  * thread: table names, field columns, the counters table, and a commit as the writer receives it.
  */
 import type Database from 'better-sqlite3';
+import type { Fence, Lease } from '../../application/ports/leases';
 import type { CollectionDefinition, Scalar } from '../../application/ports/read-store';
 
 /** Bumped when the layout changes: tables of another version are left alone and read models rebuild. */
@@ -46,6 +47,10 @@ export function openReadDatabase(file: string): Database.Database {
   db.exec(
     `CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`,
   );
+  // Leases (application/ports/leases.ts): not tied to the layout, they outlive a rebuild.
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, token INTEGER NOT NULL, expires_at INTEGER NOT NULL)',
+  );
   // The counters each collection's counts were last built for: they are rebuilt only when those change.
   db.exec(`CREATE TABLE IF NOT EXISTS counter_sets_${LAYOUT} (collection TEXT PRIMARY KEY, counters TEXT NOT NULL)`);
   return db;
@@ -60,12 +65,32 @@ export type RowWrite = {
   values: SqlValue[];
   json: string | null;
 };
-export type PreparedCommit = { projection: string; checkpoint: number; writes: RowWrite[] };
+export type PreparedCommit = {
+  projections: readonly string[];
+  checkpoint: number;
+  writes: RowWrite[];
+  fences: readonly Fence[];
+};
+
+export type LeaseRequest =
+  | { op: 'acquire'; name: string; owner: string; ttlMs: number }
+  | { op: 'renew' | 'release'; lease: Lease; ttlMs: number };
 
 export type ReadWriterMessage =
   | { kind: 'declare'; id: number; definition: CollectionDefinition }
   | { kind: 'commit'; id: number; commit: PreparedCommit }
   | { kind: 'reset'; id: number; projection: string; collections: readonly string[] }
+  | { kind: 'lease'; id: number; request: LeaseRequest }
   | { kind: 'close' };
 
-export type ReadWriterReply = { kind: 'done'; id: number; error?: string } | { kind: 'closed' };
+/** `fenced` names the lease that refused a commit; `lease` answers a lease request. */
+export type ReadWriterReply =
+  { kind: 'done'; id: number; error?: string; fenced?: string; lease?: Lease | null } | { kind: 'closed' };
+
+export type LeaseRow = { name: string; owner: string; token: number; expires_at: number };
+export const leaseOf = (row: LeaseRow): Lease => ({
+  name: row.name,
+  owner: row.owner,
+  token: row.token,
+  expiresAt: row.expires_at,
+});

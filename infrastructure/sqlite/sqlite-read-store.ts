@@ -12,6 +12,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
+import { FencedOutError, type Lease, type LeaseStore } from '../../application/ports/leases';
+import { projectionsOf } from '../../application/ports/read-store';
 import type {
   CollectionDefinition,
   Condition,
@@ -29,6 +31,9 @@ import {
   countersOf,
   indexName,
   LAYOUT,
+  leaseOf,
+  type LeaseRequest,
+  type LeaseRow,
   openReadDatabase,
   tablesOf,
   toSql,
@@ -63,12 +68,17 @@ export class SqliteReadStore implements ReadStore {
   /** The connection queries use; writes go to the writer thread's own connection. */
   private readonly db: Database.Database;
   private readonly writer: Worker;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (reply: Done) => void; reject: (error: Error) => void }>();
   private nextId = 0;
   private closed: Promise<void> | null = null;
   private readonly collections = new Map<string, Collection>();
   private readonly counterValue: Database.Statement<[string, string, string], { n: number }>;
   private readonly counterDelta: Database.Statement;
+  private readonly checkpointsBySize = new Map<
+    number,
+    Database.Statement<string[], { projection: string; position: number }>
+  >();
+  readonly leases: LeaseStore;
 
   constructor(file: string) {
     this.db = openReadDatabase(file);
@@ -79,11 +89,13 @@ export class SqliteReadStore implements ReadStore {
       `SELECT n FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ?`,
     );
     this.writer = startWorker(__dirname, 'sqlite-read-writer.worker', { workerData: { file } });
+    this.leases = new SqliteLeaseStore(this.db, (request) => this.send({ kind: 'lease', id: this.nextId++, request }));
     this.writer.on('message', (reply: ReadWriterReply) => {
       if (reply.kind !== 'done') return;
       const waiting = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
-      if (reply.error === undefined) waiting?.resolve();
+      if (reply.fenced !== undefined) waiting?.reject(new FencedOutError(reply.fenced));
+      else if (reply.error === undefined) waiting?.resolve(reply);
       else waiting?.reject(new Error(reply.error));
     });
     const failAll = (error: Error) => {
@@ -161,8 +173,22 @@ export class SqliteReadStore implements ReadStore {
     await this.send({
       kind: 'commit',
       id: this.nextId++,
-      commit: { projection: batch.projection, checkpoint: batch.checkpoint, writes },
+      commit: { projections: projectionsOf(batch), checkpoint: batch.checkpoint, writes, fences: batch.fences ?? [] },
     });
+  }
+
+  async checkpoints(projections: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map(projections.map((name) => [name, -1]));
+    if (projections.length === 0) return found;
+    let statement = this.checkpointsBySize.get(projections.length);
+    if (!statement) {
+      statement = this.db.prepare(
+        `SELECT projection, position FROM checkpoints_${LAYOUT} WHERE projection IN (${projections.map(() => '?').join(',')})`,
+      );
+      this.checkpointsBySize.set(projections.length, statement);
+    }
+    for (const row of statement.all(...projections)) found.set(row.projection, row.position);
+    return found;
   }
 
   async checkpoint(projection: string): Promise<number> {
@@ -188,7 +214,7 @@ export class SqliteReadStore implements ReadStore {
     return this.closed;
   }
 
-  private send(message: Exclude<ReadWriterMessage, { kind: 'close' }>): Promise<void> {
+  private send(message: Exclude<ReadWriterMessage, { kind: 'close' }>): Promise<Done> {
     if (this.closed) return Promise.reject(new Error('read store closed'));
     return new Promise((resolve, reject) => {
       this.waiting.set(message.id, { resolve, reject });
@@ -231,6 +257,43 @@ export class SqliteReadStore implements ReadStore {
           );
       }
     })();
+  }
+}
+
+type Done = Extract<ReadWriterReply, { kind: 'done' }>;
+
+/**
+ * Leases in the read store's file: changed on its writer thread (so a fenced commit and a takeover are
+ * ordered by SQLite's write lock, across processes too), listed from the query connection.
+ */
+class SqliteLeaseStore implements LeaseStore {
+  private readonly all: Database.Statement<[{ prefix: string }], LeaseRow>;
+
+  constructor(
+    db: Database.Database,
+    private readonly change: (request: LeaseRequest) => Promise<Done>,
+  ) {
+    this.all = db.prepare(`SELECT * FROM leases WHERE substr(name, 1, length(@prefix)) = @prefix ORDER BY name`);
+  }
+
+  async acquire(name: string, owner: string, ttlMs: number): Promise<Lease | null> {
+    return (await this.change({ op: 'acquire', name, owner, ttlMs })).lease ?? null;
+  }
+
+  async renew(lease: Lease, ttlMs: number): Promise<Lease | null> {
+    return (await this.change({ op: 'renew', lease, ttlMs })).lease ?? null;
+  }
+
+  async release(lease: Lease): Promise<void> {
+    await this.change({ op: 'release', lease, ttlMs: 0 });
+  }
+
+  async list(prefix = ''): Promise<Lease[]> {
+    return this.all.all({ prefix }).map(leaseOf);
+  }
+
+  async now(): Promise<number> {
+    return Date.now();
   }
 }
 

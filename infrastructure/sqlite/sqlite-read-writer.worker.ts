@@ -5,8 +5,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { FencedOutError, type Lease } from '../../application/ports/leases';
 import type { CollectionDefinition } from '../../application/ports/read-store';
 import {
+  leaseOf,
   column,
   counterKey,
   countersOf,
@@ -15,6 +17,8 @@ import {
   tablesOf,
   valuesOf,
   type MetaRow,
+  type LeaseRequest,
+  type LeaseRow,
   type PreparedCommit,
   type ReadWriterMessage,
   type ReadWriterReply,
@@ -57,7 +61,12 @@ function declare(definition: CollectionDefinition): void {
 const counterDelta = db.prepare(
   `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
 );
-const saveCheckpoint = db.prepare(`INSERT OR REPLACE INTO checkpoints_${LAYOUT} (projection, position) VALUES (?, ?)`);
+// A checkpoint only moves forwards: a writer that fell behind cannot take it back.
+const saveCheckpoint = db.prepare(
+  `INSERT INTO checkpoints_${LAYOUT} (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = max(position, excluded.position)`,
+);
+const leaseRow = db.prepare<[string], LeaseRow>('SELECT * FROM leases WHERE name = ?');
+const saveLease = db.prepare('INSERT OR REPLACE INTO leases (name, owner, token, expires_at) VALUES (?, ?, ?, ?)');
 
 /** Counter changes of one commit, summed per counter value and applied once at its end. */
 type Deltas = Map<string, { collection: string; label: string; key: string; n: number }>;
@@ -73,7 +82,9 @@ function write(w: RowWrite, deltas: Deltas): void {
   const writer = writers.get(w.collection);
   if (!writer) throw new Error(`Unknown collection ${w.collection}`);
   const live = w.json !== null;
-  const before = writer.counters.length > 0 ? writer.meta.get(w.id) : undefined;
+  const before = writer.meta.get(w.id);
+  // A document at a later position was written by a writer ahead of this one: it stays.
+  if (before && before.position > w.position) return;
   writer.upsertRow.run(w.id, w.position, w.version, live ? 1 : 0, ...w.values);
   if (live) writer.upsertDoc.run(w.id, w.json);
   else writer.deleteDoc.run(w.id);
@@ -99,11 +110,30 @@ function write(w: RowWrite, deltas: Deltas): void {
 }
 
 const commit = db.transaction((c: PreparedCommit) => {
+  // Checked in the commit's own transaction: a lease cannot change hands between the check and the writes.
+  for (const fence of c.fences)
+    if (leaseRow.get(fence.lease)?.token !== fence.token) throw new FencedOutError(fence.lease);
   // A commit of a thousand log entries moves the same few counters a thousand times: summed first.
   const deltas: Deltas = new Map();
   for (const w of c.writes) write(w, deltas);
   for (const d of deltas.values()) if (d.n !== 0) counterDelta.run(d.collection, d.label, d.key, d.n);
-  saveCheckpoint.run(c.projection, c.checkpoint);
+  for (const projection of c.projections) saveCheckpoint.run(projection, c.checkpoint);
+});
+
+/** Lease changes, each in a transaction of its own; the clock is this machine's (every process on it shares it). */
+const lease = db.transaction((request: LeaseRequest): Lease | null => {
+  const now = Date.now();
+  if (request.op === 'acquire') {
+    const held = leaseRow.get(request.name);
+    if (held && held.owner !== request.owner && held.expires_at > now) return null;
+    const token = held?.owner === request.owner ? held.token : (held?.token ?? 0) + 1;
+    saveLease.run(request.name, request.owner, token, now + request.ttlMs);
+    return leaseOf(leaseRow.get(request.name)!);
+  }
+  const held = leaseRow.get(request.lease.name);
+  if (!held || held.owner !== request.lease.owner || held.token !== request.lease.token) return null;
+  saveLease.run(held.name, held.owner, held.token, request.op === 'renew' ? now + request.ttlMs : now - 1);
+  return leaseOf(leaseRow.get(held.name)!);
 });
 
 const reset = db.transaction((projection: string, collections: readonly string[]) => {
@@ -123,11 +153,18 @@ parentPort!.on('message', (message: ReadWriterMessage) => {
   }
   let reply: ReadWriterReply = { kind: 'done', id: message.id };
   try {
+    // Immediate transactions take the write lock first: another process's commit cannot fail them halfway.
     if (message.kind === 'declare') declare(message.definition);
-    else if (message.kind === 'commit') commit(message.commit);
-    else reset(message.projection, message.collections);
+    else if (message.kind === 'commit') commit.immediate(message.commit);
+    else if (message.kind === 'lease') reply = { ...reply, lease: lease.immediate(message.request) };
+    else reset.immediate(message.projection, message.collections);
   } catch (error) {
-    reply = { kind: 'done', id: message.id, error: String(error) };
+    reply = {
+      kind: 'done',
+      id: message.id,
+      error: String(error),
+      ...(error instanceof FencedOutError && { fenced: error.lease }),
+    };
   }
   parentPort!.postMessage(reply);
 });

@@ -100,7 +100,8 @@ parentPort!.on('message', (message: WriterMessage) => {
   }
   let reply: AppendReply;
   try {
-    const results = writeBatch(message.batch, new Date().toISOString());
+    // Immediate: the write lock is taken first, so a batch never fails halfway on another process's commit.
+    const results = writeBatch.immediate(message.batch, new Date().toISOString());
     reply = { kind: 'appended', id: message.id, results, head: statements.head.get()?.position ?? -1 };
   } catch (error) {
     reply = {

@@ -1,25 +1,42 @@
 /**
- * Chat messages handed to a platform that have not ended yet. A platform whose chats live inside this
- * process (the built-in one) plays them on from here after a restart.
+ * Chat messages handed to a platform that have not ended yet, with the replica playing each
+ * (`player`). A platform whose chats live inside a process (the built-in one) loses them when that
+ * process dies; another replica finds them here by their player, one whose `replica:` lease expired,
+ * and adopts them.
+ *
+ * `player` is the replica named by the dispatch, then by each adoption. A message dispatched before
+ * players were recorded has none: `player` is null, and such a message counts as orphaned (any replica
+ * may adopt it).
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { ChatEvent } from '../../domain/chats/chat';
 
-export type OpenChatDocument = { id: string; provider: string; dispatchedAt: string };
+export type OpenChatDocument = { id: string; provider: string; dispatchedAt: string; player: string | null };
 
 export const openChatsProjection: Projection<OpenChatDocument> = {
   name: 'open_chats',
   collection: {
     name: 'open_chats',
-    fields: { provider: 'string', dispatchedAt: 'string' },
-    indexes: [['provider', 'dispatchedAt']],
+    fields: { provider: 'string', dispatchedAt: 'string', player: 'string' },
+    indexes: [
+      ['provider', 'dispatchedAt'],
+      ['provider', 'player'],
+    ],
   },
-  eventTypes: ['ChatDispatched', 'ChatEnded'],
+  eventTypes: ['ChatDispatched', 'ChatAdopted', 'ChatEnded'],
   documentIds: (event) => [(event.data as { messageId: string }).messageId],
   evolve(id, doc, recorded) {
     const event = recorded as RecordedEvent & ChatEvent;
-    if (event.type === 'ChatDispatched') return { id, provider: event.data.provider, dispatchedAt: event.data.at };
+    if (event.type === 'ChatDispatched')
+      return {
+        id,
+        provider: event.data.provider,
+        dispatchedAt: event.data.at,
+        player: event.data.player ?? null,
+      };
+    // An adoption of a message that already ended (its document removed) opens nothing.
+    if (event.type === 'ChatAdopted') return doc && { ...doc, player: event.data.player };
     if (event.type === 'ChatEnded') return null;
     return doc;
   },

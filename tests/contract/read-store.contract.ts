@@ -1,4 +1,5 @@
 /** The behaviour every read store adapter must have; the production adapter runs the same suite. */
+import { FencedOutError } from '../../application/ports/leases';
 import type { CollectionDefinition, ReadStore, StoredDocument } from '../../application/ports/read-store';
 
 export type ReadStoreFixture = { store: ReadStore; reopen?: () => Promise<ReadStore>; cleanup: () => Promise<void> };
@@ -142,6 +143,87 @@ export function readStoreContract(name: string, open: () => Promise<ReadStoreFix
       await store.reset('p', [definition.name]);
       expect(await store.checkpoint('p')).toBe(-1);
       expect(await items$.count({})).toBe(0);
+    });
+
+    it('never moves a document or a checkpoint backwards, and moves several checkpoints in one commit', async () => {
+      const items$ = await store.collection<Item>(definition);
+      const write = (it: Item, position: number, projection: string | string[] = 'p') =>
+        store.commit({
+          projection,
+          checkpoint: position,
+          writes: [{ collection: definition.name, document: stored(it, it.id, position) }],
+        });
+      await write({ ...items[0]!, name: 'newer' }, 20);
+      // A writer that fell behind commits what it computed at an older position.
+      await write({ ...items[0]!, name: 'older' }, 10);
+      expect((await items$.get('a'))?.name).toBe('newer');
+      expect(await store.checkpoint('p')).toBe(20);
+      await write({ ...items[0]!, name: 'newest' }, 30, ['p', 'q']);
+      expect((await items$.get('a'))?.name).toBe('newest');
+      expect(await store.checkpoints(['p', 'q', 'never'])).toEqual(
+        new Map([
+          ['p', 30],
+          ['q', 30],
+          ['never', -1],
+        ]),
+      );
+    });
+
+    describe('leases', () => {
+      const TTL = 60_000;
+
+      it('are taken when free, renewed by their owner, refused to others while held', async () => {
+        const first = await store.leases.acquire('job:a', 'r1', TTL);
+        expect(first).toMatchObject({ name: 'job:a', owner: 'r1', token: 1 });
+        expect(first!.expiresAt).toBeGreaterThan(await store.leases.now());
+        expect(await store.leases.acquire('job:a', 'r2', TTL)).toBeNull();
+        const again = await store.leases.acquire('job:a', 'r1', TTL);
+        expect(again).toMatchObject({ owner: 'r1', token: 1 });
+        const renewed = await store.leases.renew(first!, TTL);
+        expect(renewed).toMatchObject({ owner: 'r1', token: 1 });
+        expect(renewed!.expiresAt).toBeGreaterThanOrEqual(first!.expiresAt);
+        expect((await store.leases.list('job:')).map((l) => [l.name, l.owner, l.token])).toEqual([['job:a', 'r1', 1]]);
+        expect(await store.leases.list('other:')).toEqual([]);
+      });
+
+      it('are taken over once expired, with a new token; the former holder can no longer renew', async () => {
+        const first = await store.leases.acquire('job:b', 'r1', 50);
+        await new Promise((r) => setTimeout(r, 120));
+        const taken = await store.leases.acquire('job:b', 'r2', TTL);
+        expect(taken).toMatchObject({ owner: 'r2', token: 2 });
+        expect(await store.leases.renew(first!, TTL)).toBeNull();
+        await store.leases.release(first!); // a stale release changes nothing
+        expect(await store.leases.acquire('job:b', 'r3', TTL)).toBeNull();
+      });
+
+      it('are free at once when released', async () => {
+        const first = await store.leases.acquire('job:c', 'r1', TTL);
+        await store.leases.release(first!);
+        expect(await store.leases.acquire('job:c', 'r2', TTL)).toMatchObject({ owner: 'r2', token: 2 });
+      });
+
+      it("refuse a stalled former holder's commit: nothing of it is written", async () => {
+        const items$ = await store.collection<Item>(definition);
+        const held = await store.leases.acquire('projections:x', 'r1', 50);
+        const commit = (token: number, position: number, it: Item) =>
+          store.commit({
+            projection: 'x',
+            checkpoint: position,
+            writes: [{ collection: definition.name, document: stored(it, it.id, position) }],
+            fences: [{ lease: 'projections:x', token }],
+          });
+        await commit(held!.token, 1, items[0]!);
+        expect(await items$.get('a')).toEqual(items[0]);
+        // r1 stalls past its lease; r2 takes over and commits.
+        await new Promise((r) => setTimeout(r, 120));
+        const successor = await store.leases.acquire('projections:x', 'r2', TTL);
+        await commit(successor!.token, 5, { ...items[1]!, name: 'by r2' });
+        // r1 wakes up and commits what it computed before: refused as a whole.
+        await expect(commit(held!.token, 9, { ...items[2]!, name: 'late' })).rejects.toBeInstanceOf(FencedOutError);
+        expect(await items$.get('c')).toBeNull();
+        expect(await store.checkpoint('x')).toBe(5);
+        await expect(commit(7, 10, items[3]!)).rejects.toBeInstanceOf(FencedOutError);
+      });
     });
 
     if (name !== 'memory') {

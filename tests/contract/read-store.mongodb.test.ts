@@ -63,26 +63,6 @@ function adapterSpecifics(): void {
   describe('MongoDB adapter', () => {
     const definition: CollectionDefinition = { name: 'things', fields: { name: 'string' } };
 
-    it('never moves a document or a checkpoint backwards', async () => {
-      const { store, cleanup } = await open();
-      try {
-        const things = await store.collection<{ name: string }>(definition);
-        const write = (name: string, position: number) => ({
-          collection: 'things',
-          document: { id: 't1', doc: { name }, position, version: position },
-        });
-        await store.commit({ projection: 'p', checkpoint: 20, writes: [write('newer', 20)] });
-        // Another replica, behind, commits what it computed at an older position.
-        await store.commit({ projection: 'p', checkpoint: 10, writes: [write('older', 10)] });
-        expect(await things.get('t1')).toEqual({ name: 'newer' });
-        expect(await store.checkpoint('p')).toBe(20);
-        await store.commit({ projection: 'p', checkpoint: 30, writes: [write('newest', 30)] });
-        expect(await things.get('t1')).toEqual({ name: 'newest' });
-      } finally {
-        await cleanup();
-      }
-    });
-
     it('stores documents whose strings look like operators or expressions as they are', async () => {
       const { store, cleanup } = await open();
       try {

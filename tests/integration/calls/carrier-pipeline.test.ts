@@ -61,7 +61,7 @@ describe('calls through the built-in carrier', () => {
     const managers = new ProcessManagerRunner(
       events,
       reads,
-      [callDispatcher({ commands, provider: carrier, reports, lookups, now })],
+      [callDispatcher({ commands, provider: carrier, reports, lookups, now, player: 'replica-a' })],
       { pollMs: 20 },
     );
     const projections = new ProjectionRunner(events, reads, [callLogsProjection], { pollMs: 20 });
@@ -123,7 +123,16 @@ describe('calls through the built-in carrier', () => {
     const replay = new ProcessManagerRunner(
       events,
       new MemoryReadStore(),
-      [callDispatcher({ commands: new CommandHandler(events), provider: carrier, reports, lookups, now })],
+      [
+        callDispatcher({
+          commands: new CommandHandler(events),
+          provider: carrier,
+          reports,
+          lookups,
+          now,
+          player: 'replica-a',
+        }),
+      ],
       { pollMs: 20 },
     );
     await replay.start();

@@ -84,7 +84,7 @@ describe('process manager runner', () => {
     expect(failure!.metadata.causationId).toBe(failed.id);
 
     // Handled again from an old checkpoint (a crash before it was written), the failure is not recorded twice.
-    await reads.commit({ projection: 'process:fragile', checkpoint: -1, writes: [] });
+    await reads.reset('process:fragile', []);
     const again = new ProcessManagerRunner(events, reads, [manager], { pollMs: 20 });
     await again.start();
     await until(() => handled.length === 4);

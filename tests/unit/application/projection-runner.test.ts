@@ -50,7 +50,7 @@ describe('projection runner', () => {
     await seed(events);
     await new ProjectionRunner(events, reads, [counters]).catchUp();
     // Forget only the checkpoint, as if the process died after writing documents.
-    await reads.commit({ projection: 'counters', checkpoint: -1, writes: [] });
+    await reads.reset('counters', []);
     const again = new ProjectionRunner(events, reads, [counters]);
     await again.catchUp();
     expect(again.applied.get('counters') ?? 0).toBe(0);

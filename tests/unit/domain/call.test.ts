@@ -57,6 +57,83 @@ describe('call', () => {
     spec.given([queued, ringing]).when({ type: 'DialCall', provider: 'builtin', at: t1 }).then([]);
   });
 
+  it('records the replica that plays it when the dial names one; a dial recorded without one still folds', () => {
+    const dialedBy = (player: string): CallEvent => ({
+      type: 'CallDialed',
+      data: { callId: 'k1', provider: 'builtin', at: t0, player },
+    });
+    spec
+      .given([queued])
+      .when({ type: 'DialCall', provider: 'builtin', at: t0, player: 'replica-a' })
+      .then([dialedBy('replica-a')]);
+    const legacy: CallEvent = { type: 'CallDialed', data: { callId: 'k1', provider: 'builtin', at: t0 } };
+    expect([queued, legacy].reduce(callDecider.evolve, callDecider.initialState())).toMatchObject({
+      dialedBy: 'builtin',
+      player: null,
+    });
+    expect([queued, dialedBy('replica-a')].reduce(callDecider.evolve, callDecider.initialState())).toMatchObject({
+      player: 'replica-a',
+    });
+  });
+
+  describe('adoption by another replica', () => {
+    const dialed: CallEvent = { type: 'CallDialed', data: { callId: 'k1', provider: 'builtin', at: t0, player: 'a' } };
+    const adopt = (player: string, from: string | null) => ({ type: 'AdoptCall' as const, player, from, at: t2 });
+    const adopted = (player: string, from: string | null): CallEvent => ({
+      type: 'CallAdopted',
+      data: { callId: 'k1', player, from, at: t2 },
+    });
+
+    it('takes the call from the player it names, while the call is dialed and not ended', () => {
+      spec
+        .given([queued, dialed])
+        .when(adopt('b', 'a'))
+        .then([adopted('b', 'a')]);
+      spec
+        .given([queued, dialed, ringing, answered])
+        .when(adopt('b', 'a'))
+        .then([adopted('b', 'a')]);
+      expect([queued, dialed, adopted('b', 'a')].reduce(callDecider.evolve, callDecider.initialState())).toMatchObject({
+        player: 'b',
+        dialedBy: 'builtin',
+        status: 'Queued',
+      });
+    });
+
+    it('takes it once: a replica adopting from the former player after another adopted it gets nothing', () => {
+      spec
+        .given([queued, dialed, adopted('b', 'a')])
+        .when(adopt('c', 'a'))
+        .then([]);
+      spec
+        .given([queued, dialed, adopted('b', 'a')])
+        .when(adopt('b', 'a'))
+        .then([]);
+      // Adopted again from its new player, when that one died too.
+      spec
+        .given([queued, dialed, adopted('b', 'a')])
+        .when(adopt('c', 'b'))
+        .then([adopted('c', 'b')]);
+    });
+
+    it('takes a call dialed before players were recorded from nobody (null)', () => {
+      const legacy: CallEvent = { type: 'CallDialed', data: { callId: 'k1', provider: 'builtin', at: t0 } };
+      spec
+        .given([queued, legacy])
+        .when(adopt('b', null))
+        .then([adopted('b', null)]);
+      spec.given([queued, legacy]).when(adopt('b', 'a')).then([]);
+      spec.given([queued, dialed]).when(adopt('b', null)).then([]);
+    });
+
+    it('yields nothing for a call not dialed, ended, or adopted by its own player', () => {
+      spec.given([queued]).when(adopt('b', null)).then([]);
+      spec.given([queued, dialed, ringing, answered, ended]).when(adopt('b', 'a')).then([]);
+      spec.given([queued, dialed]).when(adopt('a', 'a')).then([]);
+      spec.given([]).when(adopt('b', 'a')).thenFails('not_found', 'Call not found');
+    });
+  });
+
   it('moves forward: ringing, answered, ended', () => {
     spec.given([queued]).when({ type: 'RecordCallRinging', at: t1 }).then([ringing]);
     spec.given([queued, ringing]).when({ type: 'RecordCallAnswered', at: t2 }).then([answered]);

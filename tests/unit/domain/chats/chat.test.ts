@@ -92,6 +92,79 @@ describe('chat message', () => {
     spec.given([requested, dispatched]).when({ type: 'DispatchChat', provider: 'builtin', at: t1 }).then([]);
   });
 
+  it('records the replica that plays it when the dispatch names one; a dispatch recorded without one still folds', () => {
+    spec
+      .given([requested])
+      .when({ type: 'DispatchChat', provider: 'builtin', at: t0, player: 'replica-a' })
+      .then([{ ...dispatched, data: { ...dispatched.data, player: 'replica-a' } }]);
+    expect([requested, dispatched].reduce(chatDecider.evolve, chatDecider.initialState())).toMatchObject({
+      dispatchedBy: 'builtin',
+      player: null,
+    });
+  });
+
+  describe('adoption by another replica', () => {
+    const played: ChatEvent = {
+      type: 'ChatDispatched',
+      data: { messageId: 'm1', at: t0, provider: 'builtin', player: 'a' },
+    };
+    const adopt = (player: string, from: string | null): ChatCommand => ({ type: 'AdoptChat', player, from, at: t4 });
+    const adopted = (player: string, from: string | null): ChatEvent => ({
+      type: 'ChatAdopted',
+      data: { messageId: 'm1', at: t4, player, from },
+    });
+
+    it('takes the message from the player it names, while it is dispatched and not ended', () => {
+      spec
+        .given([requested, played])
+        .when(adopt('b', 'a'))
+        .then([adopted('b', 'a')]);
+      spec
+        .given([requested, played, accepted, sent, delivered])
+        .when(adopt('b', 'a'))
+        .then([adopted('b', 'a')]);
+    });
+
+    it('takes it once: a replica adopting from the former player after another adopted it gets nothing', () => {
+      spec
+        .given([requested, played, adopted('b', 'a')])
+        .when(adopt('c', 'a'))
+        .then([]);
+      spec
+        .given([requested, played, adopted('b', 'a')])
+        .when(adopt('c', 'b'))
+        .then([adopted('c', 'b')]);
+    });
+
+    it('takes a message dispatched before players were recorded from nobody (null)', () => {
+      spec
+        .given([requested, dispatched])
+        .when(adopt('b', null))
+        .then([adopted('b', null)]);
+      spec.given([requested, dispatched]).when(adopt('b', 'a')).then([]);
+      spec.given([requested, played]).when(adopt('b', null)).then([]);
+    });
+
+    it('yields nothing for a message not dispatched, ended, or adopted by its own player', () => {
+      spec.given([requested]).when(adopt('b', null)).then([]);
+      spec.given([requested, played, accepted, failed, endedFailed]).when(adopt('b', 'a')).then([]);
+      spec.given([requested, played]).when(adopt('a', 'a')).then([]);
+      spec.given([]).when(adopt('b', 'a')).thenFails('not_found', 'Chat message not found');
+    });
+
+    it('is not activity: the chat stays as quiet as it was', () => {
+      const fold = (events: ChatEvent[]) => events.reduce(chatDecider.evolve, chatDecider.initialState());
+      const before = fold([requested, played, accepted, sent]);
+      const after = fold([requested, played, accepted, sent, adopted('b', 'a')]);
+      expect(after).toEqual({ ...before, player: 'b' });
+      // A close asking for quiet since before the adoption still closes it.
+      spec
+        .given([requested, played, accepted, sent, adopted('b', 'a')])
+        .when({ ...close, quietSince: t2 })
+        .then([{ type: 'ChatEnded', data: { ...endedRead.data, status: 'Sent' } }]);
+    });
+  });
+
   it('refuses reports for a message that was never requested', () => {
     spec.given([]).when(status('Sent', t1)).thenFails('not_found', 'Chat message not found');
   });
