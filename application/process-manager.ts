@@ -19,6 +19,7 @@
  */
 import { derivedId } from './derived-id';
 import type { Foreground } from './foreground';
+import { pause } from './pause';
 import type { Logger } from './ports/logger';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 import { FencedOutError, type Fence } from './ports/leases';
@@ -261,16 +262,3 @@ export class ProcessManagerRunner {
 }
 
 const checkpointName = (manager: ProcessManager) => `process:${manager.name}`;
-
-/** Waits `ms`, or less when the signal aborts. */
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });

@@ -10,6 +10,7 @@
  * at once here). `stop` ends the wait or the pause and waits for a sweep under way. A sweep that fails
  * is logged and the next one tries again.
  */
+import { pause } from './pause';
 import type { Logger } from './ports/logger';
 import type { ProjectionRunner } from './projection-runner';
 
@@ -40,7 +41,7 @@ export function resumeAfterRestart(deps: {
       } catch (error) {
         deps.logger.error(`${deps.what} in progress before the restart could not be resumed`, { error: String(error) });
       }
-      await pause(every, signal);
+      await pause(every, signal, { unref: true });
     }
   }
 
@@ -59,19 +60,4 @@ export function resumeAfterRestart(deps: {
       await settled;
     },
   };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -23,6 +23,7 @@ import {
 import type { OrganizationType } from '../../domain/organizations/organization';
 import type { OpenCallDocument } from '../../projections/calls/open-calls';
 import type { CommandHandler } from '../command-handler';
+import { sweepOrphans } from '../orphan-sweep';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Logger } from '../ports/logger';
 import type { ReadCollection } from '../ports/read-store';
@@ -59,9 +60,6 @@ export type OrphanSweepDeps = DispatchDeps & {
   alive: () => Promise<ReadonlySet<string>>;
   logger?: Logger;
 };
-
-/** Orphans adopted at once: enough to take a dead replica's calls over quickly, few enough to leave room for requests. */
-const ADOPTING_AT_ONCE = 16;
 
 export function callDispatcher(deps: DispatchDeps): ProcessManager {
   return {
@@ -112,35 +110,17 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
 export async function resumeOrphanedCalls(deps: OrphanSweepDeps): Promise<number> {
   const resume = deps.provider.resume?.bind(deps.provider);
   if (!resume) return 0;
-  // The read store filters by equality or one-of only: the provider's open calls are read, oldest first, and the orphans picked here.
-  const open = await deps.openCalls.find({
-    where: { provider: deps.provider.alias },
-    sort: { field: 'dialedAt', order: 'asc' },
+  return sweepOrphans({
+    // The read store filters by equality or one-of only: the provider's open calls are read, oldest first, and the orphans picked here.
+    open: () =>
+      deps.openCalls.find({ where: { provider: deps.provider.alias }, sort: { field: 'dialedAt', order: 'asc' } }),
+    alive: deps.alive,
+    me: deps.player,
+    adopt: (callId, from) => adoptCall(deps, callId, from, resume),
+    onError: (callId, error) =>
+      deps.logger?.error('an orphaned call could not be adopted', { callId, error: String(error) }),
   });
-  // Read after the calls: a replica registers its lease before it dials, so every player of these calls
-  // that is still alive is in it (a replica that registered after an earlier read would look dead).
-  const alive = await deps.alive();
-  let adopted = 0;
-  await eachAtMost(
-    ADOPTING_AT_ONCE,
-    open
-      .map(({ id, player }) => ({ id, player: player ?? null }))
-      .filter(({ player }) => orphaned(deps, alive, player)),
-    async ({ id, player }) => {
-      try {
-        if (await adoptCall(deps, id, player, resume)) adopted += 1;
-      } catch (error) {
-        // Left as it was: the next sweep tries again.
-        deps.logger?.error('an orphaned call could not be adopted', { callId: id, error: String(error) });
-      }
-    },
-  );
-  return adopted;
 }
-
-/** A player nobody plays for: unknown (null), or a replica other than this one that is not alive. */
-const orphaned = (deps: { player: string }, alive: ReadonlySet<string>, player: string | null) =>
-  player === null || (player !== deps.player && !alive.has(player));
 
 /**
  * Adopts one call from `from`, the player found orphaned, then plays it on here; answers whether it
@@ -172,15 +152,6 @@ async function adoptCall(
     deps.logger?.error('a call could not be resumed', { callId, error: String(error) }),
   );
   return true;
-}
-
-/** Runs `work` on every item, at most `limit` at a time. */
-async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** The provider's request for a call; a call that cannot be set up ends as Failed and answers null. */

@@ -21,6 +21,7 @@ import { isLanguageCode } from '../../domain/shared/languages';
 import type { OrganizationType } from '../../domain/organizations/organization';
 import type { OpenChatDocument } from '../../projections/chats/open-chats';
 import type { CommandHandler } from '../command-handler';
+import { sweepOrphans } from '../orphan-sweep';
 import type { RecordedEvent } from '../ports/event-store';
 import type { ChatAgent, ChatPlatform, ChatSendRequest } from '../ports/chat-platform';
 import type { Logger } from '../ports/logger';
@@ -57,9 +58,6 @@ export type ChatOrphanSweepDeps = ChatDispatchDeps & {
   alive: () => Promise<ReadonlySet<string>>;
   logger?: Logger;
 };
-
-/** Orphans adopted at once: enough to take a dead replica's chats over quickly, few enough to leave room for requests. */
-const ADOPTING_AT_ONCE = 16;
 
 export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
   return {
@@ -112,35 +110,17 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
 export async function resumeOrphanedChats(deps: ChatOrphanSweepDeps): Promise<number> {
   const resume = deps.platform.resume?.bind(deps.platform);
   if (!resume) return 0;
-  // The read store filters by equality or one-of only: the platform's open messages are read, oldest first, and the orphans picked here.
-  const open = await deps.openChats.find({
-    where: { provider: deps.platform.alias },
-    sort: { field: 'dispatchedAt', order: 'asc' },
+  return sweepOrphans({
+    // The read store filters by equality or one-of only: the platform's open messages are read, oldest first, and the orphans picked here.
+    open: () =>
+      deps.openChats.find({ where: { provider: deps.platform.alias }, sort: { field: 'dispatchedAt', order: 'asc' } }),
+    alive: deps.alive,
+    me: deps.player,
+    adopt: (messageId, from) => adoptChat(deps, messageId, from, resume),
+    onError: (messageId, error) =>
+      deps.logger?.error('an orphaned chat could not be adopted', { messageId, error: String(error) }),
   });
-  // Read after the messages: a replica registers its lease before it dispatches, so every player of
-  // these messages that is still alive is in it (a replica that registered after an earlier read would look dead).
-  const alive = await deps.alive();
-  let adopted = 0;
-  await eachAtMost(
-    ADOPTING_AT_ONCE,
-    open
-      .map(({ id, player }) => ({ id, player: player ?? null }))
-      .filter(({ player }) => orphaned(deps, alive, player)),
-    async ({ id, player }) => {
-      try {
-        if (await adoptChat(deps, id, player, resume)) adopted += 1;
-      } catch (error) {
-        // Left as it was: the next sweep tries again.
-        deps.logger?.error('an orphaned chat could not be adopted', { messageId: id, error: String(error) });
-      }
-    },
-  );
-  return adopted;
 }
-
-/** A player nobody plays for: unknown (null), or a replica other than this one that is not alive. */
-const orphaned = (deps: { player: string }, alive: ReadonlySet<string>, player: string | null) =>
-  player === null || (player !== deps.player && !alive.has(player));
 
 /**
  * Adopts one message from `from`, the player found orphaned, then plays it on here; answers whether it
@@ -175,15 +155,6 @@ async function adoptChat(
     deps.logger?.error('a chat could not be resumed', { messageId, error: String(error) }),
   );
   return true;
-}
-
-/** Runs `work` on every item, at most `limit` at a time. */
-async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** The platform's request for a message, or the delivery error it fails with. */

@@ -5,41 +5,22 @@
  * the console.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
-import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import type { MongoClient } from 'mongodb';
 import type { CollectionDefinition } from '../../application/ports/read-store';
 import { MongoReadStore } from '../../infrastructure/mongodb/mongodb-read-store';
-import { containerRuntime, untilReady } from '../support/container-runtime';
+import { containerRuntime } from '../support/container-runtime';
+import { startMongoReplicaSet, type MongoServer } from '../support/mongo-container';
 import { readStoreContract, type ReadStoreFixture } from './read-store.contract';
 
-const IMAGE = process.env.MONGODB_IMAGE ?? 'mongo:7';
 const runtime = containerRuntime();
 
-let container: StartedTestContainer | undefined;
+let server: MongoServer | undefined;
 let admin: MongoClient | undefined;
 let url = '';
 
 async function startServer(): Promise<void> {
-  container = await new GenericContainer(IMAGE)
-    .withCommand(['--replSet', 'rs0', '--bind_ip_all'])
-    .withExposedPorts(27017)
-    .withWaitStrategy(Wait.forLogMessage(/waiting for connections/i))
-    .withStartupTimeout(120_000)
-    .start();
-  const initiated = await container.exec([
-    'mongosh',
-    '--quiet',
-    '--eval',
-    "rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'localhost:27017' }] })",
-  ]);
-  if (initiated.exitCode !== 0) throw new Error(`rs.initiate failed: ${initiated.output}`);
-  // The member's own address means nothing outside the container: talk to it directly.
-  url = `mongodb://${container.getHost()}:${container.getMappedPort(27017)}/?directConnection=true`;
-  admin = await MongoClient.connect(url);
-  await untilReady('MongoDB primary', async () => {
-    const hello = await admin!.db('admin').command({ hello: 1 });
-    if (!hello.isWritablePrimary) throw new Error('not primary yet');
-  });
+  server = await startMongoReplicaSet();
+  ({ admin, url } = server);
 }
 
 async function open(): Promise<ReadStoreFixture> {
@@ -83,10 +64,7 @@ function adapterSpecifics(): void {
 
 if (runtime.available) {
   beforeAll(startServer, 180_000);
-  afterAll(async () => {
-    await admin?.close();
-    await container?.stop();
-  }, 60_000);
+  afterAll(() => server?.stop(), 60_000);
   readStoreContract('mongodb', open);
   adapterSpecifics();
 } else {

@@ -1,206 +1,52 @@
 /**
- * Three service processes on one data directory share the work through leases. A campaign of 2,000
- * customers gets a call each and 500 of them a chat, each ending in a webhook to a local receiver. In the
- * middle of it the holder of the call dispatcher's lease is killed with SIGKILL; another process takes
- * the lease over within the lease time. Afterwards every call was dialed once, every chat dispatched
- * once, every webhook delivered once, and the read models equal a fresh rebuild from the events.
+ * The replicas scenario (tests/support/replica-scenario.ts) on the embedded stores: three service
+ * processes on one data directory, inspected through the SQLite files themselves (read-only).
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { allProjections } from '../../api/modules';
-import { ProjectionRunner } from '../../application/projection-runner';
-import { MemoryReadStore } from '../../infrastructure/memory/memory-read-store';
 import { SqliteEventStore } from '../../infrastructure/sqlite/sqlite-event-store';
 import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
-import { startReceiver } from '../integration/webhooks/support';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { REPLICA_SCENARIO_TIMEOUT_MS, runReplicaScenario, type ReplicaInspector } from '../support/replica-scenario';
 import { tempDir } from '../support/temp-dir';
 
-jest.setTimeout(240_000);
+jest.setTimeout(REPLICA_SCENARIO_TIMEOUT_MS);
 
-const ADMIN = 'replicas-admin-token';
-const CUSTOMERS = 2000;
-const CHATS = 500;
-const LEASE_TTL_MS = 3000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-describe('three processes on one data directory', () => {
-  const dir = tempDir();
-  let servers: ServerProcess[] = [];
-  afterAll(async () => {
-    for (const s of servers) if (s.child.exitCode === null) s.child.kill('SIGKILL');
-    dir.remove();
-  });
-
-  it('divides the work, survives the SIGKILL of the dispatcher, and does every side effect once', async () => {
-    const receiver = await startReceiver(() => 200);
-    const env = {
-      DATA_DIR: dir.path,
-      JWT_SECRET: 'replicas-test-secret-replicas-test-secret',
-      ADMIN_TOKEN: ADMIN,
-      SERVICES: 'agent',
-      LEASE_TTL_MS: String(LEASE_TTL_MS),
-      // A simulated minute lasts three real seconds: calls are still being played when the kill comes.
-      SIMULATION_SPEED: '0.05',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_RETRY_BASE_MS: '200',
-    };
-    servers = await Promise.all([0, 1, 2].map(() => startServerProcess(env, 60_000)));
-    const events = new Database(join(dir.path, 'events.db'), { readonly: true });
-    const reads = new Database(join(dir.path, 'read.db'), { readonly: true });
-    const counts = () =>
+/** Reads DATA_DIR/events.db and DATA_DIR/read.db read-only, beside the processes that write them. */
+function sqliteInspector(dataDir: string): ReplicaInspector {
+  const eventsFile = join(dataDir, 'events.db');
+  const readFile = join(dataDir, 'read.db');
+  const events = new Database(eventsFile, { readonly: true });
+  const reads = new Database(readFile, { readonly: true });
+  return {
+    counts: async () =>
       Object.fromEntries(
         events
           .prepare<[], { type: string; n: number }>('SELECT type, COUNT(*) AS n FROM events GROUP BY type')
           .all()
           .map((r) => [r.type, r.n]),
-      ) as Record<string, number>;
-    const holderOf = (lease: string) =>
-      reads.prepare<[string], { owner: string }>('SELECT owner FROM leases WHERE name = ?').get(lease)?.owner;
-    const pidOf = (owner: string) => Number(owner.split(':')[1]);
-
-    try {
-      const request = async (server: ServerProcess, method: string, path: string, token: string, body?: unknown) => {
-        const reply = await fetch(server.url + path, {
-          method,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          ...(body !== undefined && { body: JSON.stringify(body) }),
-        });
-        const json = (await reply.json()) as any;
-        if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
-        return json.data ?? json;
-      };
-      // Each request goes to another process: every one of them answers with what the others wrote.
-      let next = 0;
-      const any = () => servers[next++ % servers.length]!;
-      const org = await request(any(), 'POST', '/admin/v1/organizations', ADMIN, {
-        name: 'Replica Co',
-        type: 'collection',
-        credits: 1_000_000,
-      });
-      const { token } = await request(any(), 'POST', `/admin/v1/organizations/${org.id}/tokens`, ADMIN, {});
-      const api = (method: string, path: string, body?: unknown) =>
-        request(any(), method, `/api/v1${path}`, token, body);
-      await api('PUT', '/webhooks', { url: receiver.url, secret: 'replicas-receiver-secret' });
-      const dispositionId = (await api('POST', '/dispositions', { name: 'Promise to pay' })).id;
-      const agentId = (await api('POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' }))
-        .id;
-      const campaignId = (await api('POST', '/campaigns/create', { name: 'Replicas', campaignType: 'emi' })).id;
-      const numbers = (await api('GET', '/numbers/search?limit=100')) as { number: string; voice_enabled: boolean }[];
-      await api('POST', '/numbers/buyNumbers', [
-        { number: numbers.find((n) => n.voice_enabled)!.number, provider: 'builtin' },
-      ]);
-      const templateId = (await api('POST', '/chat/templates', { name: 'Reminder', body: 'Hello {{first_name}}.' })).id;
-      const records = Array.from({ length: CUSTOMERS }, (_, i) => ({
-        loan_id: `LN-R${i}`,
-        first_name: 'Ravi',
-        last_name: 'Kumar',
-        phone_number: `+9198${String(10_000_000 + i).padStart(8, '0')}`,
-        loan_amount: 90000,
-        emi_amount: 4000,
-        loan_period: 24,
-        current_emi: 3,
-        emi_due_date: '2026-04-05',
-        payment_status: 'pending',
-      }));
-      const added = await request(any(), 'POST', '/api/v1/customers/add/bulk', token, { campaignId, records });
-      expect(added.results).toMatchObject({ total: CUSTOMERS, successful: CUSTOMERS });
-
-      // The background work is divided: no process holds every lease.
-      const owners = reads
-        .prepare<[], { owner: string }>("SELECT owner FROM leases WHERE name NOT LIKE 'replica:%'")
-        .all()
-        .map((r) => r.owner);
-      expect(new Set(owners).size).toBeGreaterThan(1);
-
-      await api('POST', `/initiate/${campaignId}/calls`, { agentId, dispositionId });
-      await api('POST', `/initiate/${campaignId}/chat`, { templateId, limit: CHATS });
-
-      // Killed once a third of the calls were dialed: the rest are its successor's.
-      while ((counts().CallDialed ?? 0) < CUSTOMERS / 3) await sleep(20);
-      const holder = holderOf('manager:call-dispatcher')!;
-      const victim = servers.find((s) => s.child.pid === pidOf(holder))!;
-      expect(victim).toBeDefined();
-      const killedAt = Date.now();
-      victim.child.kill('SIGKILL');
-      await victim.exited;
-      servers = servers.filter((s) => s !== victim);
-      while (holderOf('manager:call-dispatcher') === holder) await sleep(20);
-      const takeoverMs = Date.now() - killedAt;
-      process.stdout.write(`call dispatcher taken over ${takeoverMs} ms after the kill (lease ${LEASE_TTL_MS} ms)\n`);
-      // The lease runs out at most LEASE_TTL_MS after the kill; the others look a few times per lease time.
-      expect(takeoverMs).toBeLessThan(LEASE_TTL_MS * 1.5);
-
-      // Every call and chat ends and every webhook is delivered.
-      const deadline = Date.now() + 150_000;
-      for (;;) {
-        const c = counts();
-        const done =
-          c.CallEnded === CUSTOMERS &&
-          (c.ChatEnded ?? 0) + (c.ChatFailed ?? 0) >= CHATS &&
-          c.WebhookDelivered === c.WebhookDeliveryScheduled;
-        if (done) break;
-        if (Date.now() > deadline) throw new Error(`not finished: ${JSON.stringify(c)}`);
-        await sleep(200);
-      }
-      await sleep(500);
-      const c = counts();
-      expect(c.CallQueued).toBe(CUSTOMERS);
-      expect(c.CallDialed).toBe(CUSTOMERS);
-      expect(c.CallEnded).toBe(CUSTOMERS);
-      expect(c.ChatRequested).toBe(CHATS);
-      expect(c.ChatDispatched).toBe(CHATS);
-      // Once per call and chat stream, never twice.
-      const twice = events
-        .prepare<[], { stream_id: string; type: string; n: number }>(
-          "SELECT stream_id, type, COUNT(*) AS n FROM events WHERE type IN ('CallDialed', 'CallEnded', 'ChatDispatched', 'WebhookDelivered') GROUP BY stream_id, type HAVING n > 1",
+      ) as Record<string, number>,
+    duplicates: async (types) =>
+      events
+        .prepare<string[], { stream: string; type: string; n: number }>(
+          `SELECT stream_id AS stream, type, COUNT(*) AS n FROM events WHERE type IN (${types.map(() => '?').join(', ')}) GROUP BY stream_id, type HAVING n > 1`,
         )
-        .all();
-      expect(twice).toEqual([]);
-      // The receiver saw each delivery once.
-      const ids = receiver.received.map((r) => String(r.headers['x-webhook-id']));
-      expect(ids.length).toBe(c.WebhookDelivered);
-      expect(new Set(ids).size).toBe(ids.length);
-    } finally {
-      await receiver.close();
-      for (const s of servers) s.child.kill('SIGTERM');
-      for (const s of servers) expect(await s.exited).toBe(0);
-      servers = [];
+        .all(...types),
+    holderOf: async (lease) =>
+      reads.prepare<[string], { owner: string }>('SELECT owner FROM leases WHERE name = ?').get(lease)?.owner,
+    leases: async () => reads.prepare<[], { name: string; owner: string }>('SELECT name, owner FROM leases').all(),
+    openStores: async () => ({ events: new SqliteEventStore(eventsFile), reads: new SqliteReadStore(readFile) }),
+    close: async () => {
       events.close();
       reads.close();
-    }
+    },
+  };
+}
 
-    // The read models the three processes built equal a rebuild from the first event.
-    const store = new SqliteEventStore(join(dir.path, 'events.db'));
-    const live = new SqliteReadStore(join(dir.path, 'read.db'));
-    const fresh = new MemoryReadStore();
-    try {
-      await new ProjectionRunner(store, fresh, allProjections).catchUp();
-      const head = await store.headPosition();
-      // Events the last processes appended as they stopped (an attempt given back) wait for the next start:
-      // a few at most. They are applied here as the next start would.
-      const checkpoints = await live.checkpoints(allProjections.map((p) => p.name));
-      expect(head - Math.min(...checkpoints.values())).toBeLessThan(50);
-      await new ProjectionRunner(store, live, allProjections).catchUp();
-      for (const projection of allProjections) {
-        expect({ projection: projection.name, at: await live.checkpoint(projection.name) }).toEqual({
-          projection: projection.name,
-          at: head,
-        });
-        const documents = async (reads: MemoryReadStore | SqliteReadStore) =>
-          (await (await reads.collection(projection.collection)).find({})).map((d) => JSON.stringify(d)).sort();
-        const expected = await documents(fresh);
-        const actual = await documents(live);
-        expect({ projection: projection.name, documents: actual.length }).toEqual({
-          projection: projection.name,
-          documents: expected.length,
-        });
-        expect(actual).toEqual(expected);
-      }
-    } finally {
-      await store.close();
-      await live.close();
-    }
+describe('three processes on one data directory', () => {
+  const dir = tempDir();
+  afterAll(() => dir.remove());
+
+  it('divides the work, survives the SIGKILL of the dispatcher, and does every side effect once', async () => {
+    await runReplicaScenario({ env: { DATA_DIR: dir.path }, inspect: async () => sqliteInspector(dir.path) });
   });
 });

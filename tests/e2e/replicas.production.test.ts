@@ -1,0 +1,148 @@
+/**
+ * The replicas scenario (tests/support/replica-scenario.ts) on the production stores: three service
+ * processes on one KurrentDB / EventStoreDB node and one MongoDB replica set member (single node, so read
+ * model commits run in transactions), both in containers. The inspector reads the events through the
+ * EventStoreDB adapter and the leases from MongoDB's `leases` collection. Where no container runtime is
+ * reachable the suite is registered as skipped, with the reason in its title and on the console.
+ */
+import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import { EventStoreDbEventStore } from '../../infrastructure/eventstoredb/eventstoredb-event-store';
+import { MongoReadStore } from '../../infrastructure/mongodb/mongodb-read-store';
+import { containerRuntime, untilReady } from '../support/container-runtime';
+import { anEvent } from '../support/events';
+import { startMongoReplicaSet, type MongoServer } from '../support/mongo-container';
+import { REPLICA_SCENARIO_TIMEOUT_MS, runReplicaScenario, type ReplicaInspector } from '../support/replica-scenario';
+import { tempDir } from '../support/temp-dir';
+
+const EVENTSTOREDB_IMAGE = process.env.EVENTSTOREDB_IMAGE ?? 'docker.kurrent.io/kurrent-latest/kurrentdb:latest';
+const runtime = containerRuntime();
+
+/** Events asked of the event store per read while the inspector catches up. */
+const PAGE = 5000;
+
+let eventStoreDb: StartedTestContainer | undefined;
+let mongoDb: MongoServer | undefined;
+let eventStoreDbUrl = '';
+let mongoDbUrl = '';
+
+async function startEventStoreDb(): Promise<void> {
+  eventStoreDb = await new GenericContainer(EVENTSTOREDB_IMAGE)
+    .withCommand(['--insecure', '--run-projections=None', '--mem-db'])
+    .withExposedPorts(2113)
+    .withWaitStrategy(
+      Wait.forHttp('/health/live', 2113).forStatusCodeMatching((status) => status >= 200 && status < 300),
+    )
+    .withStartupTimeout(120_000)
+    .start();
+  eventStoreDbUrl = `kurrentdb://${eventStoreDb.getHost()}:${eventStoreDb.getMappedPort(2113)}?tls=false`;
+  // Live is not yet writable: wait until the node has become leader and takes an append.
+  await untilReady('EventStoreDB', async () => {
+    const store = new EventStoreDbEventStore(eventStoreDbUrl);
+    try {
+      await store.appendToStream(`warm-up-${Date.now()}`, [anEvent('WarmedUp')]);
+    } finally {
+      await store.close();
+    }
+  });
+}
+
+type LeaseRow = { _id: string; owner: string; token: number; expiresAt: Date };
+
+/**
+ * Events through the EventStoreDB adapter, read on from where the last look stopped (in pages, grouped by
+ * type and by stream and type as they come); leases from the `leases` collection of database `dbName`.
+ */
+async function productionInspector(dbName: string): Promise<ReplicaInspector> {
+  const events = new EventStoreDbEventStore(eventStoreDbUrl);
+  const mongo = await MongoClient.connect(mongoDbUrl);
+  const leases = mongo.db(dbName).collection<LeaseRow>('leases');
+  const perType = new Map<string, number>();
+  const perStreamAndType = new Map<string, { stream: string; type: string; n: number }>();
+  let after = -1;
+  const readOn = async () => {
+    for (;;) {
+      const page = await events.readAll({ after, maxCount: PAGE });
+      for (const event of page) {
+        perType.set(event.type, (perType.get(event.type) ?? 0) + 1);
+        const key = JSON.stringify([event.streamId, event.type]);
+        const seen = perStreamAndType.get(key) ?? { stream: event.streamId, type: event.type, n: 0 };
+        seen.n += 1;
+        perStreamAndType.set(key, seen);
+        after = event.position;
+      }
+      if (page.length < PAGE) return;
+    }
+  };
+  // One read at a time: each goes on from where the previous one stopped.
+  let reading: Promise<void> = Promise.resolve();
+  const caughtUp = () => (reading = reading.catch(() => undefined).then(readOn));
+  return {
+    counts: async () => {
+      await caughtUp();
+      return Object.fromEntries(perType);
+    },
+    duplicates: async (types) => {
+      await caughtUp();
+      return [...perStreamAndType.values()].filter((d) => types.includes(d.type) && d.n > 1).map((d) => ({ ...d }));
+    },
+    holderOf: async (lease) => (await leases.findOne({ _id: lease }))?.owner,
+    leases: async () => (await leases.find({}).toArray()).map((row) => ({ name: row._id, owner: row.owner })),
+    openStores: async () => ({
+      events: new EventStoreDbEventStore(eventStoreDbUrl),
+      reads: await MongoReadStore.connect(mongoDbUrl, dbName),
+    }),
+    close: async () => {
+      await events.close();
+      await mongo.close();
+    },
+  };
+}
+
+function scenario(): void {
+  describe('three processes on KurrentDB and a MongoDB replica set', () => {
+    it(
+      'divides the work, survives the SIGKILL of the dispatcher, and does every side effect once',
+      async () => {
+        const dir = tempDir();
+        const dbName = `replicas_${randomUUID().replaceAll('-', '')}`;
+        try {
+          await runReplicaScenario({
+            env: {
+              DATA_DIR: dir.path,
+              EVENT_STORE: 'eventstoredb',
+              EVENTSTOREDB_URL: eventStoreDbUrl,
+              READ_STORE: 'mongodb',
+              MONGODB_URL: mongoDbUrl,
+              MONGODB_DB: dbName,
+            },
+            inspect: () => productionInspector(dbName),
+          });
+        } finally {
+          dir.remove();
+          await mongoDb?.admin.db(dbName).dropDatabase();
+        }
+      },
+      REPLICA_SCENARIO_TIMEOUT_MS,
+    );
+  });
+}
+
+if (runtime.available) {
+  beforeAll(async () => {
+    const [eventStore, mongo] = await Promise.allSettled([startEventStoreDb(), startMongoReplicaSet()]);
+    // Kept before any failure is thrown, so afterAll stops whichever did start.
+    if (mongo.status === 'fulfilled') [mongoDb, mongoDbUrl] = [mongo.value, mongo.value.url];
+    if (eventStore.status === 'rejected') throw eventStore.reason;
+    if (mongo.status === 'rejected') throw mongo.reason;
+  }, 240_000);
+  afterAll(async () => {
+    await Promise.all([eventStoreDb?.stop(), mongoDb?.stop()]);
+  }, 60_000);
+  scenario();
+} else {
+  console.warn(`Skipping the replicas scenario on EventStoreDB and MongoDB: ${runtime.reason}`);
+  // The reason is printed above and stands in the skipped suite's title.
+  describe.skip(`replicas on EventStoreDB and MongoDB (skipped: ${runtime.reason})`, scenario);
+}

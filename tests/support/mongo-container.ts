@@ -1,0 +1,49 @@
+/**
+ * A MongoDB server in a container for the contract suites, started as a single-node replica set as the
+ * production topology runs it (so commits run in transactions): `url` connects to it directly, `admin`
+ * is a client for inspecting and dropping databases, `stop` closes that client and the container.
+ */
+import { MongoClient } from 'mongodb';
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import { untilReady } from './container-runtime';
+
+const IMAGE = process.env.MONGODB_IMAGE ?? 'mongo:7';
+
+export type MongoServer = { url: string; admin: MongoClient; stop: () => Promise<void> };
+
+/** Starts the server and answers once it is a writable primary. */
+export async function startMongoReplicaSet(): Promise<MongoServer> {
+  const container = await new GenericContainer(IMAGE)
+    .withCommand(['--replSet', 'rs0', '--bind_ip_all'])
+    .withExposedPorts(27017)
+    .withWaitStrategy(Wait.forLogMessage(/waiting for connections/i))
+    .withStartupTimeout(120_000)
+    .start();
+  let admin: MongoClient | undefined;
+  try {
+    const initiated = await container.exec([
+      'mongosh',
+      '--quiet',
+      '--eval',
+      "rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'localhost:27017' }] })",
+    ]);
+    if (initiated.exitCode !== 0) throw new Error(`rs.initiate failed: ${initiated.output}`);
+    // The member's own address means nothing outside the container: talk to it directly.
+    const url = `mongodb://${container.getHost()}:${container.getMappedPort(27017)}/?directConnection=true`;
+    const client = await MongoClient.connect(url);
+    admin = client;
+    await untilReady('MongoDB primary', async () => {
+      const hello = await client.db('admin').command({ hello: 1 });
+      if (!hello.isWritablePrimary) throw new Error('not primary yet');
+    });
+    return { url, admin: client, stop: () => stop(client, container) };
+  } catch (error) {
+    await stop(admin, container);
+    throw error;
+  }
+}
+
+async function stop(admin: MongoClient | undefined, container: StartedTestContainer): Promise<void> {
+  await admin?.close();
+  await container.stop();
+}
