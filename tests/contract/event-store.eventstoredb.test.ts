@@ -3,37 +3,20 @@
  * the file, a fresh client per test. Where no container runtime is reachable the suite is registered as
  * skipped, with the reason in its title and on the console.
  */
-import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { EventStoreDbEventStore } from '../../infrastructure/eventstoredb/eventstoredb-event-store';
-import { containerRuntime, untilReady } from '../support/container-runtime';
+import { containerRuntime } from '../support/container-runtime';
 import { anEvent } from '../support/events';
+import { startKurrentDb, type KurrentServer } from '../support/kurrent-container';
 import { eventStoreContract, type EventStoreFixture } from './event-store.contract';
 
-const IMAGE = process.env.EVENTSTOREDB_IMAGE ?? 'docker.kurrent.io/kurrent-latest/kurrentdb:latest';
 const runtime = containerRuntime();
 
-let container: StartedTestContainer | undefined;
+let server: KurrentServer | undefined;
 let url = '';
 
 async function startServer(): Promise<void> {
-  container = await new GenericContainer(IMAGE)
-    .withCommand(['--insecure', '--run-projections=None', '--mem-db'])
-    .withExposedPorts(2113)
-    .withWaitStrategy(
-      Wait.forHttp('/health/live', 2113).forStatusCodeMatching((status) => status >= 200 && status < 300),
-    )
-    .withStartupTimeout(120_000)
-    .start();
-  url = `kurrentdb://${container.getHost()}:${container.getMappedPort(2113)}?tls=false`;
-  // Live is not yet writable: wait until the node has become leader and takes an append.
-  await untilReady('EventStoreDB', async () => {
-    const store = new EventStoreDbEventStore(url);
-    try {
-      await store.appendToStream(`warm-up-${Date.now()}`, [anEvent('WarmedUp')]);
-    } finally {
-      await store.close();
-    }
-  });
+  server = await startKurrentDb();
+  url = server.url;
 }
 
 async function open(): Promise<EventStoreFixture> {
@@ -103,7 +86,7 @@ function adapterSpecifics(): void {
 if (runtime.available) {
   beforeAll(startServer, 180_000);
   afterAll(async () => {
-    await container?.stop();
+    await server?.stop();
   }, 60_000);
   eventStoreContract('eventstoredb', open);
   adapterSpecifics();

@@ -7,45 +7,27 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { EventStoreDbEventStore } from '../../infrastructure/eventstoredb/eventstoredb-event-store';
 import { MongoReadStore } from '../../infrastructure/mongodb/mongodb-read-store';
-import { containerRuntime, untilReady } from '../support/container-runtime';
-import { anEvent } from '../support/events';
+import { containerRuntime } from '../support/container-runtime';
+import { startKurrentDb, type KurrentServer } from '../support/kurrent-container';
 import { startMongoReplicaSet, type MongoServer } from '../support/mongo-container';
 import { REPLICA_SCENARIO_TIMEOUT_MS, runReplicaScenario, type ReplicaInspector } from '../support/replica-scenario';
 import { tempDir } from '../support/temp-dir';
 
-const EVENTSTOREDB_IMAGE = process.env.EVENTSTOREDB_IMAGE ?? 'docker.kurrent.io/kurrent-latest/kurrentdb:latest';
 const runtime = containerRuntime();
 
 /** Events asked of the event store per read while the inspector catches up. */
 const PAGE = 5000;
 
-let eventStoreDb: StartedTestContainer | undefined;
+let eventStoreDb: KurrentServer | undefined;
 let mongoDb: MongoServer | undefined;
 let eventStoreDbUrl = '';
 let mongoDbUrl = '';
 
 async function startEventStoreDb(): Promise<void> {
-  eventStoreDb = await new GenericContainer(EVENTSTOREDB_IMAGE)
-    .withCommand(['--insecure', '--run-projections=None', '--mem-db'])
-    .withExposedPorts(2113)
-    .withWaitStrategy(
-      Wait.forHttp('/health/live', 2113).forStatusCodeMatching((status) => status >= 200 && status < 300),
-    )
-    .withStartupTimeout(120_000)
-    .start();
-  eventStoreDbUrl = `kurrentdb://${eventStoreDb.getHost()}:${eventStoreDb.getMappedPort(2113)}?tls=false`;
-  // Live is not yet writable: wait until the node has become leader and takes an append.
-  await untilReady('EventStoreDB', async () => {
-    const store = new EventStoreDbEventStore(eventStoreDbUrl);
-    try {
-      await store.appendToStream(`warm-up-${Date.now()}`, [anEvent('WarmedUp')]);
-    } finally {
-      await store.close();
-    }
-  });
+  eventStoreDb = await startKurrentDb();
+  eventStoreDbUrl = eventStoreDb.url;
 }
 
 type LeaseRow = { _id: string; owner: string; token: number; expiresAt: Date };
