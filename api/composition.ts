@@ -233,6 +233,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
       // No new work first, then what plays it out: a message dispatched while its platform stops would be lost.
       // The leases are given up, so the other replicas take the work over at once.
       await coordinator.stop();
+      // Also waits for managers a lost lease stopped in the background.
       await processes.stop();
       for (const module of [...modules].reverse()) await module.stop?.();
       await coordinator.leave();

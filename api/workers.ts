@@ -19,13 +19,13 @@ export function isPrimaryOfMany(config: Config): boolean {
 /** Runs the first process; resolves once every process stopped after a stop signal. */
 export function superviseWorkers(config: Config, log: (message: string) => void): Promise<number> {
   // Each process gets its share of the CPUs for speech threads, unless SPEECH_WORKERS says otherwise.
-  const env: Record<string, string> = { WORKERS_INDEX: '' };
+  const env: Record<string, string> = {};
   if (config.speechWorkers === undefined)
     env.SPEECH_WORKERS = String(Math.max(1, Math.floor(availableParallelism() / config.workers)));
   let stopping = false;
   const started = new Map<Worker, number>();
   const fork = (index: number) => {
-    const worker = cluster.fork({ ...env, WORKERS_INDEX: String(index) });
+    const worker = cluster.fork(env);
     started.set(worker, Date.now());
     worker.once('exit', (code, signal) => {
       const lived = Date.now() - (started.get(worker) ?? 0);

@@ -45,11 +45,6 @@ export class LeaseCoordinator {
     return this.options.owner;
   }
 
-  /** The leases this replica holds now. */
-  get holding(): readonly string[] {
-    return [...this.held.keys()];
-  }
-
   /** Adds work to share; it is taken at the next look (`start` looks at once). */
   add(work: readonly LeasedWork[]): void {
     for (const w of work) {

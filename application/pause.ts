@@ -1,3 +1,12 @@
+/** Resolves once `signal` aborts (never without one). */
+export function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
 /**
  * Resolves after `ms`, or at once when `signal` aborts. With `unref` the timer does not keep the
  * process alive on its own (for a background loop that should not hold the process open).

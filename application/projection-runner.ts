@@ -17,6 +17,7 @@
  */
 import { BehaviorSubject, filter, firstValueFrom, timeout, catchError, of, map } from 'rxjs';
 import type { AnyProjection } from '../projections/projection';
+import { aborted } from './pause';
 import { FencedOutError, type Fence } from './ports/leases';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 import type { ReadCollection, ReadStore, StoredDocument } from './ports/read-store';
@@ -79,11 +80,6 @@ export class ProjectionRunner {
     for (const p of projections) this.elsewhere.set(p.name, -1);
   }
 
-  /** The projections this process runs now. */
-  get running(): readonly string[] {
-    return [...this.held.keys()];
-  }
-
   /** Lowest position every projection has committed. */
   get currentPosition(): number {
     return this.position.value;
@@ -94,16 +90,25 @@ export class ProjectionRunner {
   }
 
   async start(): Promise<void> {
-    for (const p of this.projections) this.collections.set(p.name, await this.reads.collection(p.collection));
-    if (!this.options.leased)
-      await this.hold(
-        this.projections.map((p) => p.name),
-        null,
-      );
+    if (this.options.leased) await this.openCollections();
+    else await this.holdAll();
     await this.refreshElsewhere();
     this.controller = new AbortController();
     this.loop = this.run(this.controller.signal);
     this.watch();
+  }
+
+  private async openCollections(): Promise<void> {
+    for (const p of this.projections) this.collections.set(p.name, await this.reads.collection(p.collection));
+  }
+
+  /** Without leases (one process, rebuilds, tools): every projection, unfenced. */
+  private async holdAll(): Promise<void> {
+    await this.openCollections();
+    await this.hold(
+      this.projections.map((p) => p.name),
+      null,
+    );
   }
 
   /** Runs these projections from their checkpoints, their commits fenced by `fence`; resolves once they run. */
@@ -230,13 +235,7 @@ export class ProjectionRunner {
 
   /** Processes everything in the store now, without a subscription (rebuilds, tools, benchmarks). */
   async catchUp(): Promise<void> {
-    if (this.held.size === 0) {
-      for (const p of this.projections) this.collections.set(p.name, await this.reads.collection(p.collection));
-      await this.hold(
-        this.projections.map((p) => p.name),
-        null,
-      );
-    }
+    if (this.held.size === 0) await this.holdAll();
     try {
       for (;;) {
         const batch = await this.events.readAll({
@@ -423,9 +422,3 @@ export class ProjectionRunner {
     this.position.next(Number.isFinite(min) ? min : -1);
   }
 }
-
-const aborted = (signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });

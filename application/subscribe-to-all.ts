@@ -4,6 +4,7 @@
  * the next page is read only when the consumer asks for it, so a slow consumer is never flooded.
  */
 import { firstValueFrom, merge, timer, filter, from } from 'rxjs';
+import { aborted } from './pause';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 
 export type SubscriptionOptions = {
@@ -38,12 +39,4 @@ export async function* subscribeToAll(
     }
     await appended;
   }
-}
-
-function aborted(signal: AbortSignal | undefined) {
-  return new Promise<void>((resolve) => {
-    if (!signal) return;
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }

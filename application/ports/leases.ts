@@ -30,6 +30,20 @@ export class FencedOutError extends Error {
   }
 }
 
+/**
+ * The rule of taking a lease, for adapters that decide it in code (MongoDB decides the same on the
+ * server): `owner` gets it unless another owner holds it unexpired; the token grows when it changes hands.
+ */
+export function take(held: Lease | undefined, name: string, owner: string, ttlMs: number, now: number): Lease | null {
+  if (held && held.owner !== owner && held.expiresAt > now) return null;
+  const token = held?.owner === owner ? held.token : (held?.token ?? 0) + 1;
+  return { name, owner, token, expiresAt: now + ttlMs };
+}
+
+/** Whether `lease` is still the one held (same owner, same token), so it may be renewed or released. */
+export const stillHeld = (held: Lease | undefined, lease: Lease): held is Lease =>
+  held !== undefined && held.owner === lease.owner && held.token === lease.token;
+
 export interface LeaseStore {
   /**
    * Takes the lease when it is free, expired, or already `owner`'s (then it is renewed and keeps its

@@ -1,5 +1,5 @@
 /** Leases held in memory, for one process (tests); the read store beside it checks fences against them. */
-import type { Lease, LeaseStore } from '../../application/ports/leases';
+import { stillHeld, take, type Lease, type LeaseStore } from '../../application/ports/leases';
 
 export class MemoryLeaseStore implements LeaseStore {
   private readonly leases = new Map<string, Lease>();
@@ -7,25 +7,21 @@ export class MemoryLeaseStore implements LeaseStore {
   constructor(private readonly clock: () => number = Date.now) {}
 
   async acquire(name: string, owner: string, ttlMs: number): Promise<Lease | null> {
-    const now = this.clock();
-    const held = this.leases.get(name);
-    if (held && held.owner !== owner && held.expiresAt > now) return null;
-    const token = held?.owner === owner ? held.token : (held?.token ?? 0) + 1;
-    const lease = { name, owner, token, expiresAt: now + ttlMs };
-    this.leases.set(name, lease);
-    return { ...lease };
+    const lease = take(this.leases.get(name), name, owner, ttlMs, this.clock());
+    if (lease) this.leases.set(name, lease);
+    return lease && { ...lease };
   }
 
   async renew(lease: Lease, ttlMs: number): Promise<Lease | null> {
     const held = this.leases.get(lease.name);
-    if (!held || held.owner !== lease.owner || held.token !== lease.token) return null;
+    if (!stillHeld(held, lease)) return null;
     held.expiresAt = this.clock() + ttlMs;
     return { ...held };
   }
 
   async release(lease: Lease): Promise<void> {
     const held = this.leases.get(lease.name);
-    if (held && held.owner === lease.owner && held.token === lease.token) held.expiresAt = this.clock() - 1;
+    if (stillHeld(held, lease)) held.expiresAt = this.clock() - 1;
   }
 
   async list(prefix = ''): Promise<Lease[]> {

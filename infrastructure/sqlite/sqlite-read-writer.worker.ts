@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { FencedOutError, type Lease } from '../../application/ports/leases';
+import { FencedOutError, stillHeld, take, type Lease } from '../../application/ports/leases';
 import type { CollectionDefinition } from '../../application/ports/read-store';
 import {
   leaseOf,
@@ -123,17 +123,15 @@ const commit = db.transaction((c: PreparedCommit) => {
 /** Lease changes, each in a transaction of its own; the clock is this machine's (every process on it shares it). */
 const lease = db.transaction((request: LeaseRequest): Lease | null => {
   const now = Date.now();
-  if (request.op === 'acquire') {
-    const held = leaseRow.get(request.name);
-    if (held && held.owner !== request.owner && held.expires_at > now) return null;
-    const token = held?.owner === request.owner ? held.token : (held?.token ?? 0) + 1;
-    saveLease.run(request.name, request.owner, token, now + request.ttlMs);
-    return leaseOf(leaseRow.get(request.name)!);
-  }
-  const held = leaseRow.get(request.lease.name);
-  if (!held || held.owner !== request.lease.owner || held.token !== request.lease.token) return null;
-  saveLease.run(held.name, held.owner, held.token, request.op === 'renew' ? now + request.ttlMs : now - 1);
-  return leaseOf(leaseRow.get(held.name)!);
+  const name = request.op === 'acquire' ? request.name : request.lease.name;
+  const row = leaseRow.get(name);
+  const held = row && leaseOf(row);
+  let next: Lease | null = null;
+  if (request.op === 'acquire') next = take(held, name, request.owner, request.ttlMs, now);
+  else if (stillHeld(held, request.lease))
+    next = { ...held, expiresAt: request.op === 'renew' ? now + request.ttlMs : now - 1 };
+  if (next) saveLease.run(next.name, next.owner, next.token, next.expiresAt);
+  return next;
 });
 
 const reset = db.transaction((projection: string, collections: readonly string[]) => {
