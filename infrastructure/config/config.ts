@@ -1,5 +1,5 @@
 /** Configuration from the environment (decisions.md section 8), read once at start. */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -171,13 +171,48 @@ function resolveSecrets(
   if (production) throw new ConfigError('JWT_SECRET and ADMIN_TOKEN are required when NODE_ENV=production');
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'secrets.json');
-  let kept: { jwtSecret?: string; adminToken?: string } = {};
-  if (existsSync(file)) kept = JSON.parse(readFileSync(file, 'utf8'));
-  const jwtSecret = env.JWT_SECRET || kept.jwtSecret || randomBytes(32).toString('base64url');
-  const adminToken = env.ADMIN_TOKEN || kept.adminToken || `adm_${randomBytes(24).toString('base64url')}`;
-  if (kept.jwtSecret !== jwtSecret || kept.adminToken !== adminToken) {
-    writeFileSync(file, JSON.stringify({ jwtSecret, adminToken }, null, 2), { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
+  const generated = {
+    jwtSecret: randomBytes(32).toString('base64url'),
+    adminToken: `adm_${randomBytes(24).toString('base64url')}`,
+  };
+  // Processes started together on a fresh DATA_DIR agree on one set: the first to link its file wins.
+  const kept = readSecrets(file) ?? createOnce(file, generated);
+  const jwtSecret = env.JWT_SECRET || kept.jwtSecret || generated.jwtSecret;
+  const adminToken = env.ADMIN_TOKEN || kept.adminToken || generated.adminToken;
+  if (kept.jwtSecret !== jwtSecret || kept.adminToken !== adminToken)
+    replaceAtomically(file, JSON.stringify({ jwtSecret, adminToken }, null, 2));
   return { jwtSecret, adminToken, file };
+}
+
+type Secrets = { jwtSecret?: string; adminToken?: string };
+
+function readSecrets(file: string): Secrets | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Written whole beside the file, then linked into place: a reader never sees half of it, and only one link succeeds. */
+function createOnce(file: string, secrets: Secrets): Secrets {
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(draft, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  try {
+    linkSync(draft, file);
+    return secrets;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return readSecrets(file) ?? {};
+  } finally {
+    unlinkSync(draft);
+  }
+}
+
+function replaceAtomically(file: string, text: string): void {
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(draft, text, { mode: 0o600 });
+  chmodSync(draft, 0o600);
+  renameSync(draft, file);
 }

@@ -108,6 +108,15 @@ export class SqliteReadStore implements ReadStore {
 
   /** Tables and indexes are made here, at declaration; the writer thread then prepares its statements. */
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
+    // One transaction, taken for writing before it reads the schema: processes starting together on
+    // one data directory declare each collection in turn, never both adding the same column.
+    const collection = this.db.transaction(() => this.declare(definition)).immediate();
+    this.collections.set(definition.name, collection);
+    await this.send({ kind: 'declare', id: this.nextId++, definition });
+    return new SqliteCollection<T>(collection, this);
+  }
+
+  private declare(definition: CollectionDefinition): Collection {
     const { rows, docs } = tablesOf(definition.name);
     const fields = Object.keys(definition.fields);
     this.db.exec(
@@ -143,7 +152,6 @@ export class SqliteReadStore implements ReadStore {
         `CREATE INDEX IF NOT EXISTS ${indexName(rows, index)} ON ${rows} (live, ${index.map(column).join(', ')})`,
       );
     const collection = new Collection(this.db, definition);
-    this.collections.set(definition.name, collection);
     // Counts are kept in the same transaction as the writes, so they stay exact across restarts; they
     // are built from the rows only when the collection's counters are new or changed.
     const counters = JSON.stringify(collection.counters);
@@ -151,8 +159,7 @@ export class SqliteReadStore implements ReadStore {
       .prepare<[string], { counters: string }>(`SELECT counters FROM counter_sets_${LAYOUT} WHERE collection = ?`)
       .get(definition.name)?.counters;
     if (built !== counters) this.rebuildCounters(collection, counters);
-    await this.send({ kind: 'declare', id: this.nextId++, definition });
-    return new SqliteCollection<T>(collection, this);
+    return collection;
   }
 
   /** The documents become rows here (values of the declared fields, JSON); the writer thread stores them. */

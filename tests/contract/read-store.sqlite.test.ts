@@ -1,5 +1,8 @@
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
+import { column, tablesOf } from '../../infrastructure/sqlite/sqlite-read-schema';
 import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
 import { tempDir } from '../support/temp-dir';
 import { readStoreContract } from './read-store.contract';
@@ -108,6 +111,49 @@ describe('sqlite read store: indexes follow the declaration', () => {
       const entries = await store.collection<{ id: string }>({ name: 'entries', fields, indexes: [['b'], ['c', 'a']] });
       expect(indexes()).toEqual(['b', 'c_a']);
       expect((await entries.find({ where: { c: 'z', a: 'x' } })).map((d) => d.id)).toEqual(['e1']);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('sqlite read store: processes declaring one collection together', () => {
+  it('waits for a process that is adding the same column instead of adding it twice', async () => {
+    const dir = tempDir();
+    const file = join(dir.path, 'read.db');
+    const { rows } = tablesOf('entries');
+    let store = new SqliteReadStore(file);
+    await store.collection({ name: 'entries', fields: { a: 'string' } });
+    await store.close();
+    // Another process adds the column `b` in a write transaction it holds for a while.
+    const other = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(process.argv[1]);
+         db.exec('BEGIN IMMEDIATE');
+         db.exec('ALTER TABLE ${rows} ADD COLUMN ${column('b')}');
+         process.stdout.write('holding\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 400);`,
+        file,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = once(other, 'exit');
+    await once(other.stdout!, 'data');
+    store = new SqliteReadStore(file);
+    try {
+      const entries = await store.collection<{ id: string }>({ name: 'entries', fields: { a: 'string', b: 'string' } });
+      expect((await exited)[0]).toBe(0);
+      await store.commit({
+        projection: 'p',
+        checkpoint: 0,
+        writes: [
+          { collection: 'entries', document: { id: 'e1', doc: { id: 'e1', a: 'x', b: 'y' }, position: 0, version: 1 } },
+        ],
+      });
+      expect((await entries.find({ where: { b: 'y' } })).map((d) => d.id)).toEqual(['e1']);
     } finally {
       await store.close();
       dir.remove();
