@@ -72,6 +72,9 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
     SIMULATION_SPEED: '0.05',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_RETRY_BASE_MS: '200',
+    // Chats that are still open after their conversation are closed by the inactivity job (leased too).
+    CHAT_INACTIVITY_TIMEOUT_SECONDS: '5',
+    CHAT_INACTIVITY_ALLOW_SHORT_TIMEOUT: 'true',
   };
   let servers: ServerProcess[] = [];
   try {
@@ -127,9 +130,12 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       const added = await request(any(), 'POST', '/api/v1/customers/add/bulk', token, { campaignId, records });
       expect(added.results).toMatchObject({ total: CUSTOMERS, successful: CUSTOMERS });
 
-      // The background work is divided: no process holds every lease.
-      const owners = (await inspector.leases()).filter((l) => !l.name.startsWith('replica:')).map((l) => l.owner);
-      expect(new Set(owners).size).toBeGreaterThan(1);
+      // The background work is divided: within a few lease times, no process holds every lease.
+      const owners = async () =>
+        new Set((await inspector.leases()).filter((l) => !l.name.startsWith('replica:')).map((l) => l.owner));
+      const dividedBy = Date.now() + LEASE_TTL_MS * 3;
+      while ((await owners()).size < 2 && Date.now() < dividedBy) await sleep(50);
+      expect((await owners()).size).toBeGreaterThan(1);
 
       await api('POST', `/initiate/${campaignId}/calls`, { agentId, dispositionId });
       await api('POST', `/initiate/${campaignId}/chat`, { templateId, limit: CHATS });
@@ -155,7 +161,9 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
         const c = await inspector.counts();
         const done =
           c.CallEnded === CUSTOMERS &&
-          (c.ChatEnded ?? 0) + (c.ChatFailed ?? 0) >= CHATS &&
+          c.ChatEnded === CHATS &&
+          // One delivery for each call and chat that ended, scheduled once the logs show the end.
+          c.WebhookDeliveryScheduled === CUSTOMERS + CHATS &&
           c.WebhookDelivered === c.WebhookDeliveryScheduled;
         if (done) break;
         if (Date.now() > deadline) throw new Error(`not finished: ${JSON.stringify(c)}`);
@@ -168,8 +176,12 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       expect(c.CallEnded).toBe(CUSTOMERS);
       expect(c.ChatRequested).toBe(CHATS);
       expect(c.ChatDispatched).toBe(CHATS);
+      expect(c.ChatEnded).toBe(CHATS);
+      expect(c.WebhookDelivered).toBe(CUSTOMERS + CHATS);
       // Once per call and chat stream, never twice.
-      expect(await inspector.duplicates(['CallDialed', 'CallEnded', 'ChatDispatched', 'WebhookDelivered'])).toEqual([]);
+      expect(
+        await inspector.duplicates(['CallDialed', 'CallEnded', 'ChatDispatched', 'ChatEnded', 'WebhookDelivered']),
+      ).toEqual([]);
       // The receiver saw each delivery once.
       // The receiver got every delivery. A delivery repeats only if the killed process had it in flight:
       // the receiver answered, and the process died before recording it; made again, with the same
