@@ -24,6 +24,7 @@ import type { Config } from '../infrastructure/config/config';
 import { jsonLogger } from '../infrastructure/logging/json-logger';
 import { createEspeakSpeechEngine } from '../infrastructure/speech';
 import { openEventStore, openReadStore } from '../infrastructure/stores';
+import { siblingSignals, SignallingEventStore, type SiblingSignals } from '../infrastructure/cluster/sibling-signals';
 import { agentsProjection, type AgentDocument } from '../projections/agents/agents';
 import { customersProjection, type CustomerDocument } from '../projections/customers/customers';
 import {
@@ -53,6 +54,8 @@ export type Overrides = {
   speechEngine?: SpeechEngine;
   /** This replica's name in the leases (default: host, process id and a random suffix). */
   replicaName?: string;
+  /** Signals from and to the other processes of this machine (default: those of `WORKERS=N`, if started so). */
+  siblings?: SiblingSignals | null;
 };
 
 /** Unique per process, and readable in the lease table: which machine and process holds what. */
@@ -74,7 +77,10 @@ export type Service = Awaited<ReturnType<typeof createService>>;
 
 export async function createService(config: Config, overrides: Overrides = {}) {
   const logger = overrides.logger ?? jsonLogger(config.logLevel);
-  const events = overrides.events ?? (await openEventStore(config));
+  // Processes of one machine (WORKERS=N) tell each other of appends and commits, to look at once.
+  const siblings = overrides.siblings === undefined ? siblingSignals() : overrides.siblings;
+  const opened = overrides.events ?? (await openEventStore(config));
+  const events = siblings ? new SignallingEventStore(opened, siblings) : opened;
   const reads = overrides.reads ?? (await openReadStore(config));
   const foreground = new Foreground();
   // Replicas (and processes of one machine) share the background work through leases in the read store.
@@ -88,6 +94,12 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     giveWay: () => foreground.quietOfBulk(BULK_GIVE_WAY_MS),
     leased: true,
     onFencedOut: (lease) => coordinator.lost(lease),
+    ...(siblings && { onCommitted: () => siblings.send('projected') }),
+  });
+  const heard = siblings?.received$.subscribe((signal) => {
+    if (signal === 'projected') runner.lookNow();
+    // Asking the head is how a store notices others' appends (and wakes its subscribers).
+    else void events.headPosition().catch(() => undefined);
   });
   await runner.start();
   // A group per module: the read models one feature owns move together.
@@ -238,6 +250,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
       for (const module of [...modules].reverse()) await module.stop?.();
       await coordinator.leave();
       await engine?.close();
+      heard?.unsubscribe();
       await runner.stop();
       await events.close();
       await reads.close();

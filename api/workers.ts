@@ -6,6 +6,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { relaySiblingSignals } from '../infrastructure/cluster/sibling-signals';
 import type { Config } from '../infrastructure/config/config';
 
 /** A process that dies this soon after it started is failing at start: it is not started again at once. */
@@ -27,6 +28,7 @@ export function superviseWorkers(config: Config, log: (message: string) => void)
   const fork = (index: number) => {
     const worker = cluster.fork(env);
     started.set(worker, Date.now());
+    relaySiblingSignals(worker, () => started.keys());
     worker.once('exit', (code, signal) => {
       const lived = Date.now() - (started.get(worker) ?? 0);
       started.delete(worker);

@@ -21,6 +21,7 @@ import { aborted } from './pause';
 import { FencedOutError, type Fence } from './ports/leases';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 import type { ReadCollection, ReadStore, StoredDocument } from './ports/read-store';
+import { ProjectionsElsewhere } from './projections-elsewhere';
 import { subscribeToAll } from './subscribe-to-all';
 import type { Logger } from './ports/logger';
 
@@ -36,6 +37,8 @@ export type ProjectionRunnerOptions = {
   watchMs?: number;
   /** Told when a commit was refused because a lease changed hands; its projections were dropped. */
   onFencedOut?: (lease: string) => void;
+  /** Told when read models this process runs were committed (other processes waiting on them may look). */
+  onCommitted?: () => void;
 };
 
 type Moved = { name: string; collection: string; documents: StoredDocument<unknown>[] };
@@ -48,12 +51,13 @@ export class ProjectionRunner {
   private readonly committed = new Map<string, number>();
   /** The projections this process runs, with the fence of the lease it holds them by (none unleased). */
   private readonly held = new Map<string, Fence | null>();
-  /** Positions of the projections other replicas run, as their checkpoints were last read. */
-  private readonly elsewhere = new Map<string, number>();
+  /** Positions of the projections other replicas run. */
+  private readonly elsewhere: ProjectionsElsewhere;
   private changes: (() => Promise<void>)[] = [];
   private waiters = 0;
   private watcher: NodeJS.Timeout | null = null;
   private watching: Promise<void> | null = null;
+  private lookAgain = false;
   private readonly byName: ReadonlyMap<string, AnyProjection>;
   /** Documents of commits in flight, by projection: the next batch evolves them, not the store's older copies. */
   private readonly overlay = new Map<string, Map<string, StoredDocument<unknown>>>();
@@ -77,7 +81,8 @@ export class ProjectionRunner {
   ) {
     this.eventTypes = new Map(projections.map((p) => [p.name, new Set(p.eventTypes)]));
     this.byName = new Map(projections.map((p) => [p.name, p]));
-    for (const p of projections) this.elsewhere.set(p.name, -1);
+    this.elsewhere = new ProjectionsElsewhere(this.eventTypes);
+    for (const p of projections) this.elsewhere.add(p.name, -1);
   }
 
   /** Lowest position every projection has committed. */
@@ -147,7 +152,7 @@ export class ProjectionRunner {
   private release(names: readonly string[]): void {
     for (const name of names) {
       if (!this.held.has(name)) continue;
-      this.elsewhere.set(name, this.committed.get(name) ?? -1);
+      this.elsewhere.add(name, this.committed.get(name) ?? -1);
       for (const map of [this.held, this.evolved, this.committed, this.overlay]) map.delete(name);
     }
     this.publish();
@@ -169,25 +174,27 @@ export class ProjectionRunner {
    */
   private watch(): void {
     if (this.elsewhere.size === 0 || !this.controller || this.controller.signal.aborted) return;
-    this.watcher = setTimeout(
-      () => {
-        this.watcher = null;
-        this.watching = this.refreshElsewhere()
-          .catch((error) => this.options.logger?.warn('checkpoints unreadable', { error: String(error) }))
-          .finally(() => {
-            this.watching = null;
-            this.watch();
-          });
-      },
-      this.waiters > 0 ? (this.options.watchMs ?? 2) : IDLE_WATCH_MS,
-    );
+    this.watcher = setTimeout(() => this.look(), this.waiters > 0 ? (this.options.watchMs ?? 2) : IDLE_WATCH_MS);
     this.watcher.unref();
+  }
+
+  private look(): void {
+    this.watcher = null;
+    this.watching = this.refreshElsewhere()
+      .catch((error) => this.options.logger?.warn('checkpoints unreadable', { error: String(error) }))
+      .finally(() => {
+        this.watching = null;
+        if (this.lookAgain) {
+          this.lookAgain = false;
+          this.look();
+        } else this.watch();
+      });
   }
 
   private async refreshElsewhere(): Promise<void> {
     if (this.elsewhere.size === 0) return;
-    const stored = await this.reads.checkpoints([...this.elsewhere.keys()]);
-    for (const [name, position] of stored) if (this.elsewhere.has(name)) this.elsewhere.set(name, position);
+    const stored = await this.reads.checkpoints(this.elsewhere.names());
+    for (const [name, position] of stored) this.elsewhere.stored(name, position);
     this.publish();
   }
 
@@ -195,8 +202,20 @@ export class ProjectionRunner {
   private hurryWatch(): void {
     if (this.watcher && this.elsewhere.size > 0 && this.waiters === 1) {
       clearTimeout(this.watcher);
-      this.watcher = null;
       this.watch();
+    }
+  }
+
+  /**
+   * Another process said it committed read models: their checkpoints are read now, if anyone here
+   * waits on them (after the look under way, if there is one, since it may have read too early).
+   */
+  lookNow(): void {
+    if (this.elsewhere.size === 0 || this.waiters === 0 || !this.controller || this.controller.signal.aborted) return;
+    if (this.watching) this.lookAgain = true;
+    else {
+      if (this.watcher) clearTimeout(this.watcher);
+      this.look();
     }
   }
 
@@ -266,7 +285,7 @@ export class ProjectionRunner {
         this.evolved.set(p.name, -1);
         this.committed.set(p.name, -1);
         this.overlay.get(p.name)?.clear();
-      } else this.elsewhere.set(p.name, -1);
+      } else this.elsewhere.stored(p.name, -1);
       this.applied.set(p.name, 0);
     }
     this.publish();
@@ -283,16 +302,23 @@ export class ProjectionRunner {
       try {
         await this.applyChanges();
         if (this.held.size === 0) await aborted(attempt.signal);
-        else
+        else {
+          const after = Math.min(...this.evolved.values());
+          this.elsewhere.readingFrom(after);
           for await (const batch of subscribeToAll(this.events, {
-            after: Math.min(...this.evolved.values()),
+            after,
             batchSize: this.options.batchSize ?? 1000,
             pollMs: this.options.pollMs ?? 500,
             signal: attempt.signal,
           })) {
+            if (this.elsewhere.size > 0) {
+              this.elsewhere.read(batch);
+              this.publish();
+            }
             await this.options.giveWay?.();
             await this.applyBatch(batch);
           }
+        }
         await this.inflight;
       } catch (error) {
         // Stop at the failing event rather than skip it: a read model must never silently miss an event.
@@ -305,6 +331,7 @@ export class ProjectionRunner {
           if (!signal.aborted) await new Promise((r) => setTimeout(r, 1000));
         }
       } finally {
+        this.elsewhere.stopReading();
         signal.removeEventListener('abort', stop);
       }
     }
@@ -380,6 +407,7 @@ export class ProjectionRunner {
       }
       this.failure = null;
       this.publish();
+      this.options.onCommitted?.();
     });
     this.inflight.catch(() => this.interrupt?.());
   }
@@ -418,7 +446,7 @@ export class ProjectionRunner {
   }
 
   private publish(): void {
-    const min = Math.min(...this.committed.values(), ...this.elsewhere.values());
+    const min = Math.min(...this.committed.values(), ...this.elsewhere.positions());
     this.position.next(Number.isFinite(min) ? min : -1);
   }
 }

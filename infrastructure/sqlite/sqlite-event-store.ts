@@ -113,11 +113,7 @@ export class SqliteEventStore implements EventStore {
       () => {
         if (this.closed) return;
         try {
-          const version = this.statements.dataVersion.get()!;
-          if (version !== this.dataVersion) {
-            this.dataVersion = version;
-            this.noticeHead(this.statements.head.get()?.position ?? -1);
-          }
+          this.lookForAppends();
         } catch {
           // The file is busy or closing: looked at again next time.
         }
@@ -126,6 +122,14 @@ export class SqliteEventStore implements EventStore {
       busy ? WATCH_BUSY_MS : WATCH_IDLE_MS,
     );
     this.watcher.unref();
+  }
+
+  /** Reads the head when the file changed since the last look (any connection's commit, this process's writer too). */
+  private lookForAppends(): void {
+    const version = this.statements.dataVersion.get()!;
+    if (version === this.dataVersion) return;
+    this.dataVersion = version;
+    this.noticeHead(this.statements.head.get()?.position ?? -1);
   }
 
   private noticeHead(head: number): void {
@@ -239,11 +243,18 @@ export class SqliteEventStore implements EventStore {
       const from = after + 1 - this.tailStart;
       return this.tail.slice(from, from + (options.maxCount ?? Number.MAX_SAFE_INTEGER));
     }
+    // Subscriptions that caught up ask again after every append: past the newest position known,
+    // there is nothing to read and no query to make. That position follows this process's appends at
+    // once, other processes' within one look at the file (the watcher, or `headPosition`, which every
+    // request's read-your-writes door asks), and the watcher wakes subscribers when it moves.
+    if (after >= this.knownHead) return [];
     return this.statements.all.all(options.after ?? -1, options.maxCount ?? Number.MAX_SAFE_INTEGER).map(toRecorded);
   }
 
   async headPosition(): Promise<number> {
-    return this.statements.head.get()?.position ?? -1;
+    const head = this.statements.head.get()?.position ?? -1;
+    this.noticeHead(head);
+    return head;
   }
 
   close(): Promise<void> {
