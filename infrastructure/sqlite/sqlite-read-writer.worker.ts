@@ -61,11 +61,19 @@ function declare(definition: CollectionDefinition): void {
 const counterDelta = db.prepare(
   `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
 );
-// A checkpoint only moves forwards: a writer that fell behind cannot take it back.
-const saveCheckpoint = db.prepare(
-  `INSERT INTO checkpoints_${LAYOUT} (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = max(position, excluded.position)`,
+// A checkpoint only moves forwards: a writer that fell behind cannot take it back. Every projection of
+// a commit in one statement (a JSON array of names): a commit carries the checkpoints of all it runs.
+const saveCheckpoints = db.prepare<[number, string]>(
+  `INSERT INTO checkpoints_${LAYOUT} (projection, position) SELECT value, ? FROM json_each(?) WHERE true ` +
+    'ON CONFLICT (projection) DO UPDATE SET position = max(position, excluded.position)',
 );
 const leaseRow = db.prepare<[string], LeaseRow>('SELECT * FROM leases WHERE name = ?');
+// How many of a commit's fences (a JSON array of [lease, token]) still hold, in one statement.
+const fencesHolding = db
+  .prepare<[string], number>(
+    'SELECT COUNT(*) FROM json_each(?) AS f JOIN leases ON leases.name = f.value ->> 0 AND leases.token = f.value ->> 1',
+  )
+  .pluck();
 const saveLease = db.prepare('INSERT OR REPLACE INTO leases (name, owner, token, expires_at) VALUES (?, ?, ?, ?)');
 
 /** Counter changes of one commit, summed per counter value and applied once at its end. */
@@ -111,13 +119,17 @@ function write(w: RowWrite, deltas: Deltas): void {
 
 const commit = db.transaction((c: PreparedCommit) => {
   // Checked in the commit's own transaction: a lease cannot change hands between the check and the writes.
-  for (const fence of c.fences)
-    if (leaseRow.get(fence.lease)?.token !== fence.token) throw new FencedOutError(fence.lease);
+  if (
+    c.fences.length > 0 &&
+    fencesHolding.get(JSON.stringify(c.fences.map((f) => [f.lease, f.token]))) !== c.fences.length
+  )
+    for (const fence of c.fences)
+      if (leaseRow.get(fence.lease)?.token !== fence.token) throw new FencedOutError(fence.lease);
   // A commit of a thousand log entries moves the same few counters a thousand times: summed first.
   const deltas: Deltas = new Map();
   for (const w of c.writes) write(w, deltas);
   for (const d of deltas.values()) if (d.n !== 0) counterDelta.run(d.collection, d.label, d.key, d.n);
-  for (const projection of c.projections) saveCheckpoint.run(projection, c.checkpoint);
+  saveCheckpoints.run(c.checkpoint, JSON.stringify(c.projections));
 });
 
 /** Lease changes, each in a transaction of its own; the clock is this machine's (every process on it shares it). */
