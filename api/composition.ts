@@ -23,6 +23,7 @@ import { cachedVerifier, tokenVerifier } from '../infrastructure/auth/jwt';
 import type { Config } from '../infrastructure/config/config';
 import { jsonLogger } from '../infrastructure/logging/json-logger';
 import { createEspeakSpeechEngine } from '../infrastructure/speech';
+import { isTransient } from '../infrastructure/shared/transient-errors';
 import { openEventStore, openReadStore } from '../infrastructure/stores';
 import { siblingSignals, SignallingEventStore, type SiblingSignals } from '../infrastructure/cluster/sibling-signals';
 import { agentsProjection, type AgentDocument } from '../projections/agents/agents';
@@ -180,6 +181,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
       foreground,
       readModelsAt: async (position, signal) => void (await runner.reached(position, signal)),
       onFencedOut: (lease) => coordinator.lost(lease),
+      isTransient,
     },
   );
   // Reads stay available while the event store is not: a request then reads what the read models hold.

@@ -13,10 +13,19 @@
  * `halt`), and its checkpoint commits carry the lease's fence: a holder that stalled past its lease
  * cannot move the checkpoint of its successor.
  *
- * A step that still fails after a few tries is passed over, so one bad event cannot stop every later
- * call and chat; it is recorded as a `ProcessStepFailed` event on the stream `processFailures-<manager>`
- * (the event, its position and the error), where an operator or an auditor finds it.
+ * What a failing step gets depends on why it failed:
+ * - not ready (`RetryLater`: the read models it needs are behind) or a transient store or network
+ *   error (`isTransient`: a leader election, a step-down, a busy file): tried again with growing pauses
+ *   (up to 30 s), for as long as it takes; nothing is passed over;
+ * - refused for good (`PermanentStepError`, or a rule of the domain refusing the command): recorded and
+ *   passed over at once;
+ * - anything else (a bug): tried a few times, then recorded and passed over, so one bad event cannot stop
+ *   every later call and chat (the calls and chats it leaves undispatched are found by the reconciler).
+ * A step passed over is recorded as a `ProcessStepFailed` event on the stream `processFailures-<manager>`
+ * (the event, its position and the error), where an operator or an auditor finds it. The record is
+ * written before the checkpoint moves past the event, tried again for as long as the store refuses it.
  */
+import { DomainError } from '../domain/shared/errors';
 import { derivedId } from './derived-id';
 import type { Foreground } from './foreground';
 import { pause } from './pause';
@@ -29,13 +38,19 @@ import { subscribeToAll } from './subscribe-to-all';
 /** Thrown by a step that cannot run yet (the read models it needs have not caught up): it is tried again later, without limit. */
 export class RetryLater extends Error {}
 
+/** Thrown by a step that can never succeed for this event: recorded and passed over at once. */
+export class PermanentStepError extends Error {}
+
 export type ProcessManager = {
   name: string;
   eventTypes: readonly string[];
   handle: (event: RecordedEvent) => Promise<void>;
 };
 
+/** Tries of a step failing for an unknown reason before it is recorded and passed over. */
 const ATTEMPTS = 3;
+/** The longest pause between two tries of a step that waits (not ready, or a transient error). */
+const MAX_WAIT_MS = 30_000;
 const CONCURRENCY = 32;
 const YIELD_MS = 250;
 /** A bulk request (thousands of records or messages) is given longer: its answer waits for its own appends. */
@@ -67,6 +82,8 @@ export class ProcessManagerRunner {
       readModelsAt?: (position: number, signal: AbortSignal) => Promise<void>;
       /** Told when a checkpoint commit was refused because the lease changed hands; the manager stopped here. */
       onFencedOut?: (lease: string) => void;
+      /** Store and network errors that pass by themselves (infrastructure/shared/transient-errors.ts). */
+      isTransient?: (error: unknown) => boolean;
     } = {},
   ) {
     this.byName = new Map(managers.map((m) => [m.name, m]));
@@ -112,9 +129,10 @@ export class ProcessManagerRunner {
     signal: AbortSignal,
   ): Promise<void> {
     let after = checkpoint;
+    let failures = 0;
     while (!signal.aborted) {
       try {
-        await this.followOnce(manager, after, fence, signal);
+        await this.followOnce(manager, after, fence, signal, () => (failures = 0));
       } catch (error) {
         if (error instanceof FencedOutError) {
           this.options.logger?.warn('lease lost to another replica; the process manager stops here', {
@@ -125,11 +143,12 @@ export class ProcessManagerRunner {
           this.options.onFencedOut?.(error.lease);
           return;
         }
-        this.options.logger?.error('process manager stopped on a store error; resuming', {
+        this.options.logger?.error('process manager stopped on a store error; resuming from its checkpoint', {
           manager: manager.name,
+          transient: this.options.isTransient?.(error) ?? false,
           error: String(error),
         });
-        await pause(1000, signal);
+        await pause(waitAfter(++failures), signal);
         after = await this.reads.checkpoint(checkpointName(manager)).catch(() => after);
       }
     }
@@ -140,6 +159,7 @@ export class ProcessManagerRunner {
     after: number,
     fence: Fence | null,
     signal: AbortSignal,
+    progressed: () => void,
   ): Promise<void> {
     const commit = (position: number) =>
       this.reads.commit({
@@ -191,47 +211,55 @@ export class ProcessManagerRunner {
       await commit(position);
       persisted = { position, at: Date.now() };
       pendingCheckpoint = null;
+      progressed();
     }
     if (pendingCheckpoint !== null) await commit(pendingCheckpoint);
   }
 
-  /**
-   * A failing step is tried again a few times, then recorded and passed over so later events still
-   * run. A step that is not ready yet (`RetryLater`: the read models it needs are behind) is no
-   * failure: it is tried again, with growing pauses, for as long as it takes.
-   */
+  /** Runs one step until it succeeds or is recorded as failed (see the top of this file); returns early only when stopped. */
   private async handle(manager: ProcessManager, event: RecordedEvent, signal: AbortSignal): Promise<void> {
     let waits = 0;
-    for (let attempt = 1; attempt <= ATTEMPTS && !signal.aborted;) {
+    let attempts = 0;
+    while (!signal.aborted) {
       try {
         return await manager.handle(event);
       } catch (error) {
-        if (error instanceof RetryLater) {
-          if (waits++ % 10 === 0)
-            this.options.logger?.warn('process manager step not ready; waiting', {
-              manager: manager.name,
-              eventId: event.id,
-              type: event.type,
-              reason: error.message,
-            });
-          await pause(Math.min(5000, 100 * 2 ** Math.min(waits, 6)), signal);
+        const context = { manager: manager.name, eventId: event.id, type: event.type, error: String(error) };
+        const kind = this.kindOf(error);
+        if (kind === 'wait') {
+          if (waits % 10 === 0) this.options.logger?.warn('process manager step waits; trying again', context);
+          await pause(waitAfter(++waits), signal);
           continue;
         }
-        this.options.logger?.[attempt === ATTEMPTS ? 'error' : 'warn']('process manager step failed', {
-          manager: manager.name,
-          eventId: event.id,
-          type: event.type,
-          attempt,
-          error: String(error),
+        attempts++;
+        if (kind === 'unknown' && attempts < ATTEMPTS) {
+          this.options.logger?.warn('process manager step failed', { ...context, attempt: attempts });
+          await pause(100 * attempts, signal);
+          continue;
+        }
+        this.options.logger?.error('process manager step failed; recorded and passed over', {
+          ...context,
+          attempts,
         });
-        if (attempt < ATTEMPTS) await pause(100 * attempt, signal);
-        else await this.recordFailure(manager, event, error);
-        attempt++;
+        return await this.recordFailure(manager, event, error, attempts, signal);
       }
     }
   }
 
-  private async recordFailure(manager: ProcessManager, event: RecordedEvent, error: unknown): Promise<void> {
+  private kindOf(error: unknown): 'wait' | 'permanent' | 'unknown' {
+    if (error instanceof RetryLater || this.options.isTransient?.(error)) return 'wait';
+    if (error instanceof PermanentStepError || error instanceof DomainError) return 'permanent';
+    return 'unknown';
+  }
+
+  /** Appends the record of a step passed over, trying again until the store takes it (or the manager stops). */
+  private async recordFailure(
+    manager: ProcessManager,
+    event: RecordedEvent,
+    error: unknown,
+    attempts: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     const data = {
       manager: manager.name,
       eventId: event.id,
@@ -239,7 +267,7 @@ export class ProcessManagerRunner {
       streamId: event.streamId,
       position: event.position,
       error: error instanceof Error ? error.message : String(error),
-      attempts: ATTEMPTS,
+      attempts,
     };
     const metadata = {
       ...event.metadata,
@@ -249,16 +277,25 @@ export class ProcessManagerRunner {
     };
     // The id derives from manager and event, so a failure handled again after a restart is recorded once.
     const id = derivedId('process-step-failed', manager.name, event.id);
-    await this.events
-      .appendToStream(`processFailures-${manager.name}`, [{ id, type: 'ProcessStepFailed', data, metadata }])
-      .catch((e) =>
-        this.options.logger?.error('process step failure not recorded', {
+    for (let tries = 1; !signal.aborted; tries++) {
+      try {
+        await this.events.appendToStream(`processFailures-${manager.name}`, [
+          { id, type: 'ProcessStepFailed', data, metadata },
+        ]);
+        return;
+      } catch (e) {
+        this.options.logger?.error('process step failure not recorded yet; trying again', {
           manager: manager.name,
           eventId: event.id,
           error: String(e),
-        }),
-      );
+        });
+        await pause(waitAfter(tries), signal);
+      }
+    }
   }
 }
+
+/** Growing pauses, 200 ms doubling up to 30 s, with a little jitter so replicas do not retry in step. */
+const waitAfter = (tries: number) => Math.min(MAX_WAIT_MS, 100 * 2 ** Math.min(tries, 9)) * (0.8 + Math.random() * 0.4);
 
 const checkpointName = (manager: ProcessManager) => `process:${manager.name}`;

@@ -17,7 +17,7 @@ import type { CommandHandler } from '../command-handler';
 import { entryView } from '../logs/log-service';
 import type { RecordedEvent } from '../ports/event-store';
 import type { ReadCollection } from '../ports/read-store';
-import type { ProcessManager } from '../process-manager';
+import { RetryLater, type ProcessManager } from '../process-manager';
 
 export type LogEntry = Parameters<typeof entryView>[0];
 
@@ -65,9 +65,10 @@ export function webhookScheduler(deps: SchedulerDeps): ProcessManager {
       const stream = webhookDeliveryStreamId(deliveryId);
       if ((await deps.commands.load(webhookDeliveryDecider, stream)).state.status !== 'none') return;
 
-      // The runner hands this event over once the read models include it, so the log entry is there.
+      // The runner hands this event over once the read models include it, so the log entry is there,
+      // unless the logs projection is stopped or rebuilding: then the delivery waits for it.
       const entry = await deps.logs.get(subject.id);
-      if (!entry) throw new Error(`no log entry for ${subject.type} ${subject.id}`);
+      if (!entry) throw new RetryLater(`no log entry for ${subject.type} ${subject.id} yet`);
       const name = WEBHOOK_EVENTS[subject.type];
       const occurredAt = (event.data as { at?: string }).at ?? event.metadata.occurredAt;
       const body = JSON.stringify({

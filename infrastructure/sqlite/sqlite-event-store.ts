@@ -23,6 +23,7 @@ import type {
 } from '../../application/ports/event-store';
 import { WrongExpectedRevisionError } from '../../application/ports/event-store';
 import { startWorker } from '../shared/start-worker';
+import { storeError } from './store-error';
 import { openEventsDatabase, type AppendOutcome, type AppendRequest, type WriterReply } from './sqlite-events-schema';
 
 type Pending = {
@@ -192,7 +193,7 @@ export class SqliteEventStore implements EventStore {
         p.reject(
           new WrongExpectedRevisionError(outcome.conflict.streamId, outcome.conflict.expected, outcome.conflict.actual),
         );
-      else p.reject(new Error(outcome.failed));
+      else p.reject(storeError(outcome.failed, outcome.code));
     });
     if (reply.head >= 0) this.noticeHead(reply.head);
   }

@@ -45,6 +45,6 @@ export type WriterMessage = { kind: 'append'; id: number; batch: AppendRequest[]
 export type AppendOutcome =
   | { ok: AppendResult; recordedAt: string; fresh: boolean }
   | { conflict: { streamId: string; expected: ExpectedRevision; actual: number | 'no_stream' } }
-  | { failed: string };
+  | { failed: string; code?: string };
 export type AppendReply = { kind: 'appended'; id: number; results: AppendOutcome[]; head: number };
 export type WriterReply = AppendReply | { kind: 'closed' };

@@ -85,7 +85,8 @@ export type ReadWriterMessage =
 
 /** `fenced` names the lease that refused a commit; `lease` answers a lease request. */
 export type ReadWriterReply =
-  { kind: 'done'; id: number; error?: string; fenced?: string; lease?: Lease | null } | { kind: 'closed' };
+  | { kind: 'done'; id: number; error?: string; code?: string; fenced?: string; lease?: Lease | null }
+  | { kind: 'closed' };
 
 export type LeaseRow = { name: string; owner: string; token: number; expires_at: number };
 export const leaseOf = (row: LeaseRow): Lease => ({

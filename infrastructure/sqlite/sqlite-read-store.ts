@@ -24,6 +24,7 @@ import type {
   Scalar,
   StoredDocument,
 } from '../../application/ports/read-store';
+import { storeError } from './store-error';
 import { startWorker } from '../shared/start-worker';
 import {
   column,
@@ -96,7 +97,7 @@ export class SqliteReadStore implements ReadStore {
       this.waiting.delete(reply.id);
       if (reply.fenced !== undefined) waiting?.reject(new FencedOutError(reply.fenced));
       else if (reply.error === undefined) waiting?.resolve(reply);
-      else waiting?.reject(new Error(reply.error));
+      else waiting?.reject(storeError(reply.error, reply.code));
     });
     const failAll = (error: Error) => {
       for (const w of this.waiting.values()) w.reject(error);

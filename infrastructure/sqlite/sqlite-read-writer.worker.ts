@@ -173,6 +173,7 @@ parentPort!.on('message', (message: ReadWriterMessage) => {
       kind: 'done',
       id: message.id,
       error: String(error),
+      ...(typeof (error as { code?: unknown }).code === 'string' && { code: (error as { code: string }).code }),
       ...(error instanceof FencedOutError && { fenced: error.lease }),
     };
   }

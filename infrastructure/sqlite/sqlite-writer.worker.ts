@@ -87,7 +87,7 @@ const writeBatch = db.transaction((batch: AppendRequest[], recordedAt: string): 
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError)
         return { conflict: { streamId: error.streamId, expected: error.expected, actual: error.actual } };
-      return { failed: String(error) };
+      return { failed: String(error), ...codeOf(error) };
     }
   }),
 );
@@ -107,9 +107,15 @@ parentPort!.on('message', (message: WriterMessage) => {
     reply = {
       kind: 'appended',
       id: message.id,
-      results: message.batch.map(() => ({ failed: String(error) })),
+      results: message.batch.map(() => ({ failed: String(error), ...codeOf(error) })),
       head: -1,
     };
   }
   parentPort!.postMessage(reply);
 });
+
+/** SQLite's code (`SQLITE_BUSY`, ...), passed on so the caller can tell a busy file from a refused write. */
+const codeOf = (error: unknown): { code?: string } => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? { code } : {};
+};

@@ -1,4 +1,12 @@
-import { ProcessManagerRunner, RetryLater, type ProcessManager } from '../../../application/process-manager';
+import { SqliteError } from 'better-sqlite3';
+import {
+  PermanentStepError,
+  ProcessManagerRunner,
+  RetryLater,
+  type ProcessManager,
+} from '../../../application/process-manager';
+import { DomainError } from '../../../domain/shared/errors';
+import { isTransient } from '../../../infrastructure/shared/transient-errors';
 import type { RecordedEvent } from '../../../application/ports/event-store';
 import { MemoryEventStore } from '../../../infrastructure/memory/memory-event-store';
 import { MemoryReadStore } from '../../../infrastructure/memory/memory-read-store';
@@ -170,4 +178,100 @@ describe('process manager runner', () => {
       await runner.stop();
     }
   });
+});
+
+describe('process manager runner: why a step failed decides what it gets', () => {
+  const failures = async (events: MemoryEventStore, manager: string) =>
+    (await events.readStream(`processFailures-${manager}`)).map((e) => e.data as { eventId: string; attempts: number });
+
+  it('tries a step through a transient store error for as long as it lasts, passing nothing over', async () => {
+    const events = new MemoryEventStore();
+    const reads = new MemoryReadStore();
+    let busy = 4;
+    const done: number[] = [];
+    const manager: ProcessManager = {
+      name: 'dialer',
+      eventTypes: ['Queued'],
+      async handle(event) {
+        // What better-sqlite3 throws when the file stays locked past its busy timeout.
+        if (busy-- > 0) throw new SqliteError('database is locked', 'SQLITE_BUSY');
+        done.push((event.data as { n: number }).n);
+      },
+    };
+    await events.appendToStream('call-1', [anEvent('Queued', { n: 1 })]);
+    const runner = new ProcessManagerRunner(events, reads, [manager], { pollMs: 20, isTransient });
+    await runner.start();
+    try {
+      await until(() => done.length === 1, 20_000);
+      expect(busy).toBe(-1);
+      expect(await failures(events, 'dialer')).toEqual([]);
+    } finally {
+      await runner.stop();
+    }
+  }, 30_000);
+
+  it('records a step a rule of the domain refuses at once, and one failing for an unknown reason after three tries', async () => {
+    const events = new MemoryEventStore();
+    const tries = new Map<number, number>();
+    const manager: ProcessManager = {
+      name: 'sender',
+      eventTypes: ['Queued'],
+      async handle(event) {
+        const n = (event.data as { n: number }).n;
+        tries.set(n, (tries.get(n) ?? 0) + 1);
+        if (n === 1) throw new DomainError('conflict', 'Chat already ended');
+        if (n === 2) throw new PermanentStepError('the template was deleted');
+        if (n === 3) throw new TypeError('a bug');
+      },
+    };
+    const queued = [1, 2, 3].map((n) => anEvent('Queued', { n }));
+    await events.appendToStream('chat-1', queued);
+    const runner = new ProcessManagerRunner(events, new MemoryReadStore(), [manager], { pollMs: 20, isTransient });
+    await runner.start();
+    try {
+      await until(async () => (await failures(events, 'sender')).length === 3);
+      expect([...tries]).toEqual([
+        [1, 1],
+        [2, 1],
+        [3, 3],
+      ]);
+      expect((await failures(events, 'sender')).map((f) => [f.eventId, f.attempts])).toEqual([
+        [queued[0]!.id, 1],
+        [queued[1]!.id, 1],
+        [queued[2]!.id, 3],
+      ]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('moves its checkpoint past a failed step only once the failure is recorded', async () => {
+    const events = new MemoryEventStore();
+    const reads = new MemoryReadStore();
+    // The failure stream refuses appends for a while, as a store in a leader election does.
+    let refusals = 4;
+    const append = events.appendToStream.bind(events);
+    events.appendToStream = async (stream, data, options) => {
+      if (stream.startsWith('processFailures-') && refusals-- > 0)
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:2113'), { code: 'ECONNREFUSED' });
+      return append(stream, data, options);
+    };
+    const manager: ProcessManager = {
+      name: 'refused',
+      eventTypes: ['Queued'],
+      async handle() {
+        throw new PermanentStepError('never');
+      },
+    };
+    const { position } = await events.appendToStream('call-1', [anEvent('Queued', { n: 1 })]);
+    const runner = new ProcessManagerRunner(events, reads, [manager], { pollMs: 20, isTransient });
+    await runner.start();
+    try {
+      await until(async () => (await failures(events, 'refused')).length === 1, 20_000);
+      expect(refusals).toBe(-1);
+      await until(async () => (await reads.checkpoint('process:refused')) >= position);
+    } finally {
+      await runner.stop();
+    }
+  }, 30_000);
 });
