@@ -298,4 +298,6 @@ export class ProcessManagerRunner {
 /** Growing pauses, 200 ms doubling up to 30 s, with a little jitter so replicas do not retry in step. */
 const waitAfter = (tries: number) => Math.min(MAX_WAIT_MS, 100 * 2 ** Math.min(tries, 9)) * (0.8 + Math.random() * 0.4);
 
-const checkpointName = (manager: ProcessManager) => `process:${manager.name}`;
+/** The name of a process manager's checkpoint in the read store. */
+export const processCheckpoint = (name: string) => `process:${name}`;
+const checkpointName = (manager: ProcessManager) => processCheckpoint(manager.name);

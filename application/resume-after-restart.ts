@@ -23,6 +23,8 @@ export function resumeAfterRestart(deps: {
   /** One sweep: answers how many it took up (the orphan sweeps of the call and chat dispatchers). */
   resume: () => Promise<number>;
   sweepEveryMs?: number;
+  /** What the log says after a sweep that took something up, and after one that failed. */
+  messages?: { done: string; failed: string };
 }) {
   const every = deps.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
   let current: { stopping: AbortController; done: Promise<void> } | null = null;
@@ -37,9 +39,14 @@ export function resumeAfterRestart(deps: {
           if (!caughtUp) return;
         }
         const resumed = await deps.resume();
-        if (resumed > 0) deps.logger.info(`${deps.what} in progress before the restart resumed`, { count: resumed });
+        if (resumed > 0)
+          deps.logger.info(deps.messages?.done ?? `${deps.what} in progress before the restart resumed`, {
+            count: resumed,
+          });
       } catch (error) {
-        deps.logger.error(`${deps.what} in progress before the restart could not be resumed`, { error: String(error) });
+        deps.logger.error(deps.messages?.failed ?? `${deps.what} in progress before the restart could not be resumed`, {
+          error: String(error),
+        });
       }
       await pause(every, signal, { unref: true });
     }

@@ -10,7 +10,10 @@ import { CarrierReports } from '../../application/calls/carrier-reports';
 import { InitiateCalls } from '../../application/calls/initiate-calls';
 import { recordingBlobKey } from '../../application/calls/recording-key';
 import { RECORDING_CONTENT_TYPE, renderConversation } from '../../application/calls/render-conversation';
+import { reconcilerJob } from '../../application/reconcile-undispatched';
 import { resumeAfterRestart } from '../../application/resume-after-restart';
+import { callStreamId } from '../../domain/calls/call';
+import { undialedCallsProjection, type UndispatchedDocument } from '../../projections/shared/undispatched';
 import { builtinCarrier, type RecordConversation } from '../../infrastructure/carrier/builtin-carrier';
 import { openBlobStore } from '../../infrastructure/blob-stores';
 import { openCallsProjection, type OpenCallDocument } from '../../projections/calls/open-calls';
@@ -22,8 +25,8 @@ import { callRoutes } from './router';
 
 export const callsModule: ModuleDefinition = {
   name: 'calls',
-  projections: [openCallsProjection],
-  async build({ config, commands, reads, env, engine, lookups, logger, runner, provided, replica }) {
+  projections: [openCallsProjection, undialedCallsProjection],
+  async build({ config, commands, events, reads, env, engine, lookups, logger, runner, provided, replica }) {
     const numbers = provided.use('numbers');
     const blacklist = provided.use('blacklist');
     // Where every replica reaches them: GridFS beside a MongoDB read store, the data directory otherwise.
@@ -98,6 +101,19 @@ export const callsModule: ModuleDefinition = {
       what: 'calls',
       resume: () => resumeOrphanedCalls({ ...dispatch, openCalls, alive: replica.alive, logger }),
     });
+    const dispatcher = callDispatcher(dispatch);
+    // Queued calls the dispatcher passed by without dialing are dialed after RECONCILE_AFTER_SECONDS.
+    const reconciler = reconcilerJob('calls-reconciler', {
+      pending: await reads.collection<UndispatchedDocument>(undialedCallsProjection.collection),
+      checkpoint: (name) => reads.checkpoint(name),
+      events,
+      streamOf: callStreamId,
+      dispatcher,
+      now: env.now,
+      olderThanMs: config.reconcileAfterMs,
+      runner,
+      logger,
+    });
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
 
     return {
@@ -115,8 +131,11 @@ export const callsModule: ModuleDefinition = {
           routes: carrierRoutes(reports),
         },
       ],
-      managers: [callDispatcher(dispatch)],
-      jobs: [{ name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() }],
+      managers: [dispatcher],
+      jobs: [
+        { name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() },
+        { name: 'calls-reconciler', start: () => reconciler.start(), stop: () => reconciler.stop() },
+      ],
       stop: async () => {
         await carrier.stop();
         await blobs.close?.();

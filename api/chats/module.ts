@@ -12,7 +12,10 @@ import { ChatSender } from '../../application/chats/chat-sender';
 import { inactivityTimer } from '../../application/chats/inactivity-timer';
 import { InitiateChat } from '../../application/chats/initiate-chat';
 import { TemplateService } from '../../application/chats/template-service';
+import { chatStreamId } from '../../application/chats/chat-sending';
+import { reconcilerJob } from '../../application/reconcile-undispatched';
 import { resumeAfterRestart } from '../../application/resume-after-restart';
+import { unsentChatsProjection, type UndispatchedDocument } from '../../projections/shared/undispatched';
 import { isLanguageCode } from '../../domain/shared/languages';
 import { builtinChatPlatform } from '../../infrastructure/chat/builtin-chat-platform';
 import { chatTemplatesProjection, type ChatTemplateDocument } from '../../projections/chats/chat-templates';
@@ -29,7 +32,7 @@ import { chatsProjections } from '../../projections/chats';
 export const chatsModule: ModuleDefinition = {
   name: 'chats',
   projections: [...chatsProjections],
-  async build({ config, commands, reads, env, lookups, logger, runner, provided, replica }) {
+  async build({ config, commands, events, reads, env, lookups, logger, runner, provided, replica }) {
     const blacklist = provided.use('blacklist');
     const templates = new TemplateService(
       commands,
@@ -70,6 +73,19 @@ export const chatsModule: ModuleDefinition = {
       what: 'chats',
       resume: () => resumeOrphanedChats({ ...dispatch, openChats, alive: replica.alive, logger }),
     });
+    const dispatcher = chatDispatcher(dispatch);
+    // Requested chats the dispatcher passed by without sending are sent after RECONCILE_AFTER_SECONDS.
+    const reconciler = reconcilerJob('chats-reconciler', {
+      pending: await reads.collection<UndispatchedDocument>(unsentChatsProjection.collection),
+      checkpoint: (name) => reads.checkpoint(name),
+      events,
+      streamOf: chatStreamId,
+      dispatcher,
+      now: env.now,
+      olderThanMs: config.reconcileAfterMs,
+      runner,
+      logger,
+    });
     // Chats whose platform never reports the end are closed after CHAT_INACTIVITY_TIMEOUT_SECONDS without activity.
     const inactivity = inactivityTimer({
       commands,
@@ -91,8 +107,9 @@ export const chatsModule: ModuleDefinition = {
           routes: chatWebhookRoutes(reports),
         },
       ],
-      managers: [chatDispatcher(dispatch)],
+      managers: [dispatcher],
       jobs: [
+        { name: 'chats-reconciler', start: () => reconciler.start(), stop: () => reconciler.stop() },
         { name: 'chats-resumer', start: () => resumer.start(), stop: () => resumer.stop() },
         { name: 'chat-inactivity', start: () => inactivity.start(), stop: () => inactivity.stop() },
       ],

@@ -230,6 +230,8 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
       // Activity after the time the closer asked to be quiet since: the chat is not inactive after all.
       if (command.quietSince !== undefined && Date.parse(state.lastActivityAt) > Date.parse(command.quietSince))
         return [];
+      // A chat not sent yet is not inactive: it is on its way (or the reconciler's), not closed unsent.
+      if (command.quietSince !== undefined && state.dispatchedAt === null && state.status === 'Accepted') return [];
       return [
         {
           type: 'ChatEnded',

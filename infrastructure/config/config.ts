@@ -43,6 +43,8 @@ export type Config = {
   workers: number;
   /** How long a replica's lease on a piece of background work lasts without renewal (a dead replica's work waits this long). */
   leaseTtlMs: number;
+  /** How old a queued call or requested chat its dispatcher passed by must be before the reconciler dispatches it. */
+  reconcileAfterMs: number;
   production: boolean;
 };
 
@@ -154,6 +156,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? availableParallelism()
         : numberFrom('WORKERS', env.WORKERS, 1, (n) => Number.isInteger(n) && n >= 1 && n <= 256),
     leaseTtlMs: numberFrom('LEASE_TTL_MS', env.LEASE_TTL_MS, 10_000, (n) => Number.isInteger(n) && n >= 500),
+    reconcileAfterMs:
+      1000 *
+      numberFrom('RECONCILE_AFTER_SECONDS', env.RECONCILE_AFTER_SECONDS, 300, (n) => Number.isInteger(n) && n >= 1),
     production,
   };
 }

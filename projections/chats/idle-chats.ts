@@ -1,5 +1,5 @@
 /**
- * Open chats (from `ChatRequested` until `ChatEnded`) with their last activity: the work list of the
+ * Open chats (from `ChatDispatched` until `ChatEnded`) with their last activity: the work list of the
  * inactivity timer (application/chats/inactivity-timer.ts).
  *
  * `dueAt` is the chat's last activity (the latest time its events carry, in UTC), which is when it
@@ -21,8 +21,9 @@ export const idleChatsProjection: Projection<IdleChatDocument> = {
   evolve(id, doc, recorded) {
     const event = recorded as RecordedEvent & ChatEvent;
     if (event.type === 'ChatEnded') return null;
-    // Only a chat's first event opens it; nothing is recorded after its end.
-    if (doc === null && event.type !== 'ChatRequested') return null;
+    // A chat is open to the timer once it was sent (a chat on its way to its platform is not
+    // inactive); nothing is recorded after its end.
+    if (doc === null && (event.type === 'ChatRequested' || event.type === 'ChatAdopted')) return null;
     return { id, dueAt: latestActivity(doc?.dueAt ?? null, event.data.at) };
   },
 };

@@ -3,6 +3,7 @@ import { chatLogsProjection } from '../logs/chat-logs';
 import { chatTemplatesProjection } from './chat-templates';
 import { idleChatsProjection } from './idle-chats';
 import { openChatsProjection } from './open-chats';
+import { unsentChatsProjection } from '../shared/undispatched';
 
 /** The read models of the chat feature: templates, chat entries of the shared `logs` collection, chats under way, chats open with their last activity (the inactivity timer's work list). */
 export const chatsProjections: readonly AnyProjection[] = [
@@ -10,4 +11,5 @@ export const chatsProjections: readonly AnyProjection[] = [
   chatLogsProjection,
   openChatsProjection,
   idleChatsProjection,
+  unsentChatsProjection,
 ];

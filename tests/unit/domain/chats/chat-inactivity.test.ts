@@ -72,6 +72,13 @@ describe('a chat going quiet', () => {
       .then([endedInactive(t(90), 'Sent')]);
   });
 
+  it('is not closed before it was sent: a chat on its way is not inactive', () => {
+    spec
+      .given([requested])
+      .when(inactive(t(61), t(0)))
+      .then([]);
+  });
+
   it('is not closed when something happened after that time (a late activity moved the deadline)', () => {
     spec
       .given([requested, sent, reply])
