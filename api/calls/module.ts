@@ -10,10 +10,9 @@ import { CarrierReports } from '../../application/calls/carrier-reports';
 import { InitiateCalls } from '../../application/calls/initiate-calls';
 import { recordingBlobKey } from '../../application/calls/recording-key';
 import { RECORDING_CONTENT_TYPE, renderConversation } from '../../application/calls/render-conversation';
-import { reconcilerJob } from '../../application/reconcile-undispatched';
 import { resumeAfterRestart } from '../../application/resume-after-restart';
 import { callStreamId } from '../../domain/calls/call';
-import { undialedCallsProjection, type UndispatchedDocument } from '../../projections/shared/undispatched';
+import { undialedCallsProjection } from '../../projections/shared/undispatched';
 import { builtinCarrier, type RecordConversation } from '../../infrastructure/carrier/builtin-carrier';
 import { openBlobStore } from '../../infrastructure/blob-stores';
 import { openCallsProjection, type OpenCallDocument } from '../../projections/calls/open-calls';
@@ -21,12 +20,14 @@ import { customersProjection, type CustomerDocument } from '../../projections/cu
 import { carrierRoutes } from '../carrier/router';
 import { requireSecret } from '../http/auth';
 import type { ModuleDefinition } from '../module';
+import { reconcilerOf } from '../reconciler';
 import { callRoutes } from './router';
 
 export const callsModule: ModuleDefinition = {
   name: 'calls',
   projections: [openCallsProjection, undialedCallsProjection],
-  async build({ config, commands, events, reads, env, engine, lookups, logger, runner, provided, replica }) {
+  async build(deps) {
+    const { config, commands, reads, env, engine, lookups, logger, runner, provided, replica } = deps;
     const numbers = provided.use('numbers');
     const blacklist = provided.use('blacklist');
     // Where every replica reaches them: GridFS beside a MongoDB read store, the data directory otherwise.
@@ -103,16 +104,10 @@ export const callsModule: ModuleDefinition = {
     });
     const dispatcher = callDispatcher(dispatch);
     // Queued calls the dispatcher passed by without dialing are dialed after RECONCILE_AFTER_SECONDS.
-    const reconciler = reconcilerJob('calls-reconciler', {
-      pending: await reads.collection<UndispatchedDocument>(undialedCallsProjection.collection),
-      checkpoint: (name) => reads.checkpoint(name),
-      events,
+    const reconciler = await reconcilerOf(deps, 'calls-reconciler', {
+      pending: undialedCallsProjection,
       streamOf: callStreamId,
       dispatcher,
-      now: env.now,
-      olderThanMs: config.reconcileAfterMs,
-      runner,
-      logger,
     });
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
 
@@ -132,10 +127,7 @@ export const callsModule: ModuleDefinition = {
         },
       ],
       managers: [dispatcher],
-      jobs: [
-        { name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() },
-        { name: 'calls-reconciler', start: () => reconciler.start(), stop: () => reconciler.stop() },
-      ],
+      jobs: [{ name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() }, reconciler],
       stop: async () => {
         await carrier.stop();
         await blobs.close?.();

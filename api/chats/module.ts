@@ -13,9 +13,8 @@ import { inactivityTimer } from '../../application/chats/inactivity-timer';
 import { InitiateChat } from '../../application/chats/initiate-chat';
 import { TemplateService } from '../../application/chats/template-service';
 import { chatStreamId } from '../../application/chats/chat-sending';
-import { reconcilerJob } from '../../application/reconcile-undispatched';
 import { resumeAfterRestart } from '../../application/resume-after-restart';
-import { unsentChatsProjection, type UndispatchedDocument } from '../../projections/shared/undispatched';
+import { unsentChatsProjection } from '../../projections/shared/undispatched';
 import { isLanguageCode } from '../../domain/shared/languages';
 import { builtinChatPlatform } from '../../infrastructure/chat/builtin-chat-platform';
 import { chatTemplatesProjection, type ChatTemplateDocument } from '../../projections/chats/chat-templates';
@@ -24,6 +23,7 @@ import { openChatsProjection, type OpenChatDocument } from '../../projections/ch
 import { customersProjection, type CustomerDocument } from '../../projections/customers/customers';
 import { requireSecret } from '../http/auth';
 import type { ModuleDefinition } from '../module';
+import { reconcilerOf } from '../reconciler';
 import { chatErrorReferenceRoutes } from './error-reference';
 import { chatRoutes } from './router';
 import { chatWebhookRoutes } from './webhook-router';
@@ -32,7 +32,8 @@ import { chatsProjections } from '../../projections/chats';
 export const chatsModule: ModuleDefinition = {
   name: 'chats',
   projections: [...chatsProjections],
-  async build({ config, commands, events, reads, env, lookups, logger, runner, provided, replica }) {
+  async build(deps) {
+    const { config, commands, reads, env, lookups, logger, runner, provided, replica } = deps;
     const blacklist = provided.use('blacklist');
     const templates = new TemplateService(
       commands,
@@ -75,16 +76,10 @@ export const chatsModule: ModuleDefinition = {
     });
     const dispatcher = chatDispatcher(dispatch);
     // Requested chats the dispatcher passed by without sending are sent after RECONCILE_AFTER_SECONDS.
-    const reconciler = reconcilerJob('chats-reconciler', {
-      pending: await reads.collection<UndispatchedDocument>(unsentChatsProjection.collection),
-      checkpoint: (name) => reads.checkpoint(name),
-      events,
+    const reconciler = await reconcilerOf(deps, 'chats-reconciler', {
+      pending: unsentChatsProjection,
       streamOf: chatStreamId,
       dispatcher,
-      now: env.now,
-      olderThanMs: config.reconcileAfterMs,
-      runner,
-      logger,
     });
     // Chats whose platform never reports the end are closed after CHAT_INACTIVITY_TIMEOUT_SECONDS without activity.
     const inactivity = inactivityTimer({
@@ -109,7 +104,7 @@ export const chatsModule: ModuleDefinition = {
       ],
       managers: [dispatcher],
       jobs: [
-        { name: 'chats-reconciler', start: () => reconciler.start(), stop: () => reconciler.stop() },
+        reconciler,
         { name: 'chats-resumer', start: () => resumer.start(), stop: () => resumer.stop() },
         { name: 'chat-inactivity', start: () => inactivity.start(), stop: () => inactivity.stop() },
       ],
