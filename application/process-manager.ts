@@ -169,7 +169,8 @@ export class ProcessManagerRunner {
         ...(fence && { fences: [fence] }),
       });
     const types = new Set(manager.eventTypes);
-    let persisted = { position: after, at: Date.now() };
+    // Positions are not counts (on EventStoreDB they are byte offsets): the events are counted.
+    let persisted = { events: 0, at: Date.now() };
     let pendingCheckpoint: number | null = null;
     for await (const batch of subscribeToAll(this.events, {
       after,
@@ -199,17 +200,18 @@ export class ProcessManagerRunner {
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, handled) }, lane));
       if (signal.aborted) break;
       const position = batch[batch.length - 1]!.position;
+      persisted.events += batch.length;
       // After a crash, events the manager ignores are read again, which changes nothing.
       if (
         handled === 0 &&
-        position - persisted.position < CHECKPOINT_EVERY_EVENTS &&
+        persisted.events < CHECKPOINT_EVERY_EVENTS &&
         Date.now() - persisted.at < CHECKPOINT_EVERY_MS
       ) {
         pendingCheckpoint = position;
         continue;
       }
       await commit(position);
-      persisted = { position, at: Date.now() };
+      persisted = { events: 0, at: Date.now() };
       pendingCheckpoint = null;
       progressed();
     }

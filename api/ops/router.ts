@@ -6,8 +6,8 @@ import type { Metrics } from '../http/metrics';
 import { route, type RouteSpec } from '../http/route';
 import { docsPage } from './docs-page';
 
-/** Readiness tolerates a small lag: a busy projection a few events behind is still serving. */
-const READY_LAG = 1000;
+/** Events behind are counted up to this many (a count, not a difference of positions: on EventStoreDB positions are byte offsets). */
+const LAG_COUNTED_UP_TO = 1000;
 
 export type OpsDeps = {
   events: EventStore;
@@ -24,7 +24,9 @@ const Readiness = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
   head: Type.Integer({ description: 'The position of the last event stored' }),
   projected: Type.Integer({ description: 'The lowest position every projection has applied' }),
-  lag: Type.Integer(),
+  lag: Type.Integer({
+    description: `Events stored that the read models have not applied yet, counted up to ${LAG_COUNTED_UP_TO}. Reported, not a reason to be unready: every replica shares it.`,
+  }),
   projectionError: Type.Union([Type.String(), Type.Null()]),
   speechEngine: Type.Union([Type.Literal('ready'), Type.Literal('warming')]),
   shuttingDown: Type.Boolean(),
@@ -61,20 +63,27 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       errors: [503],
       success: { status: 200, description: 'Ready, with the projection lag', schema: Readiness },
       handler: async (_req, res) => {
+        const projected = deps.runner.currentPosition;
         let head: number;
+        let lag: number;
         try {
           head = await deps.events.headPosition();
+          lag =
+            head > projected
+              ? (await deps.events.readAll({ after: projected, maxCount: LAG_COUNTED_UP_TO })).length
+              : 0;
         } catch (error) {
           res.status(503).json({ status: 'unavailable', reason: `event store unreachable: ${String(error)}` });
           return;
         }
-        const lag = Math.max(0, head - deps.runner.currentPosition);
         const failing = deps.runner.lastError !== null;
-        const ready = !deps.shuttingDown() && !failing && lag <= READY_LAG && deps.speechReady();
+        // A lag is not a reason to leave the load balancer: every replica reads the same read models,
+        // so they would all leave together; requests wait for the writes they must see at the door.
+        const ready = !deps.shuttingDown() && !failing && deps.speechReady();
         res.status(ready ? 200 : 503).json({
           status: ready ? 'ready' : 'not_ready',
           head,
-          projected: deps.runner.currentPosition,
+          projected,
           lag,
           projectionError: failing ? String(deps.runner.lastError) : null,
           speechEngine: deps.speechReady() ? 'ready' : 'warming',

@@ -3665,6 +3665,7 @@ export interface operations {
                         head: number;
                         /** @description The lowest position every projection has applied */
                         projected: number;
+                        /** @description Events stored that the read models have not applied yet, counted up to 1000. Reported, not a reason to be unready: every replica shares it. */
                         lag: number;
                         projectionError: string | null;
                         speechEngine: "ready" | "warming";

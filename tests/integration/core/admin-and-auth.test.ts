@@ -1,3 +1,4 @@
+import { anEvent } from '../../support/events';
 import { SignJWT } from 'jose';
 import { startTestService, type TestService } from '../../support/test-service';
 
@@ -175,5 +176,30 @@ describe('administration API and authentication', () => {
     const doc = await t.request('GET', '/openapi.json');
     expect(doc.body.paths['/api/v1/dispositions/groups/{id}/dispositions'].delete.requestBody).toBeDefined();
     expect((await t.request('GET', '/docs')).text).toContain('/openapi.json');
+  });
+
+  it('stays ready while the read models are behind, and counts how many events they are behind', async () => {
+    const own = await startTestService();
+    try {
+      // The projections stop here; events keep arriving, as another replica's writes do.
+      await own.service.runner.stop();
+      const projected = own.service.runner.currentPosition;
+      const lagAfter = async (count: number) => {
+        await Promise.all(
+          Array.from({ length: count }, (_, i) =>
+            own.service.events.appendToStream(`noise-${count}-${i}`, [anEvent('NothingToProject', { i })]),
+          ),
+        );
+        const ready = await own.request('GET', '/readyz');
+        expect(ready.status).toBe(200);
+        expect(ready.body).toMatchObject({ status: 'ready', projected });
+        return (ready.body as { lag: number }).lag;
+      };
+      expect(await lagAfter(250)).toBe(250);
+      // Counted up to a thousand.
+      expect(await lagAfter(2_000)).toBe(1000);
+    } finally {
+      await own.stop();
+    }
   });
 });
