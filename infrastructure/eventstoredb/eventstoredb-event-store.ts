@@ -51,11 +51,16 @@ import type {
   RecordedEvent,
 } from '../../application/ports/event-store';
 import { WrongExpectedRevisionError } from '../../application/ports/event-store';
+import { isTransient } from '../shared/transient-errors';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Records asked of the server per `$all` read; a page of filtered-out records then cannot stall a read. */
 const PAGE = 1000;
 const RESUBSCRIBE_MS = 1000;
+
+/** How long an append is tried again through transient failures, and the longest pause between two tries. */
+const APPEND_RETRY_MS = 30_000;
+const APPEND_RETRY_MAX_WAIT_MS = 5_000;
 
 export class EventStoreDbEventStore implements EventStore {
   private readonly client: KurrentDBClient;
@@ -74,8 +79,12 @@ export class EventStoreDbEventStore implements EventStore {
    * A connection string such as `kurrentdb://host:2113?tls=false` (the older `esdb://` scheme works too),
    * or a client, which the store then owns: `close()` disposes it.
    */
-  constructor(connection: string | KurrentDBClient) {
+  /** How long an append is tried again through transient failures (a leader election, a restart). */
+  private readonly retryAppendsForMs: number;
+
+  constructor(connection: string | KurrentDBClient, options: { retryAppendsForMs?: number } = {}) {
     this.client = typeof connection === 'string' ? KurrentDBClient.connectionString(connection) : connection;
+    this.retryAppendsForMs = options.retryAppendsForMs ?? APPEND_RETRY_MS;
   }
 
   static connect(connectionString: string): EventStoreDbEventStore {
@@ -93,22 +102,30 @@ export class EventStoreDbEventStore implements EventStore {
       assertExpectedRevision(streamId, expected, current);
       return { nextExpectedRevision: current, position: -1 };
     }
+    // Tried again through transient failures with the same event ids and the same expected revision:
+    // if an attempt was in fact written, the server answers the repeat as the idempotent replay it is.
+    const data = events.map(toEventData);
+    const giveUpAt = Date.now() + this.retryAppendsForMs;
     let result;
-    try {
-      result = await this.client.appendToStream(streamId, events.map(toEventData), {
-        streamState: toStreamState(expected),
-      });
-    } catch (error) {
-      if (isCommandErrorOf(error, ErrorType.WRONG_EXPECTED_VERSION)) {
-        const actual = error.actualState;
-        throw new WrongExpectedRevisionError(
-          streamId,
-          expected,
-          typeof actual === 'bigint' ? Number(actual) : 'no_stream',
-        );
+    for (let tries = 1; ; tries++) {
+      try {
+        result = await this.client.appendToStream(streamId, data, { streamState: toStreamState(expected) });
+        break;
+      } catch (error) {
+        if (isCommandErrorOf(error, ErrorType.WRONG_EXPECTED_VERSION)) {
+          const actual = error.actualState;
+          throw new WrongExpectedRevisionError(
+            streamId,
+            expected,
+            typeof actual === 'bigint' ? Number(actual) : 'no_stream',
+          );
+        }
+        const wait = Math.min(APPEND_RETRY_MAX_WAIT_MS, 50 * 2 ** tries);
+        if (!isTransient(error) || Date.now() + wait > giveUpAt || this.closing.signal.aborted) throw error;
+        await delay(wait);
       }
-      throw error;
     }
+    if (!result.success) throw new Error(`The append to ${streamId} was not acknowledged by the server`);
     const nextExpectedRevision = Number(result.nextExpectedRevision);
     // For a single new event the answer's position is that event's own. It need not name the last event
     // of a longer append, and an idempotent replay has none: then read the last event back.
