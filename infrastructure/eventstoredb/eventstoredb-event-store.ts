@@ -145,10 +145,13 @@ export class EventStoreDbEventStore implements EventStore {
       options.fromRevision !== undefined ? BigInt(Math.max(0, options.fromRevision)) : startingEdge(backwards);
     const events: RecordedEvent[] = [];
     try {
+      // A stream is read to decide a command or to read an append back: from the leader, which has
+      // every acknowledged write (a follower may be behind).
       for await (const resolved of this.client.readStream(streamId, {
         direction: backwards ? BACKWARDS : FORWARDS,
         fromRevision,
         maxCount,
+        requiresLeader: true,
       })) {
         const event = toRecorded(resolved.event);
         if (event) events.push(event);
@@ -172,7 +175,8 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    for await (const event of this.scan(BACKWARDS, -1, 16)) return event.position;
+    // The head a request waits for must include every acknowledged write: the leader's.
+    for await (const event of this.scan(BACKWARDS, -1, 16, true)) return event.position;
     return -1;
   }
 
@@ -192,7 +196,12 @@ export class EventStoreDbEventStore implements EventStore {
    * filtered out by the server, links and non-JSON events here. Reads go page by page, each starting
    * (inclusively) at the last record of the previous one.
    */
-  private async *scan(direction: Direction, after: number, pageSize: number): AsyncGenerator<RecordedEvent> {
+  private async *scan(
+    direction: Direction,
+    after: number,
+    pageSize: number,
+    requiresLeader = false,
+  ): AsyncGenerator<RecordedEvent> {
     const forwards = direction === FORWARDS;
     let from = scanStart(forwards, after);
     let boundary = forwards ? after : Number.POSITIVE_INFINITY;
@@ -204,6 +213,7 @@ export class EventStoreDbEventStore implements EventStore {
         direction,
         fromPosition: from,
         maxCount,
+        requiresLeader,
         filter: excludeSystemEvents(),
       })) {
         read += 1;

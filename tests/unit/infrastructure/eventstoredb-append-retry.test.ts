@@ -85,3 +85,23 @@ describe('EventStoreDB adapter: appends through transient failures', () => {
     }
   });
 });
+
+describe('EventStoreDB adapter: reads that decide', () => {
+  it('reads streams (commands, read-backs) from the leader', async () => {
+    const client = KurrentDBClient.connectionString(`kurrentdb://127.0.0.1:${await freePort()}?tls=false`);
+    const asked: unknown[] = [];
+    Object.assign(client, {
+      readStream: (_stream: string, options: unknown) => {
+        asked.push(options);
+        return (async function* () {})();
+      },
+    });
+    const store = new EventStoreDbEventStore(client);
+    try {
+      expect(await store.readStream('call-c1')).toEqual([]);
+      expect(asked).toEqual([expect.objectContaining({ requiresLeader: true })]);
+    } finally {
+      await store.close();
+    }
+  });
+});
