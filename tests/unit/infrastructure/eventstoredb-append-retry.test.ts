@@ -4,22 +4,19 @@
  * replaced on the client object only to make it fail on cue: there is no server here. Against a real
  * cluster this is the testcontainers suite's part.
  */
-import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { convertToCommandError, KurrentDBClient } from '@kurrent/kurrentdb-client';
+import { KurrentDBClient } from '@kurrent/kurrentdb-client';
 import { EventStoreDbEventStore } from '../../../infrastructure/eventstoredb/eventstoredb-event-store';
 import { anEvent } from '../../support/events';
 import { freePort } from '../../support/server-process';
+import { kurrentError, status } from '../../support/kurrent-errors';
 
-function kurrent(code: status, exception?: Record<string, string>): Error {
-  const metadata = new Metadata();
-  for (const [key, value] of Object.entries(exception ?? {})) metadata.set(key, value);
-  return convertToCommandError(
-    Object.assign(new Error(`${code}`), { code, details: 'from the server', metadata }) as ServiceError,
-  ) as Error;
-}
-const unavailable = () => kurrent(status.UNAVAILABLE);
+const unavailable = () => kurrentError(status.UNAVAILABLE);
 const notLeader = () =>
-  kurrent(status.NOT_FOUND, { exception: 'not-leader', 'leader-endpoint-host': 'n2', 'leader-endpoint-port': '2113' });
+  kurrentError(status.NOT_FOUND, {
+    exception: 'not-leader',
+    'leader-endpoint-host': 'n2',
+    'leader-endpoint-port': '2113',
+  });
 
 type Call = { stream: string; ids: string[]; state: unknown };
 
@@ -70,7 +67,9 @@ describe('EventStoreDB adapter: appends through transient failures', () => {
   });
 
   it('does not try again what will not pass (access denied), and refuses an unacknowledged append', async () => {
-    const denied = await adapterAnswering([() => kurrent(status.PERMISSION_DENIED, { exception: 'access-denied' })]);
+    const denied = await adapterAnswering([
+      () => kurrentError(status.PERMISSION_DENIED, { exception: 'access-denied' }),
+    ]);
     try {
       await expect(denied.store.appendToStream('s', [anEvent()])).rejects.toMatchObject({ type: 'access-denied' });
       expect(denied.calls).toHaveLength(1);

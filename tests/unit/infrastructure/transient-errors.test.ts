@@ -3,8 +3,6 @@
  * KurrentDB's from gRPC statuses (through the client's own conversion), MongoDB's driver classes,
  * better-sqlite3's on a locked file, the SQLite writer threads', and Node's on a refused connection.
  */
-import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { convertToCommandError } from '@kurrent/kurrentdb-client';
 import Database, { SqliteError } from 'better-sqlite3';
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { connect } from 'node:net';
@@ -16,28 +14,21 @@ import { isTransient } from '../../../infrastructure/shared/transient-errors';
 import { storeError } from '../../../infrastructure/sqlite/store-error';
 import { freePort } from '../../support/server-process';
 import { tempDir } from '../../support/temp-dir';
-
-/** A gRPC failure as the KurrentDB server sends it, converted by the client as it converts every call's error. */
-function kurrent(code: status, exception?: Record<string, string>): Error {
-  const metadata = new Metadata();
-  for (const [key, value] of Object.entries(exception ?? {})) metadata.set(key, value);
-  const error = Object.assign(new Error(`${code}`), { code, details: 'from the server', metadata }) as ServiceError;
-  return convertToCommandError(error) as Error;
-}
+import { kurrentError, status } from '../../support/kurrent-errors';
 
 describe('transient errors', () => {
   it('KurrentDB: unavailable, not leader, deadline exceeded; not a conflict or a refusal', () => {
-    expect(isTransient(kurrent(status.UNAVAILABLE))).toBe(true);
-    expect(isTransient(kurrent(status.DEADLINE_EXCEEDED))).toBe(true);
-    const notLeader = kurrent(status.NOT_FOUND, {
+    expect(isTransient(kurrentError(status.UNAVAILABLE))).toBe(true);
+    expect(isTransient(kurrentError(status.DEADLINE_EXCEEDED))).toBe(true);
+    const notLeader = kurrentError(status.NOT_FOUND, {
       exception: 'not-leader',
       'leader-endpoint-host': '10.0.0.2',
       'leader-endpoint-port': '2113',
     });
     expect(notLeader.constructor.name).toBe('NotLeaderError');
     expect(isTransient(notLeader)).toBe(true);
-    expect(isTransient(kurrent(status.PERMISSION_DENIED, { exception: 'access-denied' }))).toBe(false);
-    const deleted = kurrent(status.FAILED_PRECONDITION, { exception: 'stream-deleted', 'stream-name': 'call-1' });
+    expect(isTransient(kurrentError(status.PERMISSION_DENIED, { exception: 'access-denied' }))).toBe(false);
+    const deleted = kurrentError(status.FAILED_PRECONDITION, { exception: 'stream-deleted', 'stream-name': 'call-1' });
     expect(deleted.constructor.name).toBe('StreamDeletedError');
     expect(isTransient(deleted)).toBe(false);
   });
