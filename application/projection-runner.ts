@@ -21,7 +21,6 @@ import { aborted } from './pause';
 import { FencedOutError, type Fence } from './ports/leases';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 import type { ReadCollection, ReadStore, StoredDocument } from './ports/read-store';
-import { ProjectionsElsewhere } from './projections-elsewhere';
 import { subscribeToAll } from './subscribe-to-all';
 import type { Logger } from './ports/logger';
 
@@ -51,8 +50,8 @@ export class ProjectionRunner {
   private readonly committed = new Map<string, number>();
   /** The projections this process runs, with the fence of the lease it holds them by (none unleased). */
   private readonly held = new Map<string, Fence | null>();
-  /** Positions of the projections other replicas run. */
-  private readonly elsewhere: ProjectionsElsewhere;
+  /** Positions of the projections other replicas run, as their checkpoints were last read. */
+  private readonly elsewhere = new Map<string, number>();
   private changes: (() => Promise<void>)[] = [];
   private waiters = 0;
   private watcher: NodeJS.Timeout | null = null;
@@ -81,8 +80,7 @@ export class ProjectionRunner {
   ) {
     this.eventTypes = new Map(projections.map((p) => [p.name, new Set(p.eventTypes)]));
     this.byName = new Map(projections.map((p) => [p.name, p]));
-    this.elsewhere = new ProjectionsElsewhere(this.eventTypes);
-    for (const p of projections) this.elsewhere.add(p.name, -1);
+    for (const p of projections) this.elsewhere.set(p.name, -1);
   }
 
   /** Lowest position every projection has committed. */
@@ -152,10 +150,13 @@ export class ProjectionRunner {
   private release(names: readonly string[]): void {
     for (const name of names) {
       if (!this.held.has(name)) continue;
-      this.elsewhere.add(name, this.committed.get(name) ?? -1);
+      this.elsewhere.set(name, this.committed.get(name) ?? -1);
       for (const map of [this.held, this.evolved, this.committed, this.overlay]) map.delete(name);
     }
     this.publish();
+    // The checkpoints of what another replica runs now are looked at again: the looks stop while
+    // this process runs every projection, and nothing else would start them.
+    if (!this.watcher && !this.watching) this.watch();
   }
 
   async stop(): Promise<void> {
@@ -193,8 +194,8 @@ export class ProjectionRunner {
 
   private async refreshElsewhere(): Promise<void> {
     if (this.elsewhere.size === 0) return;
-    const stored = await this.reads.checkpoints(this.elsewhere.names());
-    for (const [name, position] of stored) this.elsewhere.stored(name, position);
+    const stored = await this.reads.checkpoints([...this.elsewhere.keys()]);
+    for (const [name, position] of stored) if (this.elsewhere.has(name)) this.elsewhere.set(name, position);
     this.publish();
   }
 
@@ -285,7 +286,7 @@ export class ProjectionRunner {
         this.evolved.set(p.name, -1);
         this.committed.set(p.name, -1);
         this.overlay.get(p.name)?.clear();
-      } else this.elsewhere.stored(p.name, -1);
+      } else this.elsewhere.set(p.name, -1);
       this.applied.set(p.name, 0);
     }
     this.publish();
@@ -302,23 +303,16 @@ export class ProjectionRunner {
       try {
         await this.applyChanges();
         if (this.held.size === 0) await aborted(attempt.signal);
-        else {
-          const after = Math.min(...this.evolved.values());
-          this.elsewhere.readingFrom(after);
+        else
           for await (const batch of subscribeToAll(this.events, {
-            after,
+            after: Math.min(...this.evolved.values()),
             batchSize: this.options.batchSize ?? 1000,
             pollMs: this.options.pollMs ?? 500,
             signal: attempt.signal,
           })) {
-            if (this.elsewhere.size > 0) {
-              this.elsewhere.read(batch);
-              this.publish();
-            }
             await this.options.giveWay?.();
             await this.applyBatch(batch);
           }
-        }
         await this.inflight;
       } catch (error) {
         // Stop at the failing event rather than skip it: a read model must never silently miss an event.
@@ -331,7 +325,6 @@ export class ProjectionRunner {
           if (!signal.aborted) await new Promise((r) => setTimeout(r, 1000));
         }
       } finally {
-        this.elsewhere.stopReading();
         signal.removeEventListener('abort', stop);
       }
     }
@@ -446,7 +439,7 @@ export class ProjectionRunner {
   }
 
   private publish(): void {
-    const min = Math.min(...this.committed.values(), ...this.elsewhere.positions());
+    const min = Math.min(...this.committed.values(), ...this.elsewhere.values());
     this.position.next(Number.isFinite(min) ? min : -1);
   }
 }

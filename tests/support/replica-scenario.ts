@@ -77,6 +77,7 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
     CHAT_INACTIVITY_ALLOW_SHORT_TIMEOUT: 'true',
   };
   let servers: ServerProcess[] = [];
+  const killed: ServerProcess[] = [];
   try {
     const started = await Promise.allSettled([0, 1, 2].map(() => startServerProcess(env, 60_000)));
     servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -149,6 +150,7 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       victim.child.kill('SIGKILL');
       await victim.exited;
       servers = servers.filter((s) => s !== victim);
+      killed.push(victim);
       while ((await inspector.holderOf('manager:call-dispatcher')) === holder) await sleep(20);
       const takeoverMs = Date.now() - killedAt;
       process.stdout.write(`call dispatcher taken over ${takeoverMs} ms after the kill (lease ${LEASE_TTL_MS} ms)\n`);
@@ -199,6 +201,12 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       process.stdout.write(
         `webhooks: ${firstSeen.size} delivered, ${repeated.size} repeated after being in flight in the killed process\n`,
       );
+    } catch (error) {
+      // What the processes logged (warnings and errors) says why, when the counts alone do not.
+      const logs = [...servers, ...killed].map(
+        (s) => `--- process ${s.child.pid}:\n${s.output().split('\n').slice(-40).join('\n')}`,
+      );
+      throw new Error(`${String(error)}\n${logs.join('\n')}`);
     } finally {
       await closeReceiver();
       for (const s of servers) s.child.kill('SIGTERM');
