@@ -154,9 +154,6 @@ export class ProjectionRunner {
       for (const map of [this.held, this.evolved, this.committed, this.overlay]) map.delete(name);
     }
     this.publish();
-    // The checkpoints of what another replica runs now are looked at again: the looks stop while
-    // this process runs every projection, and nothing else would start them.
-    if (!this.watcher && !this.watching) this.watch();
   }
 
   async stop(): Promise<void> {
@@ -171,10 +168,11 @@ export class ProjectionRunner {
 
   /**
    * Reads the checkpoints of the projections other replicas run: every few milliseconds while a
-   * request waits on them, now and then otherwise.
+   * request waits on them, now and then otherwise. The looks go on while none runs elsewhere (a look
+   * then reads nothing), so a projection given up later is looked at without anything restarting them.
    */
   private watch(): void {
-    if (this.elsewhere.size === 0 || !this.controller || this.controller.signal.aborted) return;
+    if (!this.controller || this.controller.signal.aborted) return;
     this.watcher = setTimeout(() => this.look(), this.waiters > 0 ? (this.options.watchMs ?? 2) : IDLE_WATCH_MS);
     this.watcher.unref();
   }
