@@ -10,7 +10,15 @@
  * replica or process) appended in between, the append fails on its expected revision and the batch is
  * decided again on a fresh read. A refusal or a no-op has no append to check it, so it is confirmed on a
  * fresh read before it is answered. The cache shares state objects: `evolve` never mutates a state.
+ *
+ * An append stays within `MAX_APPEND_BYTES` (EventStoreDB refuses one over 1 MiB by default): a batch
+ * takes commands only while their events fit, and leaves the others for the next append. A single
+ * command whose events do not fit (a 10,000-number import, recorded in parts) is appended in slices,
+ * one after another on the same stream; if another writer gets in between, the command is decided
+ * again on what is now recorded, so its decider must record only what is not there yet (a set's
+ * additions, as the blacklist and the number inventory do).
  */
+import { jsonBytes, utf8Length } from '../domain/shared/chunks';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
 import type { EventData, EventMetadata, EventStore } from './ports/event-store';
 import { WrongExpectedRevisionError } from './ports/event-store';
@@ -28,6 +36,12 @@ export type CommandResult<Event> = { events: Event[]; nextExpectedRevision: numb
 
 export const SCHEMA_VERSION = 1;
 const MAX_ATTEMPTS = 20;
+/**
+ * Bytes one append may hold, counted as the JSON of each event's data and metadata and its type,
+ * with room to spare under EventStoreDB's default limit (1 MiB) for what the server adds per event.
+ */
+export const MAX_APPEND_BYTES = 768 * 1024;
+const EVENT_OVERHEAD_BYTES = 200;
 /** Streams whose folded state is kept: a 10,000-customer bulk add with calls touches 20,000. */
 const CACHE_LIMIT = 30_000;
 
@@ -73,7 +87,8 @@ export class CommandHandler {
     while (queue.length > 0) {
       const batch = queue.splice(0);
       try {
-        await this.decideAndAppend(decider, streamId, batch);
+        const deferred = await this.decideAndAppend(decider, streamId, batch);
+        queue.unshift(...deferred);
       } catch (error) {
         for (const p of batch) p.reject(error);
       }
@@ -81,25 +96,35 @@ export class CommandHandler {
     this.queues.delete(streamId);
   }
 
+  /** Decides the batch and appends its events; answers the commands left for the next append. */
   private async decideAndAppend(
     decider: Decider<unknown, DomainEvent, unknown>,
     streamId: string,
     batch: Pending[],
-  ): Promise<void> {
+  ): Promise<Pending[]> {
     const cached = this.cache.get(streamId);
     let { state, revision } = cached ?? { state: decider.initialState(), revision: -1 };
     let fresh = false;
     for (let attempt = 1; ; attempt++) {
       const outcomes: Outcome[] = [];
       const events: EventData[] = [];
+      let bytes = 0;
       let next = state;
-      for (const p of batch) {
+      let taken = batch.length;
+      for (const [i, p] of batch.entries()) {
         try {
           const decided = decider.decide(p.command, next);
+          const metadata = this.metadata(p.context);
+          const recorded = decided.map((e) => ({ id: timeOrderedId(), type: e.type, data: e.data, metadata }));
+          const size = recorded.reduce((sum, e) => sum + appendBytes(e), 0);
+          if (events.length > 0 && bytes + size > MAX_APPEND_BYTES) {
+            taken = i;
+            break;
+          }
           next = decided.reduce(decider.evolve, next);
           outcomes.push({ events: decided });
-          const metadata = this.metadata(p.context);
-          for (const e of decided) events.push({ id: timeOrderedId(), type: e.type, data: e.data, metadata });
+          events.push(...recorded);
+          bytes += size;
         } catch (error) {
           outcomes.push({ error });
         }
@@ -113,9 +138,7 @@ export class CommandHandler {
       let result = { nextExpectedRevision: revision, position: -1 };
       if (events.length > 0) {
         try {
-          result = await this.store.appendToStream(streamId, events, {
-            expectedRevision: revision < 0 ? 'no_stream' : revision,
-          });
+          result = await this.appendInSlices(streamId, events, revision);
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
           if (fresh) await new Promise((r) => setTimeout(r, Math.random() * attempt * 2));
@@ -125,6 +148,7 @@ export class CommandHandler {
         }
         this.remember(streamId, next, result.nextExpectedRevision);
       }
+      const deferred = batch.splice(taken);
       batch.forEach((p, i) => {
         const outcome = outcomes[i]!;
         if ('error' in outcome) p.reject(outcome.error);
@@ -135,8 +159,24 @@ export class CommandHandler {
             position: outcome.events.length > 0 ? result.position : -1,
           });
       });
-      return;
+      return deferred;
     }
+  }
+
+  /**
+   * Appends events that fit in one append at once; a single command's events that do not, slice after
+   * slice (each expecting the revision the previous one reached). A conflict on a later slice leaves
+   * the earlier ones recorded: the command is decided again on them.
+   */
+  private async appendInSlices(streamId: string, events: EventData[], revision: number) {
+    let result = { nextExpectedRevision: revision, position: -1 };
+    for (const slice of slicesOf(events)) {
+      const expected = result.nextExpectedRevision;
+      result = await this.store.appendToStream(streamId, slice, {
+        expectedRevision: expected < 0 ? 'no_stream' : expected,
+      });
+    }
+    return result;
   }
 
   /** The current state of an aggregate, read from the store (from the cached revision on). */
@@ -181,4 +221,24 @@ export class CommandHandler {
       schemaVersion: SCHEMA_VERSION,
     };
   }
+}
+
+/** What an event weighs in an append. */
+const appendBytes = (event: EventData): number =>
+  utf8Length(event.type) + jsonBytes(event.data) + jsonBytes(event.metadata) + EVENT_OVERHEAD_BYTES;
+
+/** The events in order, in runs of at most `MAX_APPEND_BYTES` (an event larger than that alone). */
+function slicesOf(events: EventData[]): EventData[][] {
+  const slices: EventData[][] = [[]];
+  let bytes = 0;
+  for (const event of events) {
+    const size = appendBytes(event);
+    if (slices.at(-1)!.length > 0 && bytes + size > MAX_APPEND_BYTES) {
+      slices.push([]);
+      bytes = 0;
+    }
+    slices.at(-1)!.push(event);
+    bytes += size;
+  }
+  return slices;
 }

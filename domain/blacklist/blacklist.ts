@@ -3,7 +3,10 @@
  * organization. Numbers are normalized (spaces, dashes, dots and parentheses dropped; a leading `+`
  * kept) and identified by their digits, so `+91 98123-45678` and `919812345678` are one entry.
  * Adding a number already listed, or removing one that is not, changes nothing and is not an error.
+ * A long list is recorded as several events of one append at most (domain/shared/chunks.ts); deciding
+ * a command again after some of them were recorded records only the rest.
  */
+import { chunkByBytes } from '../shared/chunks';
 import { assertNever, type Decider } from '../shared/decider';
 import { invalid } from '../shared/errors';
 
@@ -71,26 +74,18 @@ export function decide(command: BlacklistCommand, state: BlacklistState): Blackl
         if (listed && (name === null || name === listed.name)) return;
         added.set(key, { number: listed?.number ?? number, name });
       });
-      return added.size === 0
-        ? []
-        : [
-            {
-              type: 'NumbersBlacklisted',
-              data: { organizationId: command.organizationId, entries: [...added.values()], at: command.at },
-            },
-          ];
+      return chunkByBytes([...added.values()]).map((entries) => ({
+        type: 'NumbersBlacklisted',
+        data: { organizationId: command.organizationId, entries, at: command.at },
+      }));
     }
     case 'RemoveFromBlacklist': {
       const keys = new Set(normalizeAll(command.numbers).map(blacklistKey));
       const removed = [...keys].filter((key) => state.entries.has(key)).map((key) => state.entries.get(key)!.number);
-      return removed.length === 0
-        ? []
-        : [
-            {
-              type: 'NumbersRemovedFromBlacklist',
-              data: { organizationId: command.organizationId, numbers: removed, at: command.at },
-            },
-          ];
+      return chunkByBytes(removed).map((numbers) => ({
+        type: 'NumbersRemovedFromBlacklist',
+        data: { organizationId: command.organizationId, numbers, at: command.at },
+      }));
     }
     default:
       return assertNever(command);

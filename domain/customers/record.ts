@@ -1,11 +1,13 @@
 /**
  * The customer record of spec 2.7: its shape follows the organization type (`collection`: Debt
  * Collection record keyed by `loan_id`; `lead_generation`: Lead Generation record keyed by `lead_id`),
- * with the sane checks of decisions.md section 6. Fields the spec does not name are kept as given.
+ * with the sane checks of decisions.md section 6. Fields the spec does not name are kept as given, up
+ * to a size (`MAX_RECORD_BYTES`).
  *
  * Every message names the field, prefixed with where the record sits in the request (`data.` for one
  * record, nothing inside a bulk item, whose index is reported beside it).
  */
+import { jsonBytes } from '../shared/chunks';
 import { isIsoDate } from '../shared/format';
 import type { OrganizationType } from '../organizations/organization';
 
@@ -15,6 +17,11 @@ export type CustomerKeyField = 'loan_id' | 'lead_id';
 export const PAYMENT_STATUSES = ['bounced', 'pending', 'partial', 'paid', 'received'] as const;
 export const MAX_ID_LENGTH = 200;
 const MAX_TEXT_LENGTH = 1000;
+/**
+ * A record, extra fields included, is at most this large as JSON: it is recorded whole in one event,
+ * and an event store refuses large appends (EventStoreDB: 1 MiB by default, for a whole group commit).
+ */
+export const MAX_RECORD_BYTES = 64 * 1024;
 
 type FieldRule = { required: boolean; check: (value: unknown) => string | null };
 
@@ -107,6 +114,8 @@ export function recordErrors(type: OrganizationType, record: unknown, prefix = '
   ) {
     errors.push(`${name('current_emi')} must not be greater than ${name('loan_period')}`);
   }
+  if (jsonBytes(record) > MAX_RECORD_BYTES)
+    errors.push(`${prefix ? prefix.slice(0, -1) : 'record'} must be at most ${MAX_RECORD_BYTES} bytes as JSON`);
   return errors;
 }
 

@@ -3,7 +3,9 @@
  * built-in provider's numbers are seeded once (the first event of its stream); an operator can stock
  * more. Whether a number is still available is kept by the number's own stream (phone-number.ts),
  * not here: buying never writes to the inventory, so purchases of different numbers never contend.
+ * A long list is recorded in parts (domain/shared/chunks.ts).
  */
+import { chunkByBytes } from '../shared/chunks';
 import { assertNever, type Decider } from '../shared/decider';
 import { invalid } from '../shared/errors';
 import { CALLING_CODES, nationalPart } from './phone-number';
@@ -43,23 +45,28 @@ export function decide(command: InventoryCommand, state: InventoryState): Invent
     case 'SeedInventory':
       // Several replicas may start together; the seed is recorded once.
       if (state.seeded) return [];
-      return [
-        {
-          type: 'InventorySeeded',
-          data: { provider: command.provider, numbers: fresh(command.numbers, state), at: command.at },
-        },
-      ];
+      // The seed is the first part; the rest of a long list is stocked after it.
+      return partsOf(fresh(command.numbers, state)).map((numbers, i) => ({
+        type: i === 0 ? 'InventorySeeded' : 'NumbersStocked',
+        data: { provider: command.provider, numbers, at: command.at },
+      }));
     case 'StockNumbers': {
       const errors = stockErrors(command.numbers);
       if (errors.length > 0) throw invalid('Validation failed', { errors });
-      const numbers = fresh(command.numbers, state);
-      return numbers.length === 0
-        ? []
-        : [{ type: 'NumbersStocked', data: { provider: command.provider, numbers, at: command.at } }];
+      return chunkByBytes(fresh(command.numbers, state)).map((numbers) => ({
+        type: 'NumbersStocked',
+        data: { provider: command.provider, numbers, at: command.at },
+      }));
     }
     default:
       return assertNever(command);
   }
+}
+
+/** The list in parts of one event each; an empty list is one empty part (a seed is recorded even when empty). */
+function partsOf(numbers: StockedNumber[]): StockedNumber[][] {
+  const parts = chunkByBytes(numbers);
+  return parts.length > 0 ? parts : [[]];
 }
 
 /** Numbers not yet in the inventory, each once, country codes upper-cased. */

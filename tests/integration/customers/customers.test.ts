@@ -350,6 +350,24 @@ describe('customers API', () => {
       });
     });
 
+    it('refuses a record larger than 64 KiB as JSON (it is recorded whole in one event), adds the others', async () => {
+      const campaignId = await newCampaign();
+      const records = [loan('SMALL'), loan('HUGE', { notes: 'x'.repeat(70_000) })];
+      const reply = await call('POST', '/customers/add/bulk', { campaignId, records });
+      expect(reply.status).toBe(207);
+      expect(reply.body.results).toMatchObject({ total: 2, valid: 1, invalid: 1, successful: 1 });
+      expect(reply.body.invalidRecords).toEqual([
+        { index: 1, id: 'HUGE', errors: ['record must be at most 65536 bytes as JSON'] },
+      ]);
+      const one = await call('POST', '/customers/add', {
+        campaignId,
+        data: loan('HUGE', { notes: 'x'.repeat(70_000) }),
+      });
+      expect(one.status).toBe(400);
+      expect(one.body).toMatchObject({ success: false, message: 'Validation failed' });
+      expect(JSON.stringify(one.body)).toContain('data must be at most 65536 bytes as JSON');
+    });
+
     it('reports a mixed request: invalid records by index, duplicates in the request and keys already in the campaign (207)', async () => {
       const campaignId = await newCampaign();
       await call('POST', '/customers/add', { campaignId, data: loan('EXISTING') });

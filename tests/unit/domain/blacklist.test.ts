@@ -1,5 +1,6 @@
 import { blacklistDecider, normalizePhoneNumber, type BlacklistEvent } from '../../../domain/blacklist/blacklist';
 import { blacklistProjection } from '../../../projections/blacklist/blacklist';
+import { jsonBytes, MAX_EVENT_LIST_BYTES } from '../../../domain/shared/chunks';
 import { specFor } from '../../support/decider-spec';
 import { recordedEvent } from '../../support/events';
 
@@ -18,6 +19,27 @@ describe('blacklist', () => {
     expect(normalizePhoneNumber('1234567890123456')).toBeNull();
     expect(normalizePhoneNumber('98123x5678')).toBeNull();
     expect(normalizePhoneNumber('++919812345678')).toBeNull();
+  });
+
+  it('records a long import in parts of bounded size, in order, and only the numbers not listed yet', () => {
+    const entries = Array.from({ length: 10_000 }, (_, i) => ({
+      number: `+9198${String(i).padStart(8, '0')}`,
+      name: 'ಕ'.repeat(200),
+    }));
+    const command = { type: 'AddToBlacklist' as const, organizationId: 'o1', entries, at };
+    const events = blacklistDecider.decide(command, blacklistDecider.initialState());
+    expect(events.length).toBeGreaterThan(1);
+    const parts = events.map((e) => (e.type === 'NumbersBlacklisted' ? e.data.entries : []));
+    for (const part of parts) expect(jsonBytes(part)).toBeLessThanOrEqual(MAX_EVENT_LIST_BYTES);
+    expect(parts.flat()).toEqual(entries);
+    // Decided again after its first part was recorded, it records the rest.
+    const again = blacklistDecider.decide(
+      command,
+      blacklistDecider.evolve(blacklistDecider.initialState(), events[0]!),
+    );
+    expect(again.flatMap((e) => (e.type === 'NumbersBlacklisted' ? e.data.entries : []))).toEqual(
+      parts.slice(1).flat(),
+    );
   });
 
   it('adds numbers, each once, in their normalized form', () =>

@@ -2,6 +2,7 @@ import { BUILTIN_PROVIDER, builtinInventory } from '../../../domain/numbers/buil
 import { inventoryDecider, type InventoryEvent, type StockedNumber } from '../../../domain/numbers/inventory';
 import { phoneNumberDecider, type PhoneNumberEvent } from '../../../domain/numbers/owned-number';
 import { nationalPart } from '../../../domain/numbers/phone-number';
+import { jsonBytes, MAX_EVENT_LIST_BYTES } from '../../../domain/shared/chunks';
 import { numbersProjection } from '../../../projections/numbers/numbers';
 import { specFor } from '../../support/decider-spec';
 import { recordedEvent } from '../../support/events';
@@ -36,6 +37,29 @@ describe('number inventory', () => {
       .given([seeded])
       .when({ type: 'StockNumbers', provider: 'builtin', numbers: [a], at })
       .then([]);
+  });
+
+  it('records a long list in parts: the seed first, the rest stocked after it, nothing lost', () => {
+    const many: StockedNumber[] = Array.from({ length: 10_000 }, (_, i) => ({
+      number: `+447700${100_000 + i}`,
+      country_iso: 'GB',
+      sms_enabled: true,
+      voice_enabled: true,
+    }));
+    const seed = inventoryDecider.decide(
+      { type: 'SeedInventory', provider: 'p', numbers: many, at },
+      inventoryDecider.initialState(),
+    );
+    expect(seed.map((e) => e.type)).toEqual(['InventorySeeded', ...Array(seed.length - 1).fill('NumbersStocked')]);
+    expect(seed.length).toBeGreaterThan(1);
+    for (const event of seed) expect(jsonBytes(event.data.numbers)).toBeLessThanOrEqual(MAX_EVENT_LIST_BYTES);
+    expect(seed.flatMap((e) => e.data.numbers)).toEqual(many);
+    const stocked = inventoryDecider.decide(
+      { type: 'StockNumbers', provider: 'p', numbers: many, at },
+      inventoryDecider.initialState(),
+    );
+    expect(stocked.flatMap((e) => e.data.numbers)).toEqual(many);
+    expect(stocked.every((e) => e.type === 'NumbersStocked')).toBe(true);
   });
 
   it('refuses a number that does not belong to its country, and an unknown country', () => {

@@ -1,0 +1,49 @@
+/**
+ * Events stay small. An event store refuses an append over a size limit (EventStoreDB: 1 MiB by
+ * default), and a request may carry up to 10,000 items (a blacklist import, a stock of numbers):
+ * recorded as one event that could be 2 MB or more. So an event carries at most
+ * `MAX_EVENT_LIST_BYTES` of items, and a command that names more records several events, each a
+ * part of the list in order.
+ */
+export const MAX_EVENT_LIST_BYTES = 192 * 1024;
+
+/** Bytes of a string in UTF-8, counted without encoding it. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const low = text.charCodeAt(i + 1);
+      // A surrogate pair is one character of 4 bytes; a lone surrogate is written as 3 (U+FFFD).
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Bytes of a value's JSON in UTF-8 (an upper bound of what a store keeps). */
+export const jsonBytes = (value: unknown): number => utf8Length(JSON.stringify(value) ?? '');
+
+/** The items in order, cut into runs whose JSON stays within `maxBytes` (an item larger than that is a run of its own). */
+export function chunkByBytes<T>(items: readonly T[], maxBytes: number = MAX_EVENT_LIST_BYTES): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let size = 2;
+  for (const item of items) {
+    const bytes = jsonBytes(item) + 1;
+    if (current.length > 0 && size + bytes > maxBytes) {
+      chunks.push(current);
+      current = [];
+      size = 2;
+    }
+    current.push(item);
+    size += bytes;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
