@@ -17,11 +17,15 @@
  * one after another on the same stream; if another writer gets in between, the command is decided
  * again on what is now recorded, so its decider must record only what is not there yet (a set's
  * additions, as the blacklist and the number inventory do).
+ *
+ * A decider with `snapshot` has its state kept every so many events (snapshots.ts): a stream not in
+ * the cache is folded from its last snapshot, so no command's cost grows with the stream's history.
  */
 import { jsonBytes, utf8Length } from '../domain/shared/chunks';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
 import type { EventData, EventMetadata, EventStore } from './ports/event-store';
 import { WrongExpectedRevisionError } from './ports/event-store';
+import { readSnapshot, writeSnapshot } from './snapshots';
 import { timeOrderedId } from './time-ordered-id';
 
 export type CommandContext = {
@@ -53,9 +57,14 @@ type Pending = {
 };
 
 type Outcome = { events: DomainEvent[] } | { error: unknown };
+/** A folded state, its revision, and the revision of the stream's newest snapshot known (-1: none). */
+type Folded = { state: unknown; revision: number; snapshotAt: number };
+type AnyDecider = Decider<unknown, DomainEvent, unknown>;
 
 export class CommandHandler {
-  private readonly cache = new Map<string, { state: unknown; revision: number }>();
+  private readonly cache = new Map<string, Folded>();
+  /** Streams whose snapshot is being written. */
+  private readonly snapshotting = new Set<string>();
   private readonly queues = new Map<string, Pending[]>();
 
   constructor(
@@ -75,12 +84,12 @@ export class CommandHandler {
       if (queue) return void queue.push(pending);
       this.queues.set(streamId, [pending]);
       // The queue holds commands of one stream, so of one decider: its types are erased only here.
-      void this.drain(decider as unknown as Decider<unknown, DomainEvent, unknown>, streamId);
+      void this.drain(decider as unknown as AnyDecider, streamId);
     });
   }
 
   /** Decides and appends what is queued for a stream, batch after batch, until nothing is left. */
-  private async drain(decider: Decider<unknown, DomainEvent, unknown>, streamId: string): Promise<void> {
+  private async drain(decider: AnyDecider, streamId: string): Promise<void> {
     const queue = this.queues.get(streamId)!;
     // Let commands that arrive in this turn of the event loop join the first batch.
     await new Promise((r) => setImmediate(r));
@@ -97,11 +106,7 @@ export class CommandHandler {
   }
 
   /** Decides the batch and appends its events; answers the commands left for the next append. */
-  private async decideAndAppend(
-    decider: Decider<unknown, DomainEvent, unknown>,
-    streamId: string,
-    batch: Pending[],
-  ): Promise<Pending[]> {
+  private async decideAndAppend(decider: AnyDecider, streamId: string, batch: Pending[]): Promise<Pending[]> {
     const cached = this.cache.get(streamId);
     let { state, revision } = cached ?? { state: decider.initialState(), revision: -1 };
     let fresh = false;
@@ -146,7 +151,8 @@ export class CommandHandler {
           fresh = true;
           continue;
         }
-        this.remember(streamId, next, result.nextExpectedRevision);
+        this.remember(streamId, next, result.nextExpectedRevision, this.cache.get(streamId)?.snapshotAt ?? -1);
+        this.snapshotIfDue(decider, streamId);
       }
       const deferred = batch.splice(taken);
       batch.forEach((p, i) => {
@@ -179,26 +185,59 @@ export class CommandHandler {
     return result;
   }
 
-  /** The current state of an aggregate, read from the store (from the cached revision on). */
+  /**
+   * The current state of an aggregate, read from the store: from the cached revision on, or else from
+   * the stream's last snapshot (deciders with `snapshot`) or its first event.
+   */
   async load<Command, Event extends DomainEvent, State>(
     decider: Decider<Command, Event, State>,
     streamId: string,
   ): Promise<{ state: State; revision: number }> {
-    const cached = this.cache.get(streamId) as { state: State; revision: number } | undefined;
-    let state = cached ? cached.state : decider.initialState();
-    let revision = cached?.revision ?? -1;
+    const known = this.cache.get(streamId) ?? (await this.fromSnapshot(decider as unknown as AnyDecider, streamId));
+    let state = known.state as State;
+    let revision = known.revision;
     const newer = await this.store.readStream(streamId, { fromRevision: revision + 1 });
     for (const event of newer) {
       state = decider.evolve(state, { type: event.type, data: event.data } as Event);
       revision = event.revision;
     }
-    if (newer.length > 0) this.remember(streamId, state, revision);
+    if (newer.length > 0 || !this.cache.has(streamId)) {
+      this.remember(streamId, state, revision, known.snapshotAt);
+      this.snapshotIfDue(decider as unknown as AnyDecider, streamId);
+    }
     return { state, revision };
   }
 
-  private remember(streamId: string, state: unknown, revision: number): void {
+  private async fromSnapshot(decider: AnyDecider, streamId: string): Promise<Folded> {
+    const snapshot = decider.snapshot && (await readSnapshot(this.store, streamId, decider.snapshot.version));
+    return snapshot
+      ? { ...snapshot, snapshotAt: snapshot.revision }
+      : { state: decider.initialState(), revision: -1, snapshotAt: -1 };
+  }
+
+  /**
+   * Writes a snapshot of the cached state once `every` events have followed the last one, in the
+   * background: a command never waits for it, and one that fails is tried again after the next append.
+   */
+  private snapshotIfDue(decider: AnyDecider, streamId: string): void {
+    const folded = this.cache.get(streamId);
+    const policy = decider.snapshot;
+    if (!policy || !folded || folded.revision - folded.snapshotAt < policy.every || this.snapshotting.has(streamId))
+      return;
+    this.snapshotting.add(streamId);
+    const { state, revision } = folded;
+    writeSnapshot(this.store, streamId, { state, revision, version: policy.version }, this.clock())
+      .then(() => {
+        const now = this.cache.get(streamId);
+        if (now && now.snapshotAt < revision) now.snapshotAt = revision;
+      })
+      .catch(() => undefined)
+      .finally(() => this.snapshotting.delete(streamId));
+  }
+
+  private remember(streamId: string, state: unknown, revision: number, snapshotAt: number): void {
     this.cache.delete(streamId);
-    this.cache.set(streamId, { state, revision });
+    this.cache.set(streamId, { state, revision, snapshotAt });
     // The oldest tenth goes in one pass: evicting one entry per insert makes each `keys().next()`
     // step over every slot already deleted at the front of the map, quadratic for a bulk request.
     if (this.cache.size > CACHE_LIMIT) {

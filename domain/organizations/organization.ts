@@ -231,6 +231,8 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
   initialState: () => ({ status: 'unknown' }),
   evolve,
   decide,
+  // Every speech request appends two events: a busy organization's stream never stops growing.
+  snapshot: { every: 100, version: 1 },
 };
 
 /** Forgets leases that ended before `at`, so abandoned requests do not pile up in the state. */

@@ -6,13 +6,13 @@
 import { join } from 'node:path';
 import { MAX_APPEND_BYTES } from '../../../application/command-handler';
 import { SqliteEventStore } from '../../../infrastructure/sqlite/sqlite-event-store';
-import { AppendRecorder } from '../../support/append-recorder';
+import { RecordingEventStore } from '../../support/recording-event-store';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
 
 describe('bulk paths at the API limits', () => {
   const dir = tempDir();
-  const recorder = new AppendRecorder(new SqliteEventStore(join(dir.path, 'limits-events.db')));
+  const recorder = new RecordingEventStore(new SqliteEventStore(join(dir.path, 'limits-events.db')));
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService({ store: 'sqlite', overrides: { events: recorder } });

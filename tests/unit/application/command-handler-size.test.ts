@@ -13,7 +13,7 @@ import {
   type BlacklistEvent,
 } from '../../../domain/blacklist/blacklist';
 import { MemoryEventStore } from '../../../infrastructure/memory/memory-event-store';
-import { AppendRecorder } from '../../support/append-recorder';
+import { RecordingEventStore } from '../../support/recording-event-store';
 
 const at = '2026-01-01T00:00:00.000Z';
 const ctx = { organizationId: 'o1', actor: 'tester', requestId: 'r1' };
@@ -44,7 +44,7 @@ async function listed(store: MemoryEventStore): Promise<{ distinct: number; reco
 describe('command handler: append size', () => {
   it('records a 10,000-number import of about 6 MB in parts, appended in slices within the limit', async () => {
     const memory = new MemoryEventStore();
-    const store = new AppendRecorder(memory);
+    const store = new RecordingEventStore(memory);
     const result = await new CommandHandler(store).handle(blacklistDecider, stream, add(entries(0, 10_000)), ctx);
     expect(store.appends.length).toBeGreaterThan(1);
     for (const append of store.appends) expect(append.bytes).toBeLessThanOrEqual(MAX_APPEND_BYTES);
@@ -58,7 +58,7 @@ describe('command handler: append size', () => {
 
   it('a group commit takes only the commands that fit and leaves the others for the next append', async () => {
     const memory = new MemoryEventStore();
-    const store = new AppendRecorder(memory);
+    const store = new RecordingEventStore(memory);
     const handler = new CommandHandler(store);
     // Commands of about 100 kB (one event) and 340 kB (two events) in turn: the sizes at which
     // filling appends event by event would cut a command in two.
@@ -82,7 +82,7 @@ describe('command handler: append size', () => {
     const memory = new MemoryEventStore();
     const other = new CommandHandler(memory);
     let interfered = false;
-    const store = new AppendRecorder(memory);
+    const store = new RecordingEventStore(memory);
     const append = store.appendToStream.bind(store);
     store.appendToStream = async (
       streamId: string,

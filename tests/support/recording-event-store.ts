@@ -1,6 +1,7 @@
 /**
- * An event store that notes the size of every append it passes on to the real store beneath it:
- * tests of the size limits look at what each append held.
+ * An event store that notes what passes through it to the real store beneath it: the size of every
+ * append (tests of the size limits look at what each append held) and how many events were read from
+ * each stream (tests of snapshots look at what a fold cost).
  */
 import type { AppendResult, EventData, EventStore, ExpectedRevision } from '../../application/ports/event-store';
 import { jsonBytes, utf8Length } from '../../domain/shared/chunks';
@@ -14,8 +15,10 @@ export type NotedAppend = {
   requestIds: string[];
 };
 
-export class AppendRecorder implements EventStore {
+export class RecordingEventStore implements EventStore {
   readonly appends: NotedAppend[] = [];
+  /** Events read by `readStream`, per stream. */
+  readonly eventsRead = new Map<string, number>();
   readonly appended$: EventStore['appended$'];
 
   constructor(private readonly store: EventStore) {
@@ -38,7 +41,11 @@ export class AppendRecorder implements EventStore {
     return this.store.appendToStream(streamId, events, options);
   }
 
-  readStream: EventStore['readStream'] = (streamId, options) => this.store.readStream(streamId, options);
+  readStream: EventStore['readStream'] = async (streamId, options) => {
+    const events = await this.store.readStream(streamId, options);
+    this.eventsRead.set(streamId, (this.eventsRead.get(streamId) ?? 0) + events.length);
+    return events;
+  };
   readAll: EventStore['readAll'] = (options) => this.store.readAll(options);
   headPosition = () => this.store.headPosition();
   close = () => this.store.close();
