@@ -9,7 +9,8 @@ import { anEvent } from './events';
 
 const IMAGE = process.env.EVENTSTOREDB_IMAGE ?? 'docker.kurrent.io/kurrent-latest/kurrentdb:latest';
 
-export type KurrentServer = { url: string; stop: () => Promise<void> };
+/** `id`: the container's, for the fault suites (container-faults.ts). */
+export type KurrentServer = { url: string; id: string; stop: () => Promise<void> };
 
 export async function startKurrentDb(): Promise<KurrentServer> {
   const container = await new GenericContainer(IMAGE)
@@ -30,5 +31,5 @@ export async function startKurrentDb(): Promise<KurrentServer> {
       await store.close();
     }
   });
-  return { url, stop: async () => void (await container.stop()) };
+  return { url, id: container.getId(), stop: async () => void (await container.stop()) };
 }
