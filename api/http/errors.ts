@@ -5,10 +5,14 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { DomainError } from '../../domain/shared/errors';
 import type { Logger } from '../../application/ports/logger';
+import { isTransient } from '../../infrastructure/shared/transient-errors';
 
 export const UNAUTHORIZED_MESSAGE = 'Missing or invalid authorization header';
 export const NO_PERMISSION_MESSAGE = "You don't have the required permission to perform this action";
 export const UNEXPECTED_MESSAGE = 'An unexpected error occurred';
+export const STORE_UNAVAILABLE_MESSAGE = 'The service cannot reach its data store right now; try again shortly';
+/** Seconds a client is asked to wait before repeating a request its store could not take. */
+const STORE_RETRY_AFTER_SECONDS = 2;
 const SPEECH_PATH = '/api/v1/get_speech';
 
 const ERROR_NAMES: Record<number, string> = {
@@ -76,6 +80,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         .json({ success: false, error: 'invalid_request', message: body.message, ...body.extra });
     if (body) return sendError(res, body.status, body.message, body.extra);
     if (error instanceof DomainError) return sendError(res, DOMAIN_STATUS[error.kind], error.message, error.details);
+    // A store that is briefly away (a leader election, a step-down, a busy file) is not a bug: the
+    // client is told to come back. What it asked may or may not have been recorded.
+    if (isTransient(error)) {
+      logger.warn('store unavailable', { requestId: res.locals.requestId, path: req.path, error: String(error) });
+      res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+      return sendError(res, 503, STORE_UNAVAILABLE_MESSAGE);
+    }
     logger.error('unhandled error', {
       requestId: res.locals.requestId,
       method: req.method,
