@@ -1,6 +1,7 @@
 /**
  * The Express application: the middleware every request passes, then every module's route groups,
- * each behind the authentication its security names, and the error envelope.
+ * each behind the authentication its security names (and, for organization routes, the door that
+ * waits for the read models they read), and the error envelope.
  */
 import express, { Router, type Express, type RequestHandler } from 'express';
 import type { Foreground } from '../application/foreground';
@@ -33,17 +34,23 @@ function bodyReader(maxBodyBytes: number): RequestHandler {
     (BULK_ROUTES.some((route) => route.test(req.originalUrl.split('?', 1)[0]!)) ? bulk : ordinary)(req, res, next);
 }
 
+/** A route group with the names of the projections whose read models its routes read (api/module.ts `reads`). */
+export type ReadingGroup = RouteGroup & { reads: readonly string[] };
+
 export type AppDeps = {
   config: Config;
   logger: Logger;
   metrics: Metrics;
   authenticate: Authenticator;
   /** Every route group of every module. */
-  groups: readonly RouteGroup[];
+  groups: readonly ReadingGroup[];
   /** Requests in progress, which background work gives way to. */
   foreground: Foreground;
-  /** Resolves once the read models include every event acknowledged so far (bounded). */
-  readsCaughtUp: () => Promise<void>;
+  /**
+   * Resolves once the named read models include every event acknowledged so far (bounded); rejects
+   * with `ProjectionFailedError` when one of them stopped on an event it cannot apply.
+   */
+  readsCaughtUp: (projections: readonly string[]) => Promise<void>;
   shuttingDown: () => boolean;
 };
 
@@ -101,11 +108,12 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   api.use(body);
   const organization = of('organization');
   for (const router of mounted(organization.filter((g) => g.readsNothing))) api.use(router);
-  if (deps.config.services.has('agent')) {
-    api.use(readsIncludeEarlierWrites(deps.readsCaughtUp));
-    api.use(markBulkWrites(deps.foreground));
-    for (const router of mounted(organization.filter((g) => !g.readsNothing))) api.use(router);
-  }
+  if (deps.config.services.has('agent'))
+    for (const group of organization.filter((g) => !g.readsNothing)) {
+      // Each route waits for the read models it reads only: a stopped one holds up no other route.
+      const door = group.reads.length > 0 ? [readsIncludeEarlierWrites(() => deps.readsCaughtUp(group.reads))] : [];
+      api.use(...mounted([group], [...door, markBulkWrites(deps.foreground)]));
+    }
   app.use('/api/v1', api);
 
   app.use((_req, res) => sendError(res, 404, 'Route not found'));

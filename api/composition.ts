@@ -34,7 +34,7 @@ import {
 } from '../projections/dispositions/disposition-groups';
 import { dispositionsProjection, type DispositionDocument } from '../projections/dispositions/dispositions';
 import { organizationsProjection, type OrganizationDocument } from '../projections/organizations/organizations';
-import { buildApp } from './app';
+import { buildApp, type ReadingGroup } from './app';
 import { authenticator } from './http/auth';
 import { answerClientErrors } from './http/client-errors';
 import { Metrics } from './http/metrics';
@@ -96,6 +96,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     leased: true,
     onFencedOut: (lease) => coordinator.lost(lease),
     ...(siblings && { onCommitted: () => siblings.send('projected') }),
+    isTransient,
   });
   const heard = siblings?.received$.subscribe((signal) => {
     if (signal === 'projected') runner.lookNow();
@@ -145,11 +146,16 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   );
 
   const metrics = new Metrics();
-  metrics.gauge('projection_position', 'Lowest position applied by every projection.', () => runner.currentPosition);
+  metrics.gauge(
+    'projection_position',
+    'Lowest position applied by every projection not stopped on a poison event.',
+    () => runner.currentPosition,
+  );
   let shuttingDown = false;
   const provided = new Registry();
   provided.provide('speechReady', () => speechWarm);
   const modules: Module[] = [];
+  const groups: ReadingGroup[] = [];
   provided.provide('apiDescription', () => openApiDocument(modules.flatMap((m) => m.routes ?? [])));
   const deps: ModuleDeps = {
     config,
@@ -170,7 +176,15 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     shuttingDown: () => shuttingDown,
     replica: { name: coordinator.owner, alive: () => coordinator.alive() },
   };
-  for (const definition of MODULES) modules.push({ name: definition.name, ...(await definition.build(deps)) });
+  for (const definition of MODULES) {
+    const built = { name: definition.name, ...(await definition.build(deps)) };
+    modules.push(built);
+    const reads = definition.reads.map((p) => p.name);
+    for (const name of reads)
+      if (!allProjections.some((p) => p.name === name))
+        throw new Error(`${definition.name} reads ${name}, which no module lists among its projections`);
+    groups.push(...(built.routes ?? []).map((group) => ({ ...group, reads })));
+  }
 
   const processes = new ProcessManagerRunner(
     events,
@@ -185,19 +199,21 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     },
   );
   // Reads stay available while the event store is not: a request then reads what the read models hold.
-  const readsCaughtUp = async () => {
+  const readsCaughtUp = async (projections: readonly string[]) => {
     const head = await events.headPosition().catch((error: unknown) => {
       logger.warn('event store head unknown; reading the read models as they are', { error: String(error) });
       return -1;
     });
-    await env.readYourWrites(head);
+    if (head < 0) return;
+    if (!(await runner.waitFor(head, config.readYourWritesTimeoutMs, projections)))
+      logger.warn('read models did not catch up in time', { position: head, projections });
   };
   const { app, sockets } = buildApp({
     config,
     logger,
     metrics,
     authenticate: deps.authenticate,
-    groups: modules.flatMap((m) => m.routes ?? []),
+    groups,
     foreground,
     readsCaughtUp,
     shuttingDown: () => shuttingDown,

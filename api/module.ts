@@ -69,6 +69,12 @@ export type ModuleDefinition = {
   name: string;
   /** The read models the module owns (others may read their collections); the projection runner keeps them all. */
   projections: readonly AnyProjection[];
+  /**
+   * The read models its routes read, its own and others' (through the services and lookups they use):
+   * an organization route waits at the door for these to include earlier writes, and for no other, and
+   * answers 503 when one of them stopped on an event it cannot apply (docs/projection-failures.md).
+   */
+  reads: readonly AnyProjection[];
   build: (deps: ModuleDeps) => Promise<Omit<Module, 'name'>> | Omit<Module, 'name'>;
 };
 

@@ -14,8 +14,15 @@
  * once the previous ones have landed. So an adapter that writes on another thread works in parallel
  * with this one, and a failed commit stops everything after it: the runner goes back to what the
  * store holds and reads the events again.
+ *
+ * A projection that throws on an event (a poison event: a bug, or data it cannot handle) stops alone
+ * (docs/projection-failures.md): its checkpoint stays before the event, the others go on, and
+ * waits on every projection leave it out. The failure is logged, kept (`failures`), and marked in the
+ * read store as the checkpoint `projection-failed:<name>`, so other replicas know it too. It applies
+ * nothing more until it is taken again (a restart, or its lease moving). A store error is not a
+ * poison event: the batch is read again, as above.
  */
-import { BehaviorSubject, filter, firstValueFrom, timeout, catchError, of, map } from 'rxjs';
+import { BehaviorSubject, filter, firstValueFrom, timeout, catchError, of, map, throwError } from 'rxjs';
 import type { AnyProjection } from '../projections/projection';
 import { aborted } from './pause';
 import { FencedOutError, type Fence } from './ports/leases';
@@ -38,7 +45,43 @@ export type ProjectionRunnerOptions = {
   onFencedOut?: (lease: string) => void;
   /** Told when read models this process runs were committed (other processes waiting on them may look). */
   onCommitted?: () => void;
+  /** Store and network errors that pass by themselves: thrown while applying an event, they are retried, not a poison event. */
+  isTransient?: (error: unknown) => boolean;
 };
+
+/** A projection stopped on an event it cannot apply: what operators are shown. */
+export type ProjectionFailure = {
+  projection: string;
+  /** The event's position; the projection's checkpoint stays before it. */
+  position: number;
+  /** The event and the error, known where it failed; another replica's failure is known by its position. */
+  event?: { id: string; streamId: string; type: string };
+  error?: string;
+};
+
+/** Read models whose projection stopped on an event it cannot apply were asked for. */
+export class ProjectionFailedError extends Error {
+  constructor(readonly failures: readonly ProjectionFailure[]) {
+    super(
+      `Read model ${failures.map((f) => f.projection).join(', ')} unavailable: ` +
+        'its projection stopped on an event it could not apply',
+    );
+    this.name = 'ProjectionFailedError';
+  }
+}
+
+/** What a projection threw on an event. */
+class PoisonEvent extends Error {
+  constructor(
+    readonly event: RecordedEvent,
+    readonly error: unknown,
+  ) {
+    super(String(error));
+  }
+}
+
+/** The checkpoint that marks a projection failed at a position, for the replicas that do not run it. */
+export const failureMark = (projection: string) => `projection-failed:${projection}`;
 
 type Moved = { name: string; collection: string; documents: StoredDocument<unknown>[] };
 const IDLE_WATCH_MS = 250;
@@ -52,6 +95,12 @@ export class ProjectionRunner {
   private readonly held = new Map<string, Fence | null>();
   /** Positions of the projections other replicas run, as their checkpoints were last read. */
   private readonly elsewhere = new Map<string, number>();
+  /** Failure marks of the projections other replicas run: failed while their checkpoint is behind the mark. */
+  private readonly marks = new Map<string, number>();
+  /** Projections held here that stopped on a poison event; they apply nothing until taken again. */
+  private readonly failed = new Map<string, ProjectionFailure>();
+  /** Failures not marked in the store yet. */
+  private readonly unmarked = new Set<string>();
   private changes: (() => Promise<void>)[] = [];
   private waiters = 0;
   private watcher: NodeJS.Timeout | null = null;
@@ -64,11 +113,13 @@ export class ProjectionRunner {
   private readonly collections = new Map<string, ReadCollection<unknown>>();
   /** Each projection's event types, looked up for every event of every batch. */
   private readonly eventTypes: ReadonlyMap<string, ReadonlySet<string>>;
-  private readonly position = new BehaviorSubject<number>(-1);
+  /** Told of every change of a position or a failure. */
+  private readonly published = new BehaviorSubject<void>(undefined);
   private controller: AbortController | null = null;
   private interrupt: (() => void) | null = null;
   private loop: Promise<void> | null = null;
-  private failure: unknown = null;
+  /** The last store error, until a commit lands. */
+  private storeError: unknown = null;
   /** How many events were applied, per projection (duplicates are skipped, never counted). */
   readonly applied = new Map<string, number>();
 
@@ -83,13 +134,33 @@ export class ProjectionRunner {
     for (const p of projections) this.elsewhere.set(p.name, -1);
   }
 
-  /** Lowest position every projection has committed. */
+  /** Lowest position every projection that has not failed has committed. */
   get currentPosition(): number {
-    return this.position.value;
+    const position = this.positionOf();
+    return Number.isFinite(position) ? position : -1;
   }
 
   get lastError(): unknown {
-    return this.failure;
+    return this.storeError;
+  }
+
+  /** Projections stopped on a poison event: those held here, and those other replicas marked failed. */
+  get failures(): ProjectionFailure[] {
+    return this.projections.flatMap((p) => this.failureOf(p.name) ?? []);
+  }
+
+  private failureOf(name: string): ProjectionFailure | null {
+    const here = this.failed.get(name);
+    if (here) return here;
+    const mark = this.marks.get(name) ?? -1;
+    const at = this.elsewhere.get(name);
+    return at !== undefined && mark > at ? { projection: name, position: mark } : null;
+  }
+
+  /** Lowest position the named projections committed; of every projection that has not failed by default. */
+  private positionOf(names?: readonly string[]): number {
+    const of = names ?? this.projections.map((p) => p.name).filter((name) => !this.failureOf(name));
+    return Math.min(...of.map((name) => this.committed.get(name) ?? this.elsewhere.get(name) ?? -1));
   }
 
   async start(): Promise<void> {
@@ -133,13 +204,18 @@ export class ProjectionRunner {
     });
   }
 
+  /** Taking a projection is trying it again: a failure mark of an earlier holder is cleared. */
   private async hold(names: readonly string[], fence: Fence | null): Promise<void> {
-    const stored = await this.reads.checkpoints(names);
+    for (const name of names) if (!this.byName.has(name)) throw new Error(`Unknown projection ${name}`);
+    const stored = await this.reads.checkpoints([...names, ...names.map(failureMark)]);
     for (const name of names) {
-      if (!this.byName.has(name)) throw new Error(`Unknown projection ${name}`);
       const checkpoint = stored.get(name) ?? -1;
+      if ((stored.get(failureMark(name)) ?? -1) > checkpoint) await this.reads.reset(failureMark(name), []);
       this.held.set(name, fence);
       this.elsewhere.delete(name);
+      this.marks.delete(name);
+      this.failed.delete(name);
+      this.unmarked.delete(name);
       this.evolved.set(name, checkpoint);
       this.committed.set(name, checkpoint);
       this.overlay.set(name, new Map());
@@ -151,7 +227,10 @@ export class ProjectionRunner {
     for (const name of names) {
       if (!this.held.has(name)) continue;
       this.elsewhere.set(name, this.committed.get(name) ?? -1);
-      for (const map of [this.held, this.evolved, this.committed, this.overlay]) map.delete(name);
+      const failure = this.failed.get(name);
+      if (failure) this.marks.set(name, failure.position);
+      this.unmarked.delete(name);
+      for (const map of [this.held, this.evolved, this.committed, this.overlay, this.failed]) map.delete(name);
     }
     this.publish();
   }
@@ -192,8 +271,13 @@ export class ProjectionRunner {
 
   private async refreshElsewhere(): Promise<void> {
     if (this.elsewhere.size === 0) return;
-    const stored = await this.reads.checkpoints([...this.elsewhere.keys()]);
-    for (const [name, position] of stored) if (this.elsewhere.has(name)) this.elsewhere.set(name, position);
+    const names = [...this.elsewhere.keys()];
+    const stored = await this.reads.checkpoints([...names, ...names.map(failureMark)]);
+    for (const name of names) {
+      if (!this.elsewhere.has(name)) continue;
+      this.elsewhere.set(name, stored.get(name) ?? -1);
+      this.marks.set(name, stored.get(failureMark(name)) ?? -1);
+    }
     this.publish();
   }
 
@@ -218,18 +302,28 @@ export class ProjectionRunner {
     }
   }
 
-  /** Resolves true once every projection has applied all events up to `position`; false on timeout. */
-  async waitFor(position: number, timeoutMs = 5000): Promise<boolean> {
-    if (this.position.value >= position) return true;
+  /**
+   * Resolves true once the named projections (by default every one that has not failed) have applied
+   * all events up to `position`; false on timeout. Rejects with `ProjectionFailedError` as soon as a
+   * named projection is known to have stopped on a poison event.
+   */
+  async waitFor(position: number, timeoutMs = 5000, names?: readonly string[]): Promise<boolean> {
+    for (const name of names ?? []) if (!this.byName.has(name)) throw new Error(`Unknown projection ${name}`);
+    const reached = () => {
+      const failures = (names ?? []).flatMap((name) => this.failureOf(name) ?? []);
+      if (failures.length > 0) throw new ProjectionFailedError(failures);
+      return this.positionOf(names) >= position;
+    };
+    if (reached()) return true;
     this.waiters++;
     this.hurryWatch();
     try {
       return await firstValueFrom(
-        this.position.pipe(
-          filter((p) => p >= position),
+        this.published.pipe(
+          filter(reached),
           map(() => true),
           timeout(timeoutMs),
-          catchError(() => of(false)),
+          catchError((error) => (error instanceof ProjectionFailedError ? throwError(() => error) : of(false))),
         ),
       );
     } finally {
@@ -245,29 +339,38 @@ export class ProjectionRunner {
     return this.reached(await this.events.headPosition(), signal);
   }
 
-  /** Resolves true once every projection has applied all events up to `position`, however long that takes; false if `signal` aborts first. */
+  /** Resolves true once every projection that has not failed has applied all events up to `position`, however long that takes; false if `signal` aborts first. */
   async reached(position: number, signal?: AbortSignal): Promise<boolean> {
     while (!signal?.aborted) if (await this.waitFor(position, 1000)) return true;
     return false;
   }
 
-  /** Processes everything in the store now, without a subscription (rebuilds, tools, benchmarks). */
+  /**
+   * Processes everything in the store now, without a subscription (rebuilds, tools, benchmarks). A
+   * projection stopped on a poison event does not stop the others; it is reported at the end.
+   */
   async catchUp(): Promise<void> {
     if (this.held.size === 0) await this.holdAll();
     try {
-      for (;;) {
-        const batch = await this.events.readAll({
-          after: Math.min(...this.evolved.values()),
-          maxCount: this.options.batchSize ?? 1000,
-        });
-        if (batch.length === 0) return await this.inflight;
+      for (let after = this.runningFrom(); after !== null; after = this.runningFrom()) {
+        const batch = await this.events.readAll({ after, maxCount: this.options.batchSize ?? 1000 });
+        if (batch.length === 0) break;
         await this.applyBatch(batch);
       }
+      await this.inflight;
+      await this.markFailures();
     } catch (error) {
       await this.inflight.catch(() => undefined);
       this.rewind();
       throw error;
     }
+    if (this.failed.size > 0) throw new ProjectionFailedError([...this.failed.values()]);
+  }
+
+  /** Where the projections held here that have not failed are (the lowest), or null when none is. */
+  private runningFrom(): number | null {
+    const positions = [...this.evolved].filter(([name]) => !this.failed.has(name)).map(([, position]) => position);
+    return positions.length > 0 ? Math.min(...positions) : null;
   }
 
   /**
@@ -280,11 +383,17 @@ export class ProjectionRunner {
     const collections = new Set(this.projections.filter((x) => names.includes(x.name)).map((x) => x.collection.name));
     for (const p of this.projections.filter((x) => collections.has(x.collection.name))) {
       await this.reads.reset(p.name, [p.collection.name]);
+      await this.reads.reset(failureMark(p.name), []);
       if (this.held.has(p.name)) {
         this.evolved.set(p.name, -1);
         this.committed.set(p.name, -1);
         this.overlay.get(p.name)?.clear();
-      } else this.elsewhere.set(p.name, -1);
+        this.failed.delete(p.name);
+        this.unmarked.delete(p.name);
+      } else {
+        this.elsewhere.set(p.name, -1);
+        this.marks.delete(p.name);
+      }
       this.applied.set(p.name, 0);
     }
     this.publish();
@@ -300,10 +409,12 @@ export class ProjectionRunner {
       this.interrupt = stop;
       try {
         await this.applyChanges();
-        if (this.held.size === 0) await aborted(attempt.signal);
+        await this.markFailures();
+        const after = this.runningFrom();
+        if (after === null) await aborted(attempt.signal);
         else
           for await (const batch of subscribeToAll(this.events, {
-            after: Math.min(...this.evolved.values()),
+            after,
             batchSize: this.options.batchSize ?? 1000,
             pollMs: this.options.pollMs ?? 500,
             signal: attempt.signal,
@@ -318,7 +429,7 @@ export class ProjectionRunner {
         this.rewind();
         if (error instanceof FencedOutError) this.fencedOut(error.lease);
         else {
-          this.failure = error;
+          this.storeError = error;
           this.options.logger?.error('projection batch failed; retrying', { error: String(error) });
           if (!signal.aborted) await new Promise((r) => setTimeout(r, 1000));
         }
@@ -353,28 +464,35 @@ export class ProjectionRunner {
   /**
    * Evolves a batch in every projection held, then hands the commit to the store once the previous
    * batch's has landed: the documents of every projection and all their checkpoints in one commit,
-   * so the checkpoints other replicas read are never behind what this one applied.
+   * so the checkpoints other replicas read are never behind what this one applied. A projection that
+   * stops on a poison event in the batch is left out of the commit: its checkpoint stays put.
    */
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1]!.position;
     const moved: Moved[] = [];
     for (const name of this.held.keys()) {
+      if (this.failed.has(name)) continue;
       const projection = this.byName.get(name)!;
       const from = this.evolved.get(projection.name)!;
       if (from >= last) continue;
-      const documents = [
-        ...(
-          await this.applyTo(
-            projection,
-            batch.filter((e) => e.position > from),
-          )
-        ).values(),
-      ];
+      let changed: Map<string, StoredDocument<unknown>>;
+      try {
+        changed = await this.applyTo(
+          projection,
+          batch.filter((e) => e.position > from),
+        );
+      } catch (error) {
+        if (!(error instanceof PoisonEvent)) throw error;
+        this.fail(projection, error);
+        continue;
+      }
+      const documents = [...changed.values()];
       this.evolved.set(projection.name, last);
       const overlay = this.overlay.get(projection.name)!;
       for (const document of documents) overlay.set(document.id, document);
       moved.push({ name: projection.name, collection: projection.collection.name, documents });
     }
+    if (this.unmarked.size > 0) this.pipeline(this.inflight.then(() => this.markFailures()));
     if (moved.length === 0) return;
     // If a commit of the previous batch failed, this throws and nothing of this batch is written.
     await this.inflight;
@@ -389,18 +507,59 @@ export class ProjectionRunner {
       writes: moved.flatMap((m) => m.documents.map((document) => ({ collection: m.collection, document }))),
       ...(fences.size > 0 && { fences: [...fences.values()] }),
     });
-    this.inflight = written.then(() => {
-      for (const m of moved) {
-        if (!this.held.has(m.name)) continue;
-        this.committed.set(m.name, last);
-        const overlay = this.overlay.get(m.name)!;
-        for (const document of m.documents) if (overlay.get(document.id) === document) overlay.delete(document.id);
-      }
-      this.failure = null;
-      this.publish();
-      this.options.onCommitted?.();
+    this.pipeline(
+      written.then(() => {
+        for (const m of moved) {
+          if (!this.held.has(m.name)) continue;
+          this.committed.set(m.name, last);
+          const overlay = this.overlay.get(m.name)!;
+          for (const document of m.documents) if (overlay.get(document.id) === document) overlay.delete(document.id);
+        }
+        this.storeError = null;
+        this.publish();
+        this.options.onCommitted?.();
+      }),
+    );
+  }
+
+  /** The commits in flight are now `commits`; when they fail, the subscription ends and the runner rewinds. */
+  private pipeline(commits: Promise<void>): void {
+    this.inflight = commits;
+    commits.catch(() => this.interrupt?.());
+  }
+
+  /** A projection stopped on a poison event: it applies nothing more here, and the failure is recorded. */
+  private fail(projection: AnyProjection, { event, error }: PoisonEvent): void {
+    const failure: ProjectionFailure = {
+      projection: projection.name,
+      position: event.position,
+      event: { id: event.id, streamId: event.streamId, type: event.type },
+      error: String(error),
+    };
+    this.failed.set(projection.name, failure);
+    this.unmarked.add(projection.name);
+    this.options.logger?.error('projection stopped on an event it cannot apply; the other projections go on', {
+      ...failure,
+      checkpointStaysAt: this.evolved.get(projection.name),
+      stack: error instanceof Error ? error.stack : undefined,
     });
-    this.inflight.catch(() => this.interrupt?.());
+    this.publish();
+  }
+
+  /** Marks each failure not marked yet in the store, fenced by its lease, for the replicas that do not run it. */
+  private async markFailures(): Promise<void> {
+    for (const name of [...this.unmarked]) {
+      const failure = this.failed.get(name);
+      const fence = this.held.get(name);
+      if (failure && fence !== undefined)
+        await this.reads.commit({
+          projection: failureMark(name),
+          checkpoint: failure.position,
+          writes: [],
+          ...(fence && { fences: [fence] }),
+        });
+      this.unmarked.delete(name);
+    }
   }
 
   private async applyTo(
@@ -411,21 +570,22 @@ export class ProjectionRunner {
     const relevant = events.filter((e) => types.has(e.type));
     const changed = new Map<string, StoredDocument<unknown>>();
     if (relevant.length === 0) return changed;
-    const ids = [...new Set(relevant.flatMap((e) => projection.documentIds(e)))];
+    const idsOf = new Map(relevant.map((e) => [e, this.applying(e, () => projection.documentIds(e))]));
+    const ids = [...new Set([...idsOf.values()].flat())];
     // Taken before reading the store: an entry may leave the overlay while the read is under way.
     const overlay = this.overlay.get(projection.name)!;
     const inFlight = new Map(ids.flatMap((id) => (overlay.has(id) ? [[id, overlay.get(id)!] as const] : [])));
     const stored = await this.collections.get(projection.name)!.getStored(ids.filter((id) => !inFlight.has(id)));
     let applied = 0;
     for (const event of relevant) {
-      for (const id of projection.documentIds(event)) {
+      for (const id of idsOf.get(event)!) {
         const current = changed.get(id) ??
           inFlight.get(id) ??
           stored.get(id) ?? { id, doc: null, position: -1, version: 0 };
         if (current.position >= event.position) continue;
         changed.set(id, {
           id,
-          doc: projection.evolve(id, current.doc, event),
+          doc: this.applying(event, () => projection.evolve(id, current.doc, event)),
           position: event.position,
           version: current.version + 1,
         });
@@ -436,8 +596,16 @@ export class ProjectionRunner {
     return changed;
   }
 
+  /** Runs a projection's own code on `event`: what it throws is a poison event, unless a store error that passes by itself. */
+  private applying<T>(event: RecordedEvent, apply: () => T): T {
+    try {
+      return apply();
+    } catch (error) {
+      throw this.options.isTransient?.(error) ? error : new PoisonEvent(event, error);
+    }
+  }
+
   private publish(): void {
-    const min = Math.min(...this.committed.values(), ...this.elsewhere.values());
-    this.position.next(Number.isFinite(min) ? min : -1);
+    this.published.next();
   }
 }

@@ -5,6 +5,8 @@ import { auditRoutes } from './router';
 export const auditModule: ModuleDefinition = {
   name: 'audit',
   projections: [],
+  // The audit reads the event store itself, which holds every write acknowledged.
+  reads: [],
   build({ events }) {
     return { routes: [{ prefix: '/api/v1', security: 'organization', routes: auditRoutes(events) }] };
   },

@@ -7,6 +7,7 @@ import { blacklistRoutes } from './router';
 export const blacklistModule: ModuleDefinition = {
   name: 'blacklist',
   projections: [blacklistProjection],
+  reads: [blacklistProjection],
   async build({ commands, reads, env, provided }) {
     const service = new BlacklistService(
       commands,

@@ -17,15 +17,30 @@ import { builtinCarrier, type RecordConversation } from '../../infrastructure/ca
 import { openBlobStore } from '../../infrastructure/blob-stores';
 import { openCallsProjection, type OpenCallDocument } from '../../projections/calls/open-calls';
 import { customersProjection, type CustomerDocument } from '../../projections/customers/customers';
+import { agentsProjection } from '../../projections/agents/agents';
+import { blacklistProjection } from '../../projections/blacklist/blacklist';
+import { dispositionGroupsProjection } from '../../projections/dispositions/disposition-groups';
+import { dispositionsProjection } from '../../projections/dispositions/dispositions';
+import { numbersProjection } from '../../projections/numbers/numbers';
 import { carrierRoutes } from '../carrier/router';
 import { requireSecret } from '../http/auth';
 import type { ModuleDefinition } from '../module';
 import { reconcilerOf } from '../reconciler';
 import { callRoutes } from './router';
 
+/** What the call placer (lent as `callPlacer`) reads: the agent, the disposition or group, the numbers, the blacklist. */
+export const placingCallsReads = [
+  agentsProjection,
+  dispositionsProjection,
+  dispositionGroupsProjection,
+  numbersProjection,
+  blacklistProjection,
+];
+
 export const callsModule: ModuleDefinition = {
   name: 'calls',
   projections: [openCallsProjection, undialedCallsProjection],
+  reads: [customersProjection, ...placingCallsReads],
   async build(deps) {
     const { config, commands, reads, env, engine, lookups, logger, runner, provided, replica } = deps;
     const numbers = provided.use('numbers');

@@ -1,12 +1,16 @@
 /** Campaigns: created, changed, paused and deleted by their organization; `jsonData` records are added as a bulk add. */
 import { CampaignService } from '../../application/campaigns/campaign-service';
 import { campaignsProjection, type CampaignDocument } from '../../projections/campaigns/campaigns';
+import { customersProjection } from '../../projections/customers/customers';
+import { placingCallsReads } from '../calls/module';
 import type { ModuleDefinition } from '../module';
 import { campaignRoutes } from './router';
 
 export const campaignsModule: ModuleDefinition = {
   name: 'campaigns',
   projections: [campaignsProjection],
+  // Records under `jsonData` are added as the customers module adds them.
+  reads: [campaignsProjection, customersProjection, ...placingCallsReads],
   async build({ commands, reads, env, lookups, provided }) {
     const campaigns = await reads.collection<CampaignDocument>(campaignsProjection.collection);
     const service = new CampaignService(commands, campaigns, lookups, provided.use('customers'), env);

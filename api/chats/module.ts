@@ -21,6 +21,10 @@ import { chatTemplatesProjection, type ChatTemplateDocument } from '../../projec
 import { idleChatsProjection, type IdleChatDocument } from '../../projections/chats/idle-chats';
 import { openChatsProjection, type OpenChatDocument } from '../../projections/chats/open-chats';
 import { customersProjection, type CustomerDocument } from '../../projections/customers/customers';
+import { agentsProjection } from '../../projections/agents/agents';
+import { blacklistProjection } from '../../projections/blacklist/blacklist';
+import { dispositionGroupsProjection } from '../../projections/dispositions/disposition-groups';
+import { dispositionsProjection } from '../../projections/dispositions/dispositions';
 import { requireSecret } from '../http/auth';
 import type { ModuleDefinition } from '../module';
 import { reconcilerOf } from '../reconciler';
@@ -29,9 +33,19 @@ import { chatRoutes } from './router';
 import { chatWebhookRoutes } from './webhook-router';
 import { chatsProjections } from '../../projections/chats';
 
+/** What the chat sender (lent as `chatSending`) reads: the template, the agent, the disposition or group, the blacklist. */
+export const sendingChatsReads = [
+  chatTemplatesProjection,
+  agentsProjection,
+  dispositionsProjection,
+  dispositionGroupsProjection,
+  blacklistProjection,
+];
+
 export const chatsModule: ModuleDefinition = {
   name: 'chats',
   projections: [...chatsProjections],
+  reads: [customersProjection, ...sendingChatsReads],
   async build(deps) {
     const { config, commands, reads, env, lookups, logger, runner, provided, replica } = deps;
     const blacklist = provided.use('blacklist');

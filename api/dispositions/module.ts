@@ -11,6 +11,7 @@ import { dispositionRoutes } from './router';
 export const dispositionsModule: ModuleDefinition = {
   name: 'dispositions',
   projections: [dispositionsProjection, dispositionGroupsProjection],
+  reads: [dispositionsProjection, dispositionGroupsProjection],
   async build({ commands, reads, env }) {
     const service = new DispositionService(
       commands,

@@ -7,6 +7,7 @@ import { numberRoutes } from './router';
 export const numbersModule: ModuleDefinition = {
   name: 'numbers',
   projections: [numbersProjection],
+  reads: [numbersProjection],
   async build({ commands, reads, env, config, provided }) {
     const service = new NumberService(
       commands,

@@ -5,6 +5,8 @@ import { opsRoutes } from './router';
 export const opsModule: ModuleDefinition = {
   name: 'ops',
   projections: [],
+  // Readiness reads the runner's positions, not a read model.
+  reads: [],
   build({ events, runner, metrics, shuttingDown, provided }) {
     const speechReady = provided.find('speechReady') ?? (() => true);
     const document = provided.use('apiDescription');

@@ -1,10 +1,11 @@
 /** Operations endpoints without an organization token: liveness, readiness, metrics, API description. */
 import { Type } from '@sinclair/typebox';
 import type { EventStore } from '../../application/ports/event-store';
-import type { ProjectionRunner } from '../../application/projection-runner';
+import type { ProjectionFailure, ProjectionRunner } from '../../application/projection-runner';
 import type { Metrics } from '../http/metrics';
 import { route, type RouteSpec } from '../http/route';
 import { docsPage } from './docs-page';
+import { projectionMetrics } from './projection-metrics';
 
 /** Events behind are counted up to this many (a count, not a difference of positions: on EventStoreDB positions are byte offsets). */
 const LAG_COUNTED_UP_TO = 1000;
@@ -18,6 +19,11 @@ export type OpsDeps = {
   /** The API description of every route. */
   document: () => Record<string, unknown>;
 };
+
+/** A projection stopped on a poison event, as `projectionError` tells it. */
+const described = (f: ProjectionFailure) =>
+  `projection ${f.projection} stopped on the event at position ${f.position}` +
+  (f.event ? ` (${f.event.type} in ${f.event.streamId}): ${f.error}` : ' (on the replica that runs it)');
 
 /** The readiness report, 200 when ready and 503 otherwise. */
 const Readiness = Type.Object({
@@ -79,13 +85,16 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
         const failing = deps.runner.lastError !== null;
         // A lag is not a reason to leave the load balancer: every replica reads the same read models,
         // so they would all leave together; requests wait for the writes they must see at the door.
+        // Nor is a projection stopped on a poison event: every replica would stop on it too. It is
+        // reported here and on /metrics; only the routes that read it answer 503.
         const ready = !deps.shuttingDown() && !failing && deps.speechReady();
+        const errors = [...(failing ? [String(deps.runner.lastError)] : []), ...deps.runner.failures.map(described)];
         res.status(ready ? 200 : 503).json({
           status: ready ? 'ready' : 'not_ready',
           head,
           projected,
           lag,
-          projectionError: failing ? String(deps.runner.lastError) : null,
+          projectionError: errors.length > 0 ? errors.join('; ') : null,
           speechEngine: deps.speechReady() ? 'ready' : 'warming',
           shuttingDown: deps.shuttingDown(),
         });
@@ -98,7 +107,7 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       summary: 'Metrics in the Prometheus text format',
       success: { status: 200, description: 'The metrics', contentType: 'text/plain' },
       handler: (_req, res) => {
-        res.type('text/plain; version=0.0.4').send(deps.metrics.render());
+        res.type('text/plain; version=0.0.4').send(deps.metrics.render() + projectionMetrics(deps.runner));
       },
     }),
     route({

@@ -7,6 +7,8 @@ import type { ModuleDefinition } from '../module';
 export const organizationsModule: ModuleDefinition = {
   name: 'organizations',
   projections: [organizationsProjection],
+  // No routes of its own: the administration API serves organizations.
+  reads: [],
   async build({ commands, reads, env, config, provided }) {
     const organizations = await reads.collection<OrganizationDocument>(organizationsProjection.collection);
     provided.provide(

@@ -10,6 +10,7 @@ import { speechRestRoutes } from './rest-router';
 export const speechModule: ModuleDefinition = {
   name: 'speech',
   projections: [],
+  reads: [],
   build({ engine, commands, env, config, logger, provided }) {
     if (!engine) return {};
     const speech = new SpeechService(engine, commands, env, config.maxSpeechChars);

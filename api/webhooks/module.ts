@@ -25,6 +25,7 @@ const leaseMs = (timeoutMs: number) => Math.max(60_000, timeoutMs * 3);
 export const webhooksModule: ModuleDefinition = {
   name: 'webhooks',
   projections: [...webhooksProjections],
+  reads: [...webhooksProjections],
   async build({ config, env, commands, reads, logger, runner }) {
     const settings = await reads.collection<WebhookSettingsDocument>(webhookSettingsProjection.collection);
     const deliveries = await reads.collection<WebhookDeliveryDocument>(webhookDeliveriesProjection.collection);

@@ -19,6 +19,7 @@ import {
 import { workflowRunsProjection, type WorkflowRunDocument } from '../../projections/workflows/workflow-runs';
 import { workflowWaitsProjection, type WorkflowWaitDocument } from '../../projections/workflows/workflow-waits';
 import { workflowsProjection, type WorkflowDocument } from '../../projections/workflows/workflows';
+import { sendingChatsReads } from '../chats/module';
 import type { ModuleDefinition } from '../module';
 import { workflowRoutes } from './router';
 import { workflowsProjections } from '../../projections/workflows';
@@ -26,6 +27,8 @@ import { workflowsProjections } from '../../projections/workflows';
 export const workflowsModule: ModuleDefinition = {
   name: 'workflows',
   projections: [...workflowsProjections],
+  // Steps are checked as calls and chats check theirs.
+  reads: [workflowsProjection, workflowRunsProjection, ...sendingChatsReads],
   async build({ commands, events, reads, env, lookups, logger, provided }) {
     const chats = provided.use('chatSending');
     const service = new WorkflowService(
