@@ -20,6 +20,19 @@ export type OpsDeps = {
   document: () => Record<string, unknown>;
 };
 
+/** The store's head, the lowest position every running projection applied, and the events between (counted up to a limit). */
+async function measureLag(deps: OpsDeps): Promise<{ head: number; projected: number; lag: number }> {
+  const projected = deps.runner.currentPosition;
+  const head = await deps.events.headPosition();
+  const lag =
+    head > projected ? (await deps.events.readAll({ after: projected, maxCount: LAG_COUNTED_UP_TO })).length : 0;
+  return { head, projected, lag };
+}
+
+const lagMetric = (lag: number) =>
+  `# HELP projection_lag_events Events stored that the read models have not applied yet (counted up to ${LAG_COUNTED_UP_TO}).\n` +
+  `# TYPE projection_lag_events gauge\nprojection_lag_events ${lag}\n`;
+
 /** A projection stopped on a poison event, as `projectionError` tells it. */
 const described = (f: ProjectionFailure) =>
   `projection ${f.projection} stopped on the event at position ${f.position}` +
@@ -69,15 +82,11 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       errors: [503],
       success: { status: 200, description: 'Ready, with the projection lag', schema: Readiness },
       handler: async (_req, res) => {
-        const projected = deps.runner.currentPosition;
         let head: number;
+        let projected: number;
         let lag: number;
         try {
-          head = await deps.events.headPosition();
-          lag =
-            head > projected
-              ? (await deps.events.readAll({ after: projected, maxCount: LAG_COUNTED_UP_TO })).length
-              : 0;
+          ({ head, projected, lag } = await measureLag(deps));
         } catch (error) {
           res.status(503).json({ status: 'unavailable', reason: `event store unreachable: ${String(error)}` });
           return;
@@ -106,8 +115,13 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       operationId: 'getMetrics',
       summary: 'Metrics in the Prometheus text format',
       success: { status: 200, description: 'The metrics', contentType: 'text/plain' },
-      handler: (_req, res) => {
-        res.type('text/plain; version=0.0.4').send(deps.metrics.render() + projectionMetrics(deps.runner));
+      handler: async (_req, res) => {
+        // The lag is counted in events, which needs the store: an unreachable store leaves it out.
+        const lag = await measureLag(deps).then(
+          ({ lag }) => lagMetric(lag),
+          () => '',
+        );
+        res.type('text/plain; version=0.0.4').send(deps.metrics.render() + projectionMetrics(deps.runner) + lag);
       },
     }),
     route({

@@ -178,7 +178,7 @@ describe('administration API and authentication', () => {
     expect((await t.request('GET', '/docs')).text).toContain('/openapi.json');
   });
 
-  it('stays ready while the read models are behind, and counts how many events they are behind', async () => {
+  it('stays ready while the read models are behind, and counts how many events they are behind (also on /metrics)', async () => {
     const own = await startTestService();
     try {
       // The projections stop here; events keep arriving, as another replica's writes do.
@@ -196,8 +196,10 @@ describe('administration API and authentication', () => {
         return (ready.body as { lag: number }).lag;
       };
       expect(await lagAfter(250)).toBe(250);
+      expect((await own.request('GET', '/metrics')).text).toContain('\nprojection_lag_events 250\n');
       // Counted up to a thousand.
       expect(await lagAfter(2_000)).toBe(1000);
+      expect((await own.request('GET', '/metrics')).text).toContain('\nprojection_lag_events 1000\n');
     } finally {
       await own.stop();
     }
