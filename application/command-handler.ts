@@ -39,7 +39,8 @@ export type CommandContext = {
 export type CommandResult<Event> = { events: Event[]; nextExpectedRevision: number; position: number };
 
 export const SCHEMA_VERSION = 1;
-const MAX_ATTEMPTS = 20;
+/** How long a batch goes on deciding again after conflicts (other replicas appending to its stream) before it fails. */
+const CONFLICTS_FOR_MS = 10_000;
 /**
  * Bytes one append may hold, counted as the JSON of each event's data and metadata and its type,
  * with room to spare under EventStoreDB's default limit (1 MiB) for what the server adds per event.
@@ -91,9 +92,11 @@ export class CommandHandler {
   /** Decides and appends what is queued for a stream, batch after batch, until nothing is left. */
   private async drain(decider: AnyDecider, streamId: string): Promise<void> {
     const queue = this.queues.get(streamId)!;
-    // Let commands that arrive in this turn of the event loop join the first batch.
-    await new Promise((r) => setImmediate(r));
     while (queue.length > 0) {
+      // Let commands that arrive in this turn of the event loop join the batch, and let another
+      // writer whose append just lost to this one's (another replica's handler) append before this
+      // one appends again: a writer with commands always waiting would otherwise win every time.
+      await new Promise((r) => setImmediate(r));
       const batch = queue.splice(0);
       try {
         const deferred = await this.decideAndAppend(decider, streamId, batch);
@@ -110,6 +113,7 @@ export class CommandHandler {
     const cached = this.cache.get(streamId);
     let { state, revision } = cached ?? { state: decider.initialState(), revision: -1 };
     let fresh = false;
+    const began = Date.now();
     for (let attempt = 1; ; attempt++) {
       const outcomes: Outcome[] = [];
       const events: EventData[] = [];
@@ -145,8 +149,9 @@ export class CommandHandler {
         try {
           result = await this.appendInSlices(streamId, events, revision);
         } catch (error) {
-          if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
-          if (fresh) await new Promise((r) => setTimeout(r, Math.random() * attempt * 2));
+          if (!(error instanceof WrongExpectedRevisionError) || Date.now() - began > CONFLICTS_FOR_MS) throw error;
+          // Contention: wait a random while, longer each time, so that the writers take turns.
+          if (fresh) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
           ({ state, revision } = await this.load(decider, streamId));
           fresh = true;
           continue;

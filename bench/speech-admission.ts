@@ -7,7 +7,8 @@
  *   npx tsx bench/speech-admission.ts [--requests 1000000] [--trials 50] [--full-fold]
  *
  * `--full-fold` also times folding the busy stream from its first event (what every cold admission
- * cost before snapshots).
+ * cost before snapshots). Last, the contention of replicas: three command handlers (each one replica's)
+ * admit and finish requests of one organization together for a few seconds.
  */
 import { join } from 'node:path';
 import { CommandHandler } from '../application/command-handler';
@@ -98,6 +99,41 @@ async function coldAdmissions(store: SqliteEventStore, organizationId: string): 
   return times;
 }
 
+/**
+ * `replicas` command handlers on one store, each with `perReplica` clients that admit and finish
+ * requests of one organization for `seconds`: admissions per second and their latency.
+ */
+async function contention(store: SqliteEventStore, replicas: number, perReplica: number, seconds: number) {
+  const organizationId = `shared-${Date.now()}`;
+  const stream = organizationStreamId(organizationId);
+  const handlers = Array.from({ length: replicas }, () => new CommandHandler(store));
+  await handlers[0]!.handle(
+    organizationDecider,
+    stream,
+    { ...register(organizationId), credits: 1_000_000_000 },
+    ctx(organizationId),
+  );
+  const times: number[] = [];
+  const until = Date.now() + seconds * 1000;
+  let n = 0;
+  await Promise.all(
+    handlers.flatMap((handler) =>
+      Array.from({ length: perReplica }, async () => {
+        while (Date.now() < until) {
+          const id = `c${n++}`;
+          const began = performance.now();
+          await handler.handle(organizationDecider, stream, start(id), ctx(organizationId));
+          times.push(performance.now() - began);
+          await handler.handle(organizationDecider, stream, finish(id), ctx(organizationId));
+        }
+      }),
+    ),
+  );
+  console.log(
+    `contention, ${replicas} replicas x ${perReplica} clients on one organization: ${Math.round(times.length / seconds)} admissions/s, ${summary(times)}`,
+  );
+}
+
 async function main(): Promise<void> {
   const dir = tempDir('bench-admission-');
   const store = new SqliteEventStore(join(dir.path, 'events.db'));
@@ -145,6 +181,7 @@ async function main(): Promise<void> {
         `folding all ${events.length.toLocaleString('en')} events without a snapshot: ${(performance.now() - foldBegan).toFixed(0)} ms`,
       );
     }
+    await contention(store, 3, Math.floor(IN_FLIGHT / 3 / 2), 5);
   } finally {
     await store.close();
     dir.remove();

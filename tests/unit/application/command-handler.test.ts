@@ -4,8 +4,12 @@
  */
 import { CommandHandler } from '../../../application/command-handler';
 import { catalogDecider, catalogStreamId, type CatalogCommand } from '../../../domain/dispositions/catalog';
+import { organizationDecider, organizationStreamId } from '../../../domain/organizations/organization';
 import { DomainError } from '../../../domain/shared/errors';
+import { join } from 'node:path';
 import { MemoryEventStore } from '../../../infrastructure/memory/memory-event-store';
+import { SqliteEventStore } from '../../../infrastructure/sqlite/sqlite-event-store';
+import { tempDir } from '../../support/temp-dir';
 
 const at = '2026-01-01T00:00:00.000Z';
 const ctx = { organizationId: 'o1', actor: 'tester', requestId: 'r1' };
@@ -81,5 +85,46 @@ describe('command handler', () => {
     const events = await store.readStream(stream);
     expect(events).toHaveLength(30);
     expect(events.map((e) => e.revision)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  });
+
+  it('replicas that always have commands waiting take turns on a stream: no batch fails on conflicts', async () => {
+    // The SQLite store: its writer thread answers appends in the order they came, as a server does.
+    const dir = tempDir();
+    const store = new SqliteEventStore(join(dir.path, 'events.db'));
+    const org = organizationStreamId('o1');
+    const handlers = [new CommandHandler(store), new CommandHandler(store), new CommandHandler(store)];
+    await handlers[0]!.handle(
+      organizationDecider,
+      org,
+      {
+        type: 'RegisterOrganization',
+        organizationId: 'o1',
+        name: 'Acme',
+        organizationType: 'collection',
+        credits: 1e9,
+        concurrencyLimit: 100,
+        at,
+      },
+      ctx,
+    );
+    try {
+      // Each handler has 16 clients, each adjusting the balance again and again for two seconds.
+      const until = Date.now() + 2000;
+      let adjusted = 0;
+      await Promise.all(
+        handlers.flatMap((handler) =>
+          Array.from({ length: 16 }, async () => {
+            while (Date.now() < until) {
+              await handler.handle(organizationDecider, org, { type: 'AdjustCredits', amount: 1, at }, ctx);
+              adjusted++;
+            }
+          }),
+        ),
+      );
+      expect(await store.readStream(org)).toHaveLength(adjusted + 1);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
   });
 });
