@@ -17,6 +17,7 @@ import { resumeAfterRestart } from '../../application/resume-after-restart';
 import { unsentChatsProjection } from '../../projections/shared/undispatched';
 import { isLanguageCode } from '../../domain/shared/languages';
 import { builtinChatPlatform } from '../../infrastructure/chat/builtin-chat-platform';
+import { isTransient } from '../../infrastructure/shared/transient-errors';
 import { chatTemplatesProjection, type ChatTemplateDocument } from '../../projections/chats/chat-templates';
 import { idleChatsProjection, type IdleChatDocument } from '../../projections/chats/idle-chats';
 import { openChatsProjection, type OpenChatDocument } from '../../projections/chats/open-chats';
@@ -79,7 +80,15 @@ export const chatsModule: ModuleDefinition = {
     };
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
     const initiate = new InitiateChat(commands, customers, sending);
-    const dispatch = { commands, platform, reports, lookups: dispatchLookups, now: env.now, player: replica.name };
+    const dispatch = {
+      commands,
+      platform,
+      reports,
+      lookups: dispatchLookups,
+      now: env.now,
+      player: replica.name,
+      isTransient,
+    };
     const openChats = await reads.collection<OpenChatDocument>(openChatsProjection.collection);
     // The built-in platform's chats whose replica stopped (its lease expired) play on here.
     const resumer = resumeAfterRestart({

@@ -21,6 +21,7 @@ import { isLanguageCode } from '../../domain/shared/languages';
 import type { OrganizationType } from '../../domain/organizations/organization';
 import type { OpenChatDocument } from '../../projections/chats/open-chats';
 import type { CommandHandler } from '../command-handler';
+import { persistently } from '../persistently';
 import { sweepOrphans } from '../orphan-sweep';
 import type { RecordedEvent } from '../ports/event-store';
 import type { ChatAgent, ChatPlatform, ChatSendRequest } from '../ports/chat-platform';
@@ -49,6 +50,8 @@ export type ChatDispatchDeps = {
   now: () => Date;
   /** This replica's name: recorded as the player of the messages it dispatches (and adopts). */
   player: string;
+  /** Which store errors pass by themselves (recording a message the platform took is tried again on them). */
+  isTransient?: (error: unknown) => boolean;
 };
 
 /** What the orphan sweep needs beyond the dispatcher's own: the open messages, and who is alive now. */
@@ -83,20 +86,27 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
         context,
       );
       if (dispatched.events.length === 0) return;
+      let platformMsgId: string;
       try {
-        const { platformMsgId } = await deps.platform.send(request);
-        await deps.reports.receive(
-          { messageId: data.messageId, kind: 'status', status: 'Accepted', at, platformMsgId },
-          { provider: deps.platform.alias, requestId: context.requestId },
-        );
+        ({ platformMsgId } = await deps.platform.send(request));
       } catch (error) {
-        await fail(
+        return fail(
           deps,
           data.messageId,
           deliveryError('platform_refused', error instanceof Error ? error.message : String(error)),
           context.requestId,
         );
       }
+      // The platform took the message. A store error now is the store's, not a refusal; and trying the
+      // step again would find the message dispatched and record nothing: the record is made again here.
+      await persistently(
+        () =>
+          deps.reports.receive(
+            { messageId: data.messageId, kind: 'status', status: 'Accepted', at, platformMsgId },
+            { provider: deps.platform.alias, requestId: context.requestId },
+          ),
+        { isTransient: deps.isTransient ?? (() => false) },
+      );
     },
   };
 }

@@ -58,7 +58,9 @@ export function builtinCarrier(
     const start = Date.parse(request.at);
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
     const report = (r: Parameters<CarrierReports['receive']>[0]) =>
-      options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.callId}` });
+      calls.persistently(() =>
+        options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.callId}` }),
+      );
 
     const pickedUp = DIAL_SECONDS + call.ringSeconds;
     const endsAt = pickedUp + call.durationSeconds;

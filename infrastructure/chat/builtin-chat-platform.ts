@@ -38,7 +38,9 @@ export function builtinChatPlatform(
     const start = Date.parse(request.at);
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
     const report = (r: ChatReport) =>
-      options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.messageId}` });
+      messages.persistently(() =>
+        options.reports.receive(r, { provider: 'builtin', requestId: `builtin-${request.messageId}` }),
+      );
     const { messageId } = request;
     for (const step of chat.steps) {
       await until(step.afterSeconds);

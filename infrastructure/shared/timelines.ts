@@ -2,9 +2,13 @@
  * The clock of the built-in providers (carrier and chat platform): each call or message plays out in
  * the background on a simulated timeline, where a simulated second takes `speed` real seconds
  * (SIMULATION_SPEED; 0 plays everything at once). A timeline may start part-way through (one resumed
- * after a restart); a stop ends every timeline at once, and they report nothing more.
+ * after a restart); a stop ends every timeline at once, and they report nothing more. A report that
+ * meets a store briefly away is made again until it lands (`persistently`): a call's or a message's
+ * timeline never ends with a step unreported, which would leave it open for good.
  */
 import type { Logger } from '../../application/ports/logger';
+import { persistently } from '../../application/persistently';
+import { isTransient } from './transient-errors';
 
 /** Waits until the timeline reaches `second` (simulated seconds from its start); at once when it is past. */
 export type Until = (second: number) => Promise<void>;
@@ -14,6 +18,8 @@ export type Timelines = {
   start(id: string, script: (until: Until) => Promise<void>, elapsed?: number): void;
   /** Simulated seconds since `at` on this clock (a timeline to resume); all of it at speed 0. */
   elapsedSince(at: string): number;
+  /** Runs `attempt` until it does not fail with a transient store error (waiting between tries); ends with the stop. */
+  persistently<T>(attempt: () => Promise<T>): Promise<T>;
   /** Resolves when every timeline has played out (tests, shutdown). */
   idle(): Promise<void>;
   /** Ends every timeline where it is (shutdown). */
@@ -43,6 +49,20 @@ export function timelines(options: { speed: number; now?: () => Date; logger?: L
       sleeping.add(sleeper);
     });
 
+  /** Waits `ms` of real time, whatever the speed; rejects at once with the stop. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (stopping) return reject(stopped);
+      const sleeper = {
+        timer: setTimeout(() => {
+          sleeping.delete(sleeper);
+          resolve();
+        }, ms),
+        reject,
+      };
+      sleeping.add(sleeper);
+    });
+
   const idle = async () => {
     while (running.size > 0) await Promise.all([...running]);
   };
@@ -60,6 +80,16 @@ export function timelines(options: { speed: number; now?: () => Date; logger?: L
       });
       running.add(played);
       void played.finally(() => running.delete(played));
+    },
+    persistently(attempt) {
+      return persistently(attempt, {
+        isTransient,
+        pause,
+        onRetry: (error) =>
+          options.logger?.warn(`built-in ${options.what}: store unavailable, reporting again`, {
+            error: String(error),
+          }),
+      });
     },
     elapsedSince(at) {
       const elapsedMs = (options.now?.() ?? new Date()).getTime() - Date.parse(at);
