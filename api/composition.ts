@@ -82,7 +82,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const siblings = overrides.siblings === undefined ? siblingSignals() : overrides.siblings;
   const opened = overrides.events ?? (await openEventStore(config));
   const events = siblings ? new SignallingEventStore(opened, siblings) : opened;
-  const reads = overrides.reads ?? (await openReadStore(config));
+  const reads = overrides.reads ?? (await openReadStore(config, logger));
   const foreground = new Foreground();
   // Replicas (and processes of one machine) share the background work through leases in the read store.
   const coordinator = new LeaseCoordinator(reads.leases, {

@@ -8,6 +8,7 @@ import { MemoryEventStore } from './memory/memory-event-store';
 import { MemoryReadStore } from './memory/memory-read-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
 import { SqliteReadStore } from './sqlite/sqlite-read-store';
+import type { Logger } from '../application/ports/logger';
 
 export async function openEventStore(
   config: Pick<Config, 'eventStore' | 'dataDir' | 'eventStoreDbUrl'>,
@@ -30,6 +31,7 @@ export async function openEventStore(
 
 export async function openReadStore(
   config: Pick<Config, 'readStore' | 'dataDir' | 'mongoDbUrl' | 'mongoDbName'>,
+  logger?: Logger,
 ): Promise<ReadStore> {
   switch (config.readStore) {
     case 'memory':
@@ -41,7 +43,7 @@ export async function openReadStore(
       const { MongoReadStore } =
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         require('./mongodb/mongodb-read-store') as typeof import('./mongodb/mongodb-read-store');
-      return MongoReadStore.connect(config.mongoDbUrl!, config.mongoDbName);
+      return MongoReadStore.connect(config.mongoDbUrl!, config.mongoDbName, logger ? { logger } : {});
     }
   }
 }

@@ -1,117 +1,195 @@
 /**
- * Read store in MongoDB (the production read side). Each read-model collection is a MongoDB collection
- * `rm_<name>` of `{ _id, position, version, doc }`; declared fields are queried as `doc.<field>` and
- * indexed. A projection's writes and its checkpoint (collection `checkpoints`) commit in one transaction
- * when the server has transactions (replica set or sharded cluster). On a standalone server the writes go
- * first and the checkpoint after: a crash in between only makes the projection apply again events it had
- * already applied, which projections tolerate.
+ * Read store in MongoDB (the production read side), laid out as the SQLite adapter is
+ * (docs/mongodb-layout.md):
+ * - each read-model collection is a MongoDB collection `rm_<name>` of `{ _id, position, version, live,
+ *   doc }`; the live flag leads every declared index and the id ends it, so a sorted page is read
+ *   straight from an index (mongodb-read-layout.ts);
+ * - the counters a collection declares are kept exact with `$inc` in the transaction of the writes, and
+ *   answer the counts they fit (mongodb-counters.ts);
+ * - indexes are built, rows of the previous layout migrated and counters counted in the background,
+ *   after declaration: start-up does not wait for them (mongodb-read-upkeep.ts).
+ *
+ * A projection's writes, counters and checkpoint (collection `checkpoints`) commit in one transaction
+ * when the server has transactions (replica set or sharded cluster), tried again through transient
+ * failures for up to 30 s (mongodb-retry.ts). On a standalone server the writes go first and the
+ * checkpoint after, and no counter is kept: a crash in between only makes the projection apply again
+ * events it had already applied, which projections tolerate.
  *
  * Stale writes: a write replaces a stored document only if its position is not lower, and a checkpoint
  * only moves forwards, so two replicas running the same projection cannot move a read model backwards.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { MongoClient, MongoServerError } from 'mongodb';
-import type { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, Filter, Sort } from 'mongodb';
-import { FencedOutError, type Lease, type LeaseStore } from '../../application/ports/leases';
+import type { AnyBulkWriteOperation, ClientSession, Collection, Db } from 'mongodb';
+import type { LeaseStore } from '../../application/ports/leases';
+import type { LogFields, Logger } from '../../application/ports/logger';
 import { projectionsOf } from '../../application/ports/read-store';
 import type {
   CollectionDefinition,
-  Condition,
   ProjectionCommit,
   Query,
   ReadCollection,
   ReadStore,
   StoredDocument,
 } from '../../application/ports/read-store';
+import {
+  countedOf,
+  countedProjection,
+  counterFor,
+  countersOf,
+  planWrites,
+  type Counted,
+  type Counter,
+  type CounterRow,
+  type CounterSet,
+} from './mongodb-counters';
+import { MongoLeaseStore, type LeaseRow } from './mongodb-lease-store';
+import { collectionName, escapeRegExp, filterOf, findOf, identifier, rowOf, type Row } from './mongodb-read-layout';
+import { keepUp, type CollectionState, type Upkeep } from './mongodb-read-upkeep';
+import { RETRY_FOR_MS, retryTransient, transact, type RetryOptions } from './mongodb-retry';
 
-type Row = { _id: string; position: number; version: number; doc: unknown };
 type Checkpoint = { _id: string; position: number };
-type LeaseRow = { _id: string; owner: string; token: number; expiresAt: Date };
+type Declared = {
+  key: string;
+  collection: ReadCollection<unknown>;
+  rows: Collection<Row>;
+  counters: Counter[];
+};
+
+export type MongoReadStoreOptions = {
+  /** Where background work (index builds, migration, counters) and retried commits are reported. */
+  logger?: Logger;
+  /** How long a commit is tried again through transient failures; 30 s by default. */
+  retryCommitsForMs?: number;
+};
 
 const NAMESPACE_EXISTS = 48;
-
-const identifier = (name: string): string => {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Invalid identifier ${name}`);
-  return name;
-};
-const collectionName = (name: string) => `rm_${identifier(name)}`;
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** How long `close()` lets background work reach the end of its step. */
+const CLOSE_WAIT_MS = 5_000;
 
 export class MongoReadStore implements ReadStore {
   private readonly db: Db;
   private readonly positions: Collection<Checkpoint>;
-  private readonly leaseRows: Collection<LeaseRow>;
+  private readonly counters: Collection<CounterRow>;
+  private readonly leaseStore: MongoLeaseStore;
   readonly leases: LeaseStore;
-  private readonly declared = new Map<string, { key: string; collection: ReadCollection<unknown> }>();
+  private readonly declared = new Map<string, Declared>();
   private transactions: Promise<boolean> | null = null;
+  private readonly logger: Logger;
+  private readonly retryCommitsForMs: number;
+  private readonly upkeep: Upkeep;
+  private readonly background = new Set<Promise<void>>();
+  private heavy: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   /** The store owns the client: `close()` closes it. */
   constructor(
     private readonly client: MongoClient,
     dbName: string,
+    options: MongoReadStoreOptions = {},
   ) {
     this.db = client.db(dbName);
     this.positions = this.db.collection<Checkpoint>('checkpoints');
-    this.leaseRows = this.db.collection<LeaseRow>('leases');
-    this.leases = new MongoLeaseStore(this.db, this.leaseRows);
+    this.counters = this.db.collection<CounterRow>('counters');
+    this.leaseStore = new MongoLeaseStore(this.db, this.db.collection<LeaseRow>('leases'));
+    this.leases = this.leaseStore;
+    this.logger = options.logger ?? stderrLogger;
+    this.retryCommitsForMs = options.retryCommitsForMs ?? RETRY_FOR_MS;
+    this.upkeep = {
+      client,
+      counters: this.counters,
+      counterSets: this.db.collection<CounterSet>('counter_sets'),
+      // Not in `leases`, which lists the work replicas share.
+      locks: new MongoLeaseStore(this.db, this.db.collection<LeaseRow>('counter_locks')),
+      owner: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+      logger: this.logger,
+      transactions: () => this.supportsTransactions(),
+      closed: () => this.closed,
+      serially: (task) => this.serially(task),
+    };
   }
 
-  static async connect(url: string, dbName: string): Promise<MongoReadStore> {
+  static async connect(url: string, dbName: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
     // Documents are JSON: an undefined field is left out, as JSON.stringify does, not stored as null.
     const client = await MongoClient.connect(url, { ignoreUndefined: true });
-    return new MongoReadStore(client, dbName);
+    return new MongoReadStore(client, dbName, options);
   }
 
+  /** Creates the collection if needed and answers at once; its indexes and counters follow in the background. */
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
     const key = JSON.stringify(definition);
     const known = this.declared.get(definition.name);
     if (known?.key === key) return known.collection as ReadCollection<T>;
+    Object.keys(definition.fields).forEach(identifier);
     const rows = this.db.collection<Row>(collectionName(definition.name));
-    const indexes = indexesOf(definition);
-    if (indexes.length > 0)
-      await rows.createIndexes(
-        indexes.map((fields) => ({ key: Object.fromEntries(fields.map((f) => [`doc.${identifier(f)}`, 1])) })),
-      );
-    else await this.db.createCollection(rows.collectionName).catch(ignore(NAMESPACE_EXISTS));
-    const collection = new MongoCollection<T>(rows, definition);
-    this.declared.set(definition.name, { key, collection: collection as ReadCollection<unknown> });
+    // Servers before 4.4 cannot create a collection inside a transaction.
+    await this.db.createCollection(rows.collectionName).catch(ignore(NAMESPACE_EXISTS));
+    const state: CollectionState = { layout: 'mixed', exact: new Set() };
+    const counters = countersOf(definition);
+    const collection = new MongoCollection<T>(rows, definition, state, this.counters, counters);
+    this.declared.set(definition.name, { key, collection: collection as ReadCollection<unknown>, rows, counters });
+    const work = keepUp(this.upkeep, definition, rows, state).finally(() => this.background.delete(work));
+    this.background.add(work);
     return collection;
   }
 
+  /** Resolves once the background work started so far has ended (tests, the explain script). */
+  async whenPrepared(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
   async commit(batch: ProjectionCommit): Promise<void> {
-    const operations = new Map<string, AnyBulkWriteOperation<Row>[]>();
+    const writes = new Map<string, StoredDocument<unknown>[]>();
     for (const { collection, document } of batch.writes) {
       if (!this.declared.has(collection)) throw new Error(`Unknown collection ${collection}`);
-      const writes = operations.get(collection) ?? [];
-      writes.push(replaceUnlessNewer(document));
-      operations.set(collection, writes);
+      const documents = writes.get(collection);
+      if (documents) documents.push(document);
+      else writes.set(collection, [document]);
     }
-    const apply = async (session?: ClientSession) => {
-      // In a transaction, touching the lease makes a takeover and this commit conflict: one of them retries.
-      for (const fence of batch.fences ?? []) {
-        const held = await this.leaseRows.updateOne(
-          { _id: fence.lease, token: fence.token },
-          { $set: { fencedAt: new Date() } },
-          { session },
-        );
-        if (held.matchedCount === 0) throw new FencedOutError(fence.lease);
-      }
-      for (const [name, writes] of operations)
-        await this.db.collection<Row>(collectionName(name)).bulkWrite(writes, { ordered: true, session });
-      await this.positions.bulkWrite(
-        projectionsOf(batch).map((projection) => ({
-          updateOne: { filter: { _id: projection }, update: { $max: { position: batch.checkpoint } }, upsert: true },
-        })),
-        { ordered: false, session },
-      );
+    const retry: RetryOptions = {
+      until: Date.now() + this.retryCommitsForMs,
+      onRetry: (error, tries, pauseMs) =>
+        this.logger.warn('read store: commit failed; trying again', { error: String(error), tries, pauseMs }),
     };
-    if (!(await this.supportsTransactions())) return apply();
+    if (!(await this.supportsTransactions())) return retryTransient(() => this.apply(batch, writes), retry);
     const session = this.client.startSession();
     try {
-      // Retries the whole transaction on transient errors, such as a write conflict with another replica.
-      await session.withTransaction(() => apply(session));
+      await transact(session, (s) => this.apply(batch, writes, s), retry);
     } finally {
       await session.endSession();
     }
+  }
+
+  /** One attempt at a commit; running it again after a failure changes nothing twice. */
+  private async apply(
+    batch: ProjectionCommit,
+    writes: ReadonlyMap<string, StoredDocument<unknown>[]>,
+    session?: ClientSession,
+  ): Promise<void> {
+    await this.leaseStore.check(batch.fences ?? [], session);
+    const deltas = new Map<string, number>();
+    for (const [name, documents] of writes) {
+      const { rows, counters } = this.declared.get(name)!;
+      // The rows as this transaction reads them tell how the counters move; without one, none is kept.
+      const before = session && counters.length > 0 ? await stored(rows, documents, counters, session) : null;
+      const planned = planWrites(name, documents, before, counters);
+      for (const [id, n] of planned.deltas) deltas.set(id, (deltas.get(id) ?? 0) + n);
+      if (planned.writes.length > 0)
+        await rows.bulkWrite(planned.writes.map(replaceUnlessNewer), { ordered: true, session });
+    }
+    const moves = [...deltas].filter(([, n]) => n !== 0);
+    if (moves.length > 0)
+      await this.counters.bulkWrite(
+        moves.map(([_id, n]) => ({ updateOne: { filter: { _id }, update: { $inc: { n } }, upsert: true } })),
+        { ordered: false, session },
+      );
+    await this.positions.bulkWrite(
+      projectionsOf(batch).map((projection) => ({
+        updateOne: { filter: { _id: projection }, update: { $max: { position: batch.checkpoint } }, upsert: true },
+      })),
+      { ordered: false, session },
+    );
   }
 
   async checkpoint(projection: string): Promise<number> {
@@ -128,15 +206,32 @@ export class MongoReadStore implements ReadStore {
   /**
    * Not one transaction: a large read model is too big for one. The checkpoint goes first, so a reset
    * cut short leaves the projection rebuilding rather than trusting a half-emptied read model; run it
-   * again to finish it.
+   * again to finish it. The counters go with the documents (an empty collection counts nothing).
    */
   async reset(projection: string, collections: readonly string[]): Promise<void> {
     await this.positions.deleteOne({ _id: projection });
-    for (const name of collections) await this.db.collection<Row>(collectionName(name)).deleteMany({});
+    for (const name of collections) {
+      await this.db.collection<Row>(collectionName(name)).deleteMany({});
+      await this.counters.deleteMany({ _id: { $regex: `^${escapeRegExp(`${identifier(name)}:`)}` } });
+    }
   }
 
   async close(): Promise<void> {
+    // Background work stops at the end of its step; an index build under way goes on in the server.
+    this.closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.background]),
+      new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
     await this.client.close();
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.heavy.then(task);
+    this.heavy = run.catch(() => undefined);
+    return run;
   }
 
   private supportsTransactions(): Promise<boolean> {
@@ -147,7 +242,7 @@ export class MongoReadStore implements ReadStore {
         const supported = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
         // Servers before 4.4 cannot create a collection inside a transaction.
         if (supported)
-          for (const name of [this.positions.collectionName, this.leaseRows.collectionName])
+          for (const name of ['checkpoints', 'leases', 'counters', 'counter_sets', 'counter_locks'])
             await this.db.createCollection(name).catch(ignore(NAMESPACE_EXISTS));
         return supported;
       })
@@ -159,86 +254,18 @@ export class MongoReadStore implements ReadStore {
   }
 }
 
-const DUPLICATE_KEY = 11000;
-
-/**
- * Leases as documents `{ _id: name, owner, token, expiresAt }`. Expiry is measured on the server's
- * clock (`$$NOW`), so replicas whose clocks drift still agree on when a lease expired.
- */
-class MongoLeaseStore implements LeaseStore {
-  constructor(
-    private readonly db: Db,
-    private readonly rows: Collection<LeaseRow>,
-  ) {}
-
-  async acquire(name: string, owner: string, ttlMs: number): Promise<Lease | null> {
-    try {
-      const row = await this.rows.findOneAndUpdate(
-        { _id: name, $or: [{ owner }, { $expr: { $lte: ['$expiresAt', '$$NOW'] } }] },
-        [
-          {
-            $set: {
-              token: { $cond: [{ $eq: ['$owner', owner] }, '$token', { $add: [{ $ifNull: ['$token', 0] }, 1] }] },
-              owner,
-              expiresAt: { $add: ['$$NOW', ttlMs] },
-            },
-          },
-        ],
-        { upsert: true, returnDocument: 'after' },
-      );
-      return row && leaseOf(row);
-    } catch (error) {
-      // Held by another owner: the filter matched nothing, and the upsert met the existing document.
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return null;
-      throw error;
-    }
-  }
-
-  async renew(lease: Lease, ttlMs: number): Promise<Lease | null> {
-    const row = await this.rows.findOneAndUpdate(
-      { _id: lease.name, owner: lease.owner, token: lease.token },
-      [{ $set: { expiresAt: { $add: ['$$NOW', ttlMs] } } }],
-      { returnDocument: 'after' },
-    );
-    return row && leaseOf(row);
-  }
-
-  async release(lease: Lease): Promise<void> {
-    await this.rows.updateOne({ _id: lease.name, owner: lease.owner, token: lease.token }, [
-      { $set: { expiresAt: { $subtract: ['$$NOW', 1] } } },
-    ]);
-  }
-
-  async list(prefix = ''): Promise<Lease[]> {
-    const rows = await this.rows
-      .find({ _id: { $regex: `^${escapeRegExp(prefix)}` } })
-      .sort({ _id: 1 })
-      .toArray();
-    return rows.map(leaseOf);
-  }
-
-  async now(): Promise<number> {
-    const hello = await this.db.admin().command({ hello: 1 });
-    return hello.localTime instanceof Date ? hello.localTime.getTime() : Date.now();
-  }
-}
-
-const leaseOf = (row: LeaseRow): Lease => ({
-  name: row._id,
-  owner: row.owner,
-  token: row.token,
-  expiresAt: row.expiresAt.getTime(),
-});
-
 class MongoCollection<T> implements ReadCollection<T> {
   constructor(
     private readonly rows: Collection<Row>,
     readonly definition: CollectionDefinition,
+    private readonly state: CollectionState,
+    private readonly counterRows: Collection<CounterRow>,
+    private readonly counters: readonly Counter[],
   ) {}
 
   async get(id: string): Promise<T | null> {
-    const row = await this.rows.findOne({ _id: id, doc: { $ne: null } }, { projection: { doc: 1 } });
-    return row ? (row.doc as T) : null;
+    const row = await this.rows.findOne({ _id: id }, { projection: { _id: 0, doc: 1 } });
+    return (row?.doc ?? null) as T | null;
   }
 
   async getStored(ids: readonly string[]): Promise<Map<string, StoredDocument<T>>> {
@@ -259,56 +286,28 @@ class MongoCollection<T> implements ReadCollection<T> {
   async find(query: Query): Promise<T[]> {
     // MongoDB reads a limit of 0 as "no limit".
     if (query.limit === 0) return [];
-    const order = query.sort?.order === 'desc' ? -1 : 1;
-    // Ties (and unsorted pages) go by id, so pages are stable.
-    const sort: Sort = query.sort ? { [this.path(query.sort.field)]: order, _id: order } : { _id: 1 };
-    const rows = await this.rows
-      .find(this.filter(query), { projection: { doc: 1 }, sort, skip: query.offset ?? 0, limit: query.limit ?? 0 })
-      .toArray();
+    const { filter, options } = findOf(this.definition, query, this.state.layout);
+    const rows = await this.rows.find(filter, options).toArray();
     return rows.map((row) => row.doc as T);
   }
 
   async count(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Promise<number> {
-    return this.rows.countDocuments(this.filter(query));
-  }
-
-  private path(field: string): string {
-    if (!(field in this.definition.fields))
-      throw new Error(`Field ${field} is not declared on ${this.definition.name}`);
-    return `doc.${field}`;
-  }
-
-  /** Only scalars and `$in` lists of them reach the server, never an operator taken from a query. */
-  private filter(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Filter<Row> {
-    const clauses: Document[] = [{ doc: { $ne: null } }];
-    for (const [field, condition] of Object.entries(query.where ?? {}) as [string, Condition][]) {
-      const value =
-        condition !== null && typeof condition === 'object' ? { $in: [...condition.in] } : { $eq: condition };
-      clauses.push({ [this.path(field)]: value });
-    }
-    if (query.search)
-      clauses.push({ [this.path(query.search.field)]: { $regex: escapeRegExp(query.search.text), $options: 'i' } });
-    if (query.range) {
-      const bounds: Document = { $ne: null };
-      if (query.range.gte !== undefined && query.range.gte !== null) bounds.$gte = query.range.gte;
-      if (query.range.lte !== undefined && query.range.lte !== null) bounds.$lte = query.range.lte;
-      clauses.push({ [this.path(query.range.field)]: bounds });
-    }
-    return { $and: clauses } as Filter<Row>;
+    const counter = counterFor(this.definition.name, this.counters, this.state.exact, query);
+    if (counter !== null) return (await this.counterRows.findOne({ _id: counter }))?.n ?? 0;
+    return this.rows.countDocuments(filterOf(this.definition, query, this.state.layout));
   }
 }
 
-/**
- * The declared compound indexes, plus one per declared string or number field that does not lead one of
- * them (a boolean alone selects too little to be worth an index).
- */
-function indexesOf(definition: CollectionDefinition): string[][] {
-  const compound = (definition.indexes ?? []).map((fields) => [...fields]);
-  const leading = new Set(compound.map((fields) => fields[0]));
-  const single = Object.entries(definition.fields)
-    .filter(([field, type]) => type !== 'boolean' && !leading.has(field))
-    .map(([field]) => [field]);
-  return [...compound, ...single];
+/** The stored rows a commit writes, as `Counted`, read in its transaction. */
+async function stored(
+  rows: Collection<Row>,
+  documents: readonly StoredDocument<unknown>[],
+  counters: readonly Counter[],
+  session: ClientSession,
+): Promise<Map<string, Counted>> {
+  const ids = [...new Set(documents.map((d) => d.id))];
+  const found = await rows.find({ _id: { $in: ids } }, { projection: countedProjection(counters), session }).toArray();
+  return new Map(found.map((row) => [row._id, countedOf(row, counters)]));
 }
 
 /**
@@ -316,14 +315,17 @@ function indexesOf(definition: CollectionDefinition): string[][] {
  * server, in the same operation; `$literal` keeps the document's own strings from being read as expressions.
  */
 function replaceUnlessNewer(document: StoredDocument<unknown>): AnyBulkWriteOperation<Row> {
-  const row: Row = { _id: document.id, position: document.position, version: document.version, doc: document.doc };
   return {
     updateOne: {
       filter: { _id: document.id },
       update: [
         {
           $replaceWith: {
-            $cond: { if: { $gt: ['$position', document.position] }, then: '$$ROOT', else: { $literal: row } },
+            $cond: {
+              if: { $gt: ['$position', document.position] },
+              then: '$$ROOT',
+              else: { $literal: rowOf(document) },
+            },
           },
         },
       ],
@@ -336,4 +338,16 @@ function ignore(code: number) {
   return (error: unknown) => {
     if (!(error instanceof MongoServerError && error.code === code)) throw error;
   };
+}
+
+/** Warnings and errors as JSON lines on stderr, when the composition passes no logger. */
+const stderrLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: (message: string, fields: LogFields = {}) => writeLine('warn', message, fields),
+  error: (message: string, fields: LogFields = {}) => writeLine('error', message, fields),
+};
+
+function writeLine(level: string, message: string, fields: LogFields): void {
+  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }) + '\n');
 }
