@@ -2,13 +2,15 @@
  * The replicas scenario (tests/support/replica-scenario.ts) on the production stores: three service
  * processes on one KurrentDB / EventStoreDB node and one MongoDB replica set member (single node, so read
  * model commits run in transactions), both in containers. The inspector reads the events through the
- * EventStoreDB adapter and the leases from MongoDB's `leases` collection. Where no container runtime is
+ * EventStoreDB adapter and the leases from MongoDB's `leases` collection. After the kill, each store is
+ * paused for a while, and MongoDB steps down, with the work under way. Where no container runtime is
  * reachable the suite is registered as skipped, with the reason in its title and on the console.
  */
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { EventStoreDbEventStore } from '../../infrastructure/eventstoredb/eventstoredb-event-store';
 import { MongoReadStore } from '../../infrastructure/mongodb/mongodb-read-store';
+import { pauseFor } from '../support/container-faults';
 import { containerRuntime } from '../support/container-runtime';
 import { startKurrentDb, type KurrentServer } from '../support/kurrent-container';
 import { startMongoReplicaSet, type MongoServer } from '../support/mongo-container';
@@ -85,7 +87,7 @@ async function productionInspector(dbName: string): Promise<ReplicaInspector> {
 function scenario(): void {
   describe('three processes on KurrentDB and a MongoDB replica set', () => {
     it(
-      'divides the work, survives the SIGKILL of the dispatcher, and does every side effect once',
+      'divides the work, survives the SIGKILL of the dispatcher and paused and stepped-down stores, and does every side effect once',
       async () => {
         const dir = tempDir();
         const dbName = `replicas_${randomUUID().replaceAll('-', '')}`;
@@ -100,6 +102,17 @@ function scenario(): void {
               MONGODB_DB: dbName,
             },
             inspect: () => productionInspector(dbName),
+            fault: {
+              name: 'KurrentDB paused 5 s, MongoDB paused 5 s, then stepped down for 10 s',
+              inflict: async () => {
+                await pauseFor(eventStoreDb!.id, 5000);
+                await mongoDb!.pause();
+                await new Promise((resolve) => setTimeout(resolve, 5000));
+                await mongoDb!.resume();
+                await mongoDb!.stepDown(10);
+                await mongoDb!.primary();
+              },
+            },
           });
         } finally {
           dir.remove();
