@@ -18,6 +18,7 @@ import { webhookSettingsProjection, type WebhookSettingsDocument } from '../../p
 import type { ModuleDefinition } from '../module';
 import { webhookRoutes } from './router';
 import { webhooksProjections } from '../../projections/webhooks';
+import { isTransient } from '../../infrastructure/shared/transient-errors';
 
 /** An attempt's claim outlives the longest request by a wide margin, so only a dead claimer loses it. */
 const leaseMs = (timeoutMs: number) => Math.max(60_000, timeoutMs * 3);
@@ -41,6 +42,7 @@ export const webhooksModule: ModuleDefinition = {
       leaseMs: leaseMs(config.webhookTimeoutMs),
       concurrency: 16,
       logger,
+      isTransient,
     });
     const poller = new DuePoller(deliveries, sender.attempt, {
       name: 'webhook-deliveries',

@@ -22,6 +22,7 @@ import type { CommandHandler } from '../command-handler';
 import type { Logger } from '../ports/logger';
 import type { WebhookPoster } from '../ports/webhook-poster';
 import { signWebhook } from './signature';
+import { persistently } from '../persistently';
 
 export type SenderDeps = {
   commands: CommandHandler;
@@ -34,6 +35,8 @@ export type SenderDeps = {
   /** Attempts in flight at once. */
   concurrency: number;
   logger?: Logger;
+  /** Which store errors pass by themselves: recording an attempt's outcome is tried again on them. */
+  isTransient?: (error: unknown) => boolean;
 };
 
 const STOPPED = 'Interrupted: the service stopped';
@@ -110,10 +113,20 @@ export class WebhookSender {
     };
     const outcome = await this.deps.post(delivery.url, headers, delivery.body, signal);
     const at = now().toISOString();
+    // The request was made: its outcome is recorded even through a store briefly away, or the attempt
+    // would be made again once its claim ran out (and a delivered webhook sent twice).
+    const recordOutcome = (command: WebhookDeliveryCommand) =>
+      persistently(() => record(command), { isTransient: this.deps.isTransient ?? (() => false) });
     if (signal.aborted && outcome.statusCode === null) {
-      await record({ type: 'ReleaseWebhookAttempt', attempt, reason: STOPPED, at });
+      await recordOutcome({ type: 'ReleaseWebhookAttempt', attempt, reason: STOPPED, at });
     } else if (outcome.statusCode === 200) {
-      await record({ type: 'RecordWebhookDelivered', attempt, statusCode: 200, durationMs: outcome.durationMs, at });
+      await recordOutcome({
+        type: 'RecordWebhookDelivered',
+        attempt,
+        statusCode: 200,
+        durationMs: outcome.durationMs,
+        at,
+      });
     } else {
       const error = outcome.error ?? `Answered ${outcome.statusCode}`;
       this.deps.logger?.warn('webhook attempt failed', {
@@ -122,7 +135,7 @@ export class WebhookSender {
         statusCode: outcome.statusCode,
         error,
       });
-      await record({
+      await recordOutcome({
         type: 'RecordWebhookAttemptFailed',
         attempt,
         statusCode: outcome.statusCode,
