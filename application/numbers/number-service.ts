@@ -75,9 +75,9 @@ export class NumberService {
 
   /** Adds numbers to providers' inventories; numbers already known (in any inventory, or owned) are skipped. */
   async stock(context: CommandContext, items: readonly InventoryItem[]): Promise<{ added: number }> {
-    const known = new Set(
-      (await this.numbers.find({ where: { number: { in: items.map((i) => i.number) } } })).map((d) => d.number),
-    );
+    // A number's document id is the number: read by id, not by a field no index holds.
+    const stored = await this.numbers.getStored(items.map((i) => i.number));
+    const known = new Set([...stored.values()].filter((s) => s.doc !== null).map((s) => s.id));
     const byProvider = new Map<string, StockedNumber[]>();
     for (const { provider, ...number } of items) {
       if (known.has(number.number)) continue;

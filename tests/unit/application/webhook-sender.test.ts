@@ -33,7 +33,7 @@ async function scheduled(commands: CommandHandler): Promise<WebhookDeliveryDocum
   const target = {
     deliveryId: 'd1',
     organizationId: 'o1',
-    event: 'call.completed' as const,
+    event: 'call.ended' as const,
     subject: { type: 'call' as const, id: 'c1' },
     sourceEventId: 'e1',
     url: 'https://hooks.example.com/in',
