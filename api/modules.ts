@@ -12,6 +12,7 @@ import { campaignsModule } from './campaigns/module';
 import { chatsModule } from './chats/module';
 import { customersModule } from './customers/module';
 import { dispositionsModule } from './dispositions/module';
+import { eventsModule } from './events/module';
 import { logsModule } from './logs/module';
 import type { ModuleDefinition } from './module';
 import { numbersModule } from './numbers/module';
@@ -36,6 +37,7 @@ export const MODULES: readonly ModuleDefinition[] = [
   webhooksModule,
   logsModule,
   auditModule,
+  eventsModule,
   analyticsModule,
   adminModule,
   opsModule,

@@ -1,4 +1,4 @@
-/** The audit API: an organization's own events, in global order, with who and which request caused each. */
+/** The audit API: an organization's own events, in global order, with who and which request caused each; its aggregates' streams and their states at a point in time. */
 import type { ModuleDefinition } from '../module';
 import { auditRoutes } from './router';
 

@@ -45,10 +45,15 @@ export type Config = {
   leaseTtlMs: number;
   /** How old a queued call or requested chat its dispatcher passed by must be before the reconciler dispatches it. */
   reconcileAfterMs: number;
+  /** Live event feeds: the interval of their keep-alive comments, and how long a client may read nothing before it is let go. */
+  liveFeedKeepAliveMs: number;
+  liveFeedStallMs: number;
   production: boolean;
 };
 
 export class ConfigError extends Error {}
+
+const isPositiveInteger = (n: number) => Number.isInteger(n) && n >= 1;
 
 const oneOf = <T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T => {
   if (value === undefined || value === '') return fallback;
@@ -159,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileAfterMs:
       1000 *
       numberFrom('RECONCILE_AFTER_SECONDS', env.RECONCILE_AFTER_SECONDS, 300, (n) => Number.isInteger(n) && n >= 1),
+    liveFeedKeepAliveMs: numberFrom('LIVE_FEED_KEEP_ALIVE_MS', env.LIVE_FEED_KEEP_ALIVE_MS, 15_000, isPositiveInteger),
+    liveFeedStallMs: numberFrom('LIVE_FEED_STALL_MS', env.LIVE_FEED_STALL_MS, 30_000, isPositiveInteger),
     production,
   };
 }

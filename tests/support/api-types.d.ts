@@ -819,6 +819,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit/streams/{stream}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the organization's aggregate streams (`campaign-{id}`, `dispositionCatalog-{organizationId}`...), oldest first: the events after the revision `after` (default -1); `limit` 1 to 1000 (default 100). Page on with `next_after` while `has_more`. 403 for another organization's stream, 404 for one that is no organization's aggregate */
+        get: operations["getAuditStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit/state/{stream}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The state of one of the organization's aggregates at the instant `at` (ISO 8601 with a time zone), folded by its decider from its events recorded until then; 404 when `at` is before its first event */
+        get: operations["getAuditState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's events as Server-Sent Events (text/event-stream) as they are appended: `id` the event's global position, `event` its type, `data` JSON `{stream, type, data, recorded_at, metadata}`; a `: keep-alive` comment every 15 s. Starts after the position in the `Last-Event-ID` header, else after `after`, else at the head (new events only; a first message with only an `id` gives the position to resume from). `types`: comma-separated event types; `streams`: comma-separated stream id prefixes */
+        get: operations["followLiveEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/analytics/summary": {
         parameters: {
             query?: never;
@@ -3400,6 +3451,147 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getAuditStream: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                stream: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of the stream's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The event's place in the store's global order */
+                            position: number;
+                            event_id: string;
+                            stream_id: string;
+                            /** @description The event's place in its stream, from 0 */
+                            revision: number;
+                            type: string;
+                            /** @description As stored, secrets masked */
+                            data: unknown;
+                            /** @description Who caused the event and in which request, as stored */
+                            metadata: {
+                                /** @description The organization that caused the event (null: the admin API or the service itself) */
+                                organizationId: string | null;
+                                /** @description The token's subject, or the service's part that acted */
+                                actor: string;
+                                requestId: string;
+                                correlationId: string;
+                                causationId: string | null;
+                                /** Format: date-time */
+                                occurredAt: string;
+                                schemaVersion: number;
+                            };
+                            /** Format: date-time */
+                            recorded_at: string;
+                        }[];
+                        /** @description The revision of the last event returned: the `after` of the next page */
+                        next_after: number;
+                        /** @description The stream holds events after `next_after` */
+                        has_more: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getAuditState: {
+        parameters: {
+            query?: {
+                at?: string;
+            };
+            header?: never;
+            path: {
+                stream: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state and the revision it folds up to */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            stream: string;
+                            /**
+                             * Format: date-time
+                             * @description The instant asked for, in UTC
+                             */
+                            at: string;
+                            /** @description The revision of the last event folded */
+                            revision: number;
+                            /** @description The aggregate's state as its decider folds it, as plain JSON (docs/audit.md) */
+                            state: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    followLiveEvents: {
+        parameters: {
+            query?: {
+                after?: string;
+                types?: string;
+                streams?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream, until the client or the service ends it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];
