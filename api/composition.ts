@@ -22,7 +22,7 @@ import { timeOrderedId } from '../application/time-ordered-id';
 import { cachedVerifier, tokenVerifier } from '../infrastructure/auth/jwt';
 import type { Config } from '../infrastructure/config/config';
 import { jsonLogger } from '../infrastructure/logging/json-logger';
-import { createEspeakSpeechEngine } from '../infrastructure/speech';
+import { chooseEngine, createEspeakSpeechEngine } from '../infrastructure/speech';
 import { isTransient } from '../infrastructure/shared/transient-errors';
 import { openEventStore, openReadStore } from '../infrastructure/stores';
 import { siblingSignals, SignallingEventStore, type SiblingSignals } from '../infrastructure/cluster/sibling-signals';
@@ -134,10 +134,17 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     dispositions: await reads.collection<DispositionDocument>(dispositionsProjection.collection),
     groups: await reads.collection<DispositionGroupDocument>(dispositionGroupsProjection.collection),
   });
-  const engine = config.services.has('speech')
-    ? (overrides.speechEngine ??
-      createEspeakSpeechEngine({ logger, workers: config.speechWorkers, warmUpRounds: config.speechWarmUpRounds }))
-    : null;
+  const createEngine = () => {
+    const choice = chooseEngine(config.speechEngine); // throws at start when `native` cannot load
+    logger.info(`speech: ${choice.kind} eSpeak NG engine (${choice.reason})`, {});
+    return createEspeakSpeechEngine({
+      logger,
+      engine: choice.kind,
+      workers: config.speechWorkers,
+      warmUpRounds: config.speechWarmUpRounds,
+    });
+  };
+  const engine = config.services.has('speech') ? (overrides.speechEngine ?? createEngine()) : null;
   // Warming runs in the background: /readyz answers 503 until it is done.
   let speechWarm = engine === null;
   const ready = (engine?.warm() ?? Promise.resolve()).then(

@@ -31,6 +31,8 @@ export type Config = {
   /** Speech worker threads (default: one per CPU) and warm-up rounds at start (default 3). */
   speechWorkers: number | undefined;
   speechWarmUpRounds: number | undefined;
+  /** SPEECH_ENGINE: which eSpeak NG build speaks (see infrastructure/speech/engine-kind.ts). */
+  speechEngine: 'native' | 'js' | 'auto';
   /** Outbound webhooks: first retry delay (doubling after each failed attempt), attempts before giving up, request timeout. */
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
@@ -120,6 +122,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     speechWorkers: env.SPEECH_WORKERS
       ? numberFrom('SPEECH_WORKERS', env.SPEECH_WORKERS, 0, (n) => Number.isInteger(n) && n > 0)
       : undefined,
+    // `js` until the native engine's output is byte-repeatable (docs/speech-engine.md).
+    speechEngine: oneOf('SPEECH_ENGINE', env.SPEECH_ENGINE, ['native', 'js', 'auto'] as const, 'js'),
     speechWarmUpRounds: env.SPEECH_WARM_UP_ROUNDS
       ? numberFrom('SPEECH_WARM_UP_ROUNDS', env.SPEECH_WARM_UP_ROUNDS, 0, (n) => Number.isInteger(n) && n >= 0)
       : undefined,

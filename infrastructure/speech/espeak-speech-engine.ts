@@ -20,10 +20,16 @@ import { createFairQueue } from './fair-queue';
 import { prepareRequest, type PreparedSegment } from './prepare-request';
 import { publicVoices } from './voices';
 import { warmUpEngine } from './warm-up-engine';
+import type { EngineKind } from './worker/protocol';
 import { createWorkerPool, type JobHandlers } from './worker-pool';
 
 export type EspeakSpeechEngineOptions = {
-  /** Worker threads; default one per CPU. */
+  /**
+   * The JavaScript build (default) or Debian's library. eSpeak's state is process-wide, so the native
+   * engine runs in exactly one worker thread whatever `workers` says.
+   */
+  engine?: EngineKind;
+  /** Worker threads of the JavaScript engine; default one per CPU. */
   workers?: number;
   /** Longest first segment, in characters. A longer first clause is cut at a space. */
   firstSegmentChars?: number;
@@ -45,6 +51,7 @@ export type EspeakSpeechEngineOptions = {
 };
 
 export type EngineStats = {
+  engine: EngineKind;
   workers: number;
   busyWorkers: number;
   activeRequests: number;
@@ -80,7 +87,8 @@ type ActiveRequest = {
 };
 
 export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}): EspeakSpeechEngine {
-  const workers = Math.max(1, options.workers ?? availableParallelism());
+  const engine = options.engine ?? 'js';
+  const workers = engine === 'native' ? 1 : Math.max(1, options.workers ?? availableParallelism());
   const limits = { firstChars: options.firstSegmentChars ?? 24, maxChars: options.maxSegmentChars ?? 100 };
   const lookahead = options.lookaheadSegments ?? 4;
   const warmUpRounds = options.warmUpRounds ?? 3;
@@ -166,6 +174,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
     pool.askToYield(pool.idle > 0 ? 0 : queue.waiting);
   };
   const pool = createWorkerPool({
+    engine,
     size: workers,
     limits,
     warmUpRounds,
@@ -243,6 +252,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
       await pool.close();
     },
     stats: () => ({
+      engine,
       workers,
       busyWorkers: pool.busy,
       activeRequests: active.size,

@@ -12,6 +12,7 @@ import type { SegmentLimits } from './text/segment';
 import {
   Control,
   signalJob,
+  type EngineKind,
   type Outcome,
   type SegmentJob,
   type WorkerData,
@@ -50,6 +51,7 @@ type Slot = {
 };
 
 export type WorkerPoolOptions = {
+  engine: EngineKind;
   size: number;
   limits: SegmentLimits;
   warmUpRounds: number;
@@ -60,6 +62,7 @@ export type WorkerPoolOptions = {
 };
 
 export function createWorkerPool({
+  engine,
   size,
   limits,
   warmUpRounds,
@@ -77,7 +80,7 @@ export function createWorkerPool({
 
   const spawn = (index: number, replacing: boolean) => {
     const control = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
-    const workerData: WorkerData = { control, limits, warmUpRounds, niceness };
+    const workerData: WorkerData = { engine, control, limits, warmUpRounds, niceness };
     const slot: Slot = {
       worker: startWorker(join(__dirname, 'worker'), 'synthesis-worker', { workerData }),
       control: new Int32Array(control),

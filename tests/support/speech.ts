@@ -1,5 +1,6 @@
 /** Helpers for the speech suites: a WebSocket client that records messages, and WAV/PCM decoding. */
 import WebSocket from 'ws';
+import { chooseEngine } from '../../infrastructure/speech';
 
 export type Message = { type: string; [key: string]: any };
 
@@ -88,3 +89,24 @@ export function rms(samples: Int16Array): number {
   for (const s of samples) sum += s * s;
   return Math.sqrt(sum / Math.max(1, samples.length));
 }
+
+/** The two eSpeak NG builds the engine suites run on; the native one only where Debian's library is installed. */
+export const speechEngineKinds = ['js', 'native'] as const;
+
+/** Why the native engine cannot run on this machine, or undefined when it can. */
+export const nativeEngineMissing = (): string | undefined => {
+  try {
+    chooseEngine('native');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+};
+
+/** `describe` for an engine kind, skipped with a printed reason when that engine cannot run here. */
+export const describeEngine = (kind: (typeof speechEngineKinds)[number]): jest.Describe => {
+  const missing = kind === 'native' ? nativeEngineMissing() : undefined;
+  if (!missing) return describe;
+  console.log(`skipping the native speech engine suites: ${missing}`);
+  return describe.skip;
+};

@@ -26,7 +26,11 @@ export type SegmentJob = {
   mayYield: boolean;
 };
 
+/** Which build of eSpeak NG synthesizes: the JavaScript one in the package, or Debian's library. */
+export type EngineKind = 'js' | 'native';
+
 export type WorkerData = {
+  engine: EngineKind;
   /** Two Int32s, see `Control`. */
   control: SharedArrayBuffer;
   /** How the engine cuts texts, so warm-up runs segments like the real ones. */

@@ -1,6 +1,6 @@
 /**
- * Entry point of a synthesis worker thread: loads the three WebAssembly/JavaScript builds (ESM-only
- * packages, hence the dynamic imports), warms up, announces itself ready, then synthesizes the
+ * Entry point of a synthesis worker thread: loads eSpeak NG (the JavaScript build or, for the native
+ * engine, Debian's library), Sonic and Speex (ESM-only packages, hence the dynamic imports), warms up, announces itself ready, then synthesizes the
  * segments it is sent, one at a time.
  *
  * Chunks are posted as copies, never transferred: transferring detaches an ArrayBuffer, and the first
@@ -9,6 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadEspeak } from './espeak';
+import { loadNativeEspeak } from './espeak-native';
 import { Control, isSignalled, type SegmentJob, type WorkerData, type WorkerMessage } from './protocol';
 import { loadResampler } from './resample-stage';
 import { loadSpeedChanger } from './speed-stage';
@@ -17,7 +18,7 @@ import { warmUp, type JobRunner } from './warm-up';
 import { lowerThreadPriority } from '../../shared/thread-priority';
 
 const port = parentPort!;
-const { control: sharedControl, limits, warmUpRounds, niceness } = workerData as WorkerData;
+const { engine, control: sharedControl, limits, warmUpRounds, niceness } = workerData as WorkerData;
 lowerThreadPriority(niceness);
 const control = new Int32Array(sharedControl);
 const post = (message: WorkerMessage) => port.postMessage(message);
@@ -43,7 +44,11 @@ const jobRunner =
   };
 
 async function start(): Promise<void> {
-  const [espeak, changeSpeed, resample] = await Promise.all([loadEspeak(), loadSpeedChanger(), loadResampler()]);
+  const [espeak, changeSpeed, resample] = await Promise.all([
+    engine === 'native' ? loadNativeEspeak() : loadEspeak(),
+    loadSpeedChanger(),
+    loadResampler(),
+  ]);
   const run = jobRunner({ espeak, changeSpeed, resample });
   const { deterministic } = warmUp(run, control, limits, warmUpRounds);
 
