@@ -19,6 +19,7 @@ import { ProcessManagerRunner } from '../application/process-manager';
 import { ProjectionRunner } from '../application/projection-runner';
 import type { ServiceEnvironment } from '../application/request-context';
 import { timeOrderedId } from '../application/time-ordered-id';
+import { UpcastingEventStore } from '../application/upcasting-event-store';
 import { cachedVerifier, tokenVerifier } from '../infrastructure/auth/jwt';
 import type { Config } from '../infrastructure/config/config';
 import { jsonLogger } from '../infrastructure/logging/json-logger';
@@ -80,7 +81,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const logger = overrides.logger ?? jsonLogger(config.logLevel);
   // Processes of one machine (WORKERS=N) tell each other of appends and commits, to look at once.
   const siblings = overrides.siblings === undefined ? siblingSignals() : overrides.siblings;
-  const opened = overrides.events ?? (await openEventStore(config));
+  // Every reader sees each event in the current shape of its type (docs/event-versions.md).
+  const opened = new UpcastingEventStore(overrides.events ?? (await openEventStore(config)));
   const events = siblings ? new SignallingEventStore(opened, siblings) : opened;
   const reads = overrides.reads ?? (await openReadStore(config, logger));
   const foreground = new Foreground();

@@ -27,6 +27,7 @@ import type { EventData, EventMetadata, EventStore } from './ports/event-store';
 import { WrongExpectedRevisionError } from './ports/event-store';
 import { readSnapshot, writeSnapshot } from './snapshots';
 import { timeOrderedId } from './time-ordered-id';
+import { eventVersions } from './upcasters';
 
 export type CommandContext = {
   organizationId: string | null;
@@ -38,7 +39,6 @@ export type CommandContext = {
 
 export type CommandResult<Event> = { events: Event[]; nextExpectedRevision: number; position: number };
 
-export const SCHEMA_VERSION = 1;
 /** How long a batch goes on deciding again after conflicts (other replicas appending to its stream) before it fails. */
 const CONFLICTS_FOR_MS = 10_000;
 /**
@@ -124,7 +124,13 @@ export class CommandHandler {
         try {
           const decided = decider.decide(p.command, next);
           const metadata = this.metadata(p.context);
-          const recorded = decided.map((e) => ({ id: timeOrderedId(), type: e.type, data: e.data, metadata }));
+          // Each event at the current schema version of its type (upcasters.ts).
+          const recorded = decided.map((e) => ({
+            id: timeOrderedId(),
+            type: e.type,
+            data: e.data,
+            metadata: { ...metadata, schemaVersion: eventVersions.versionOf(e.type) },
+          }));
           const size = recorded.reduce((sum, e) => sum + appendBytes(e), 0);
           if (events.length > 0 && bytes + size > MAX_APPEND_BYTES) {
             taken = i;
@@ -254,7 +260,7 @@ export class CommandHandler {
     }
   }
 
-  private metadata(context: CommandContext): EventMetadata {
+  private metadata(context: CommandContext): Omit<EventMetadata, 'schemaVersion'> {
     return {
       organizationId: context.organizationId,
       actor: context.actor,
@@ -262,7 +268,6 @@ export class CommandHandler {
       correlationId: context.correlationId ?? context.requestId,
       causationId: context.causationId ?? null,
       occurredAt: this.clock().toISOString(),
-      schemaVersion: SCHEMA_VERSION,
     };
   }
 }

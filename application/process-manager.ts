@@ -34,6 +34,7 @@ import type { EventStore, RecordedEvent } from './ports/event-store';
 import { FencedOutError, type Fence } from './ports/leases';
 import type { ReadStore } from './ports/read-store';
 import { subscribeToAll } from './subscribe-to-all';
+import { eventVersions } from './upcasters';
 
 /** Thrown by a step that cannot run yet (the read models it needs have not caught up): it is tried again later, without limit. */
 export class RetryLater extends Error {}
@@ -276,6 +277,8 @@ export class ProcessManagerRunner {
       actor: `process:${manager.name}`,
       causationId: event.id,
       occurredAt: new Date().toISOString(),
+      // Its own version, not the failed event's.
+      schemaVersion: eventVersions.versionOf('ProcessStepFailed'),
     };
     // The id derives from manager and event, so a failure handled again after a restart is recorded once.
     const id = derivedId('process-step-failed', manager.name, event.id);

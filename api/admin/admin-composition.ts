@@ -20,6 +20,7 @@ import type { EventStore, RecordedEvent } from '../../application/ports/event-st
 import type { ReadCollection, ReadStore } from '../../application/ports/read-store';
 import type { ServiceEnvironment } from '../../application/request-context';
 import { timeOrderedId } from '../../application/time-ordered-id';
+import { UpcastingEventStore } from '../../application/upcasting-event-store';
 import { builtinInventory } from '../../domain/numbers/builtin-inventory';
 import type { InventoryEvent } from '../../domain/numbers/inventory';
 import type { PhoneNumberEvent } from '../../domain/numbers/owned-number';
@@ -44,7 +45,8 @@ export type AdminComposition = {
 };
 
 export async function createAdminComposition(config: Config): Promise<AdminComposition> {
-  const events = await openEventStore(config);
+  // Events read in the current shape of their types, as the service reads them (docs/event-versions.md).
+  const events = new UpcastingEventStore(await openEventStore(config));
   const env: ServiceEnvironment = {
     now: () => new Date(),
     newId: () => timeOrderedId(),

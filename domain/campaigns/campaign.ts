@@ -71,8 +71,9 @@ const DETAIL_FIELDS = [
 ] as const satisfies readonly (keyof CampaignDetails)[];
 
 /**
- * The campaign fields of `changes`, and only those: whatever else a command or a stored event holds
- * (an event recorded before requests were checked strictly may hold more) never reaches the state.
+ * The campaign fields of `changes`, and only those: whatever else a command holds never reaches an
+ * event. (`CampaignUpdated` events of schema version 1, recorded before requests were checked
+ * strictly, may hold more: their upcaster, application/upcasters.ts, passes them through this.)
  */
 export function campaignChanges(changes: Partial<CampaignDetails>): Partial<CampaignDetails> {
   const picked: Record<string, unknown> = {};
@@ -109,6 +110,7 @@ export type CampaignEvent =
       type: 'CampaignCreated';
       data: { campaignId: string; organizationId: string; campaignType: CampaignType; at: string } & CampaignDetails;
     }
+  /** Schema version 2: `changes` holds campaign fields only (an upcaster cuts those of version 1 down). */
   | { type: 'CampaignUpdated'; data: { campaignId: string; changes: Partial<CampaignDetails>; at: string } }
   | { type: 'CampaignPaused'; data: { campaignId: string; at: string } }
   | { type: 'CampaignResumed'; data: { campaignId: string; at: string } }
@@ -198,9 +200,7 @@ export function evolve(state: CampaignState, event: CampaignEvent): CampaignStat
       return { status: 'active', ...createdDetails(event.data), campaignId, organizationId, campaignType };
     }
     case 'CampaignUpdated':
-      return state.status === 'active' || state.status === 'paused'
-        ? { ...state, ...campaignChanges(event.data.changes) }
-        : state;
+      return state.status === 'active' || state.status === 'paused' ? { ...state, ...event.data.changes } : state;
     case 'CampaignPaused':
       return state.status === 'active' ? { ...state, status: 'paused' } : state;
     case 'CampaignResumed':

@@ -2,7 +2,7 @@
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { CampaignDetails, CampaignEvent, CampaignType } from '../../domain/campaigns/campaign';
-import { campaignChanges, campaignEventTypes, createdDetails } from '../../domain/campaigns/campaign';
+import { campaignEventTypes, createdDetails } from '../../domain/campaigns/campaign';
 
 export type CampaignDocument = CampaignDetails & {
   id: string;
@@ -40,7 +40,7 @@ export const campaignsProjection: Projection<CampaignDocument> = {
         };
       }
       case 'CampaignUpdated':
-        return doc && { ...doc, ...campaignChanges(event.data.changes), updatedAt: event.data.at };
+        return doc && { ...doc, ...event.data.changes, updatedAt: event.data.at };
       case 'CampaignPaused':
         return doc && { ...doc, status: 'paused', updatedAt: event.data.at };
       case 'CampaignResumed':
