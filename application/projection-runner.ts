@@ -112,7 +112,7 @@ export class ProjectionRunner {
   private inflight: Promise<void> = Promise.resolve();
   private readonly collections = new Map<string, ReadCollection<unknown>>();
   /** Each projection's event types, looked up for every event of every batch. */
-  private readonly eventTypes: ReadonlyMap<string, ReadonlySet<string>>;
+  private readonly eventTypes: ReadonlyMap<string, ReadonlySet<string> | 'all'>;
   /** Told of every change of a position or a failure. */
   private readonly published = new BehaviorSubject<void>(undefined);
   private controller: AbortController | null = null;
@@ -129,7 +129,7 @@ export class ProjectionRunner {
     readonly projections: readonly AnyProjection[],
     private readonly options: ProjectionRunnerOptions = {},
   ) {
-    this.eventTypes = new Map(projections.map((p) => [p.name, new Set(p.eventTypes)]));
+    this.eventTypes = new Map(projections.map((p) => [p.name, p.eventTypes === 'all' ? 'all' : new Set(p.eventTypes)]));
     this.byName = new Map(projections.map((p) => [p.name, p]));
     for (const p of projections) this.elsewhere.set(p.name, -1);
   }
@@ -567,7 +567,7 @@ export class ProjectionRunner {
     events: readonly RecordedEvent[],
   ): Promise<Map<string, StoredDocument<unknown>>> {
     const types = this.eventTypes.get(projection.name)!;
-    const relevant = events.filter((e) => types.has(e.type));
+    const relevant = types === 'all' ? events : events.filter((e) => types.has(e.type));
     const changed = new Map<string, StoredDocument<unknown>>();
     if (relevant.length === 0) return changed;
     const idsOf = new Map(relevant.map((e) => [e, this.applying(e, () => projection.documentIds(e))]));

@@ -25,8 +25,11 @@ export type CollectionDefinition = {
 export type Projection<Doc> = {
   name: string;
   collection: CollectionDefinition;
-  /** Event types the projection reads; every other event only moves its checkpoint. */
-  eventTypes: readonly string[];
+  /**
+   * Event types the projection reads; every other event only moves its checkpoint. `all`: every event,
+   * whatever its type (the audit's event index, which must miss none, including types added later).
+   */
+  eventTypes: readonly string[] | 'all';
   /** Ids of the documents an event changes. */
   documentIds: (event: RecordedEvent) => readonly string[];
   /** The next document; null deletes it (the store keeps a tombstone). */

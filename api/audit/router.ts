@@ -4,22 +4,22 @@
  * paged by a revision cursor, and that aggregate's state at a point in time (docs/audit.md).
  */
 import type { Request } from 'express';
-import { AUDIT_SCAN_LIMIT, AuditService, type AuditQuery } from '../../application/audit/audit-service';
+import type { AuditService, AuditQuery } from '../../application/audit/audit-service';
 import { StreamAudit, type StreamQuery } from '../../application/audit/stream-audit';
+import { utcTimeRange } from '../../application/logs/log-service';
 import type { EventStore } from '../../application/ports/event-store';
 import { contextOf } from '../http/auth';
 import { QueryReader } from '../http/query';
 import { route, type RouteSpec } from '../http/route';
 import { StateAtAnswer, StreamHistoryAnswer } from './schemas';
 
-const PARAMETERS = ['after', 'limit', 'stream', 'type'];
+const PARAMETERS = ['after', 'limit', 'stream', 'type', 'actor', 'request_id', 'start_time', 'end_time'];
 const STREAM_PARAMETERS = ['after', 'limit'];
 const STATE_PARAMETERS = ['at'];
 const MAX_TYPES = 50;
 
-/** `scanLimit`: how many events one request reads at most (tests make it small). */
-export function auditRoutes(events: EventStore, scanLimit = AUDIT_SCAN_LIMIT): RouteSpec[] {
-  const audit = new AuditService(events, scanLimit);
+/** `audit`: the organization's events, from the event index; `events`: the store, for one stream's history. */
+export function auditRoutes(audit: AuditService, events: EventStore): RouteSpec[] {
   const streams = new StreamAudit(events);
   return [
     route({
@@ -27,7 +27,7 @@ export function auditRoutes(events: EventStore, scanLimit = AUDIT_SCAN_LIMIT): R
       path: '/audit/events',
       operationId: 'listAuditEvents',
       summary:
-        "The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types. Page on with `next_after` while `has_more`",
+        "The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types; `actor` the token subject (or service part) that acted; `request_id` the request that caused them; `start_time` and `end_time` (ISO 8601, UTC when no offset, both inclusive) the time the store recorded them. Page on with `next_after` while `has_more`",
       scopes: ['audit:read'],
       query: PARAMETERS,
       errors: [400],
@@ -115,7 +115,10 @@ function readQuery(req: Request): AuditQuery {
     after: q.int('after', -1, -1, Number.MAX_SAFE_INTEGER),
     limit: q.int('limit', 100, 1, 1000),
     stream: q.string('stream', 1000),
+    actor: q.string('actor', 1000),
+    requestId: q.string('request_id', 1000),
   };
+  const times = { start: q.string('start_time', 40), end: q.string('end_time', 40) };
   const types = q
     .string('type', 5000)
     ?.split(',')
@@ -125,6 +128,10 @@ function readQuery(req: Request): AuditQuery {
     q.problem('type must be a comma-separated list of event types, each 1 to 200 characters');
   else if (types && types.length > MAX_TYPES) q.problem(`type must list at most ${MAX_TYPES} event types`);
   else if (types) query.types = types;
+  // Read and checked as the logs' time filters are.
+  const errors: string[] = [];
+  const { gte, lte } = utcTimeRange(times.start, times.end, errors);
+  for (const error of errors) q.problem(error);
   q.done();
-  return query;
+  return { ...query, startTime: gte, endTime: lte };
 }

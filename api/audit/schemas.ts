@@ -22,7 +22,7 @@ export const AuditEventSchema = Type.Object({
   stream_id: Type.String(),
   revision: Type.Integer({ description: "The event's place in its stream, from 0" }),
   type: Type.String(),
-  data: Type.Unknown({ description: 'As stored, secrets masked' }),
+  data: Type.Unknown({ description: 'In the current shape of its type (docs/event-versions.md), secrets masked' }),
   metadata: Metadata,
   recorded_at: Type.String({ format: 'date-time' }),
 });

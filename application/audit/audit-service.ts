@@ -1,22 +1,17 @@
 /**
  * The organization's own event history, in global order, for its auditors (`GET /audit/events`): every
- * decision the service made for it, with who asked and in which request (the events' metadata). Events
- * are shown through `eventView`, which masks their secrets; the filters select on the stream id and
- * type only, never on data, so no filter tells anything about a secret.
+ * decision the service made for it, with who asked and in which request (the events' metadata). Pages
+ * are read from the audit's event index (projections/audit/event-index.ts), which keeps each event as
+ * the audit shows it, secrets masked; the filters select on the stream, the type, the actor, the request
+ * and the recorded time, never on data, so no filter tells anything about a secret.
+ *
+ * A page is one range of one index (organization, filters, position) after the cursor, so it costs the
+ * same however many events the store holds, this organization's or others'.
  */
-import type { EventStore, RecordedEvent } from '../ports/event-store';
+import type { Condition, ReadCollection, ReadStore } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
-import { eventView, type AuditEvent } from './event-view';
-
-/**
- * Most events one request reads from the store. The store has no index by organization, so a page is
- * found by reading every organization's events forward from the cursor and keeping this one's: the cost
- * is linear in the history scanned, and this bound keeps one request's cost the same however sparse the
- * organization's events are. A page that hits it may be short, or empty, and still `has_more`.
- */
-export const AUDIT_SCAN_LIMIT = 10_000;
-/** Events read from the store at a time (bounded memory per request). */
-const CHUNK = 1_000;
+import type { EventIndexDocument } from '../../projections/audit/event-index';
+import type { AuditEvent } from './event-view';
 
 export type AuditQuery = {
   /** Exclusive cursor: events strictly after this position; -1 from the start. */
@@ -25,43 +20,96 @@ export type AuditQuery = {
   stream?: string;
   /** Any of these event types; all types when absent. */
   types?: readonly string[];
+  actor?: string;
+  requestId?: string;
+  /** Recorded at or after this instant (ISO 8601 in UTC). */
+  startTime?: string;
+  /** Recorded at or before this instant (ISO 8601 in UTC). */
+  endTime?: string;
 };
 
 export type AuditPage = {
   data: AuditEvent[];
-  /** Position of the last event scanned (returned or not): the `after` of the next page. */
+  /**
+   * The `after` of the next page: the position of the last event returned while `has_more`; on the
+   * last page, the position the event index covered when it was read (past other organizations' events).
+   */
   next_after: number;
-  /** false only when the scan reached the head of the store. */
+  /** false once no event after `next_after` matched when the page was read. */
   has_more: boolean;
 };
 
+type PositionRange = { gte: number; lte?: number };
+
 export class AuditService {
+  /**
+   * `index`: the event index's collection; `checkpointOf`: how far the index has been committed
+   * (the read store's checkpoint of its projection).
+   */
   constructor(
-    private readonly events: EventStore,
-    private readonly scanLimit = AUDIT_SCAN_LIMIT,
+    private readonly index: ReadCollection<EventIndexDocument>,
+    private readonly checkpointOf: () => ReturnType<ReadStore['checkpoint']>,
   ) {}
 
   async page(ctx: RequestContext, query: AuditQuery): Promise<AuditPage> {
-    const keep = (event: RecordedEvent) =>
-      event.metadata.organizationId === ctx.organizationId &&
-      (query.stream === undefined || event.streamId === query.stream) &&
-      (query.types === undefined || query.types.includes(event.type));
-    const data: AuditEvent[] = [];
-    let cursor = query.after;
-    let scanned = 0;
-    while (data.length < query.limit && scanned < this.scanLimit) {
-      const wanted = Math.min(CHUNK, this.scanLimit - scanned);
-      const chunk = await this.events.readAll({ after: cursor, maxCount: wanted });
-      for (const [index, event] of chunk.entries()) {
-        scanned += 1;
-        cursor = event.position;
-        if (keep(event)) data.push(eventView(event));
-        // The rest of the chunk is left for the next page: the cursor stops at the last event looked at.
-        if (data.length === query.limit && index < chunk.length - 1)
-          return { data, next_after: cursor, has_more: true };
-      }
-      if (chunk.length < wanted) return { data, next_after: cursor, has_more: false };
-    }
-    return { data, next_after: cursor, has_more: true };
+    // Read before the page: commits move the checkpoint with their documents, so the page sees every event up to it.
+    const covered = await this.checkpointOf();
+    const lastPage = (data: AuditEvent[]): AuditPage => ({
+      data,
+      next_after: Math.max(query.after, covered, data.at(-1)?.position ?? -1),
+      has_more: false,
+    });
+    const where: Record<string, Condition> = { organizationId: ctx.organizationId };
+    if (query.stream !== undefined) where.stream = query.stream;
+    if (query.actor !== undefined) where.actor = query.actor;
+    if (query.requestId !== undefined) where.requestId = query.requestId;
+    const positions = await this.positionsRecordedIn(ctx.organizationId, query);
+    if (positions === null) return lastPage([]);
+    const range = { field: 'position', ...positions, gte: Math.max(query.after + 1, positions.gte) };
+    // One index range per type (equality keeps each in position order), merged: a list costs its length in pages.
+    const types = query.types ? [...new Set(query.types)] : [undefined];
+    const found = await Promise.all(
+      types.map((type) =>
+        this.index.find({
+          where: type === undefined ? where : { ...where, type },
+          range,
+          sort: { field: 'position', order: 'asc' },
+          limit: query.limit + 1,
+        }),
+      ),
+    );
+    const docs = found.flat().sort((a, b) => a.position - b.position);
+    const page = docs.slice(0, query.limit);
+    const data = page.filter((doc) => recordedWithin(doc, query)).map((doc) => doc.event);
+    if (docs.length <= query.limit) return lastPage(data);
+    return { data, next_after: page.at(-1)!.position, has_more: true };
+  }
+
+  /**
+   * The positions of the organization's events recorded in the time range: from the first recorded at
+   * or after its start to the last recorded at or before its end; null when none is. Positions follow
+   * recorded times (each store stamps an append's time as it orders it: SQLite under its write lock,
+   * EventStoreDB on its leader), so this is one lookup in the recorded-time index at each end; a page
+   * still keeps only events whose own time is in the range, should a clock ever step back.
+   */
+  private async positionsRecordedIn(organizationId: string, query: AuditQuery): Promise<PositionRange | null> {
+    const edge = async (order: 'asc' | 'desc', bound: { gte: string } | { lte: string }) => {
+      const [doc] = await this.index.find({
+        where: { organizationId },
+        range: { field: 'recordedAt', ...bound },
+        // Equal times sort by id, which sorts as the position does: the first, or the last, of them.
+        sort: { field: 'recordedAt', order },
+        limit: 1,
+      });
+      return doc?.position ?? null;
+    };
+    const first = query.startTime === undefined ? 0 : await edge('asc', { gte: query.startTime });
+    const last = query.endTime === undefined ? undefined : await edge('desc', { lte: query.endTime });
+    if (first === null || last === null) return null;
+    return last === undefined ? { gte: first } : { gte: first, lte: last };
   }
 }
+
+const recordedWithin = (doc: EventIndexDocument, query: AuditQuery) =>
+  (query.startTime === undefined || doc.recordedAt >= query.startTime) &&
+  (query.endTime === undefined || doc.recordedAt <= query.endTime);

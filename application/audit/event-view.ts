@@ -1,51 +1,5 @@
 /**
- * How every view of the event history shows an event (the audit API today; stream histories and state
- * at a point in time later): each secret the domain declares beside its events is masked. The store
- * keeps the secret, since the webhook sender signs with it; nothing read out of it for people does.
+ * How every view of the event history shows an event, secrets masked: defined in the domain
+ * (`domain/shared/event-view.ts`), since the audit's event index keeps events in that view too.
  */
-import { maskSecret, webhookSettingsSecretFields } from '../../domain/webhooks/webhook-settings';
-import type { EventMetadata, RecordedEvent } from '../ports/event-store';
-
-/** Secret data fields by event type, as each feature declares them; a feature with secrets adds its own. */
-const SECRET_FIELDS: Readonly<Partial<Record<string, readonly string[]>>> = { ...webhookSettingsSecretFields };
-
-export type AuditEvent = {
-  position: number;
-  event_id: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  data: unknown;
-  metadata: EventMetadata;
-  recorded_at: string;
-};
-
-/**
- * The event with its secrets masked (the event given is left untouched). A view that folds events
- * into a state folds these, so the state it shows holds no secret either.
- */
-export function withSecretsMasked<E extends RecordedEvent>(event: E): E {
-  const fields = SECRET_FIELDS[event.type];
-  if (!fields || typeof event.data !== 'object' || event.data === null) return event;
-  const data: Record<string, unknown> = { ...event.data };
-  for (const field of fields) if (Object.hasOwn(data, field)) data[field] = mask(data[field]);
-  return { ...event, data };
-}
-
-/** The decider only records strings; anything else is hidden whole rather than guessed at. */
-const mask = (value: unknown) => (typeof value === 'string' ? maskSecret(value) : '********');
-
-/** An event as the API spells it, secrets masked. */
-export function eventView(recorded: RecordedEvent): AuditEvent {
-  const event = withSecretsMasked(recorded);
-  return {
-    position: event.position,
-    event_id: event.id,
-    stream_id: event.streamId,
-    revision: event.revision,
-    type: event.type,
-    data: event.data,
-    metadata: event.metadata,
-    recorded_at: event.recordedAt,
-  };
-}
+export { eventView, withSecretsMasked, type AuditEvent } from '../../domain/shared/event-view';

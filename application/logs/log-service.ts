@@ -93,9 +93,7 @@ export function toQuery(ctx: RequestContext, f: LogFilters): Omit<Query, 'sort' 
   const errors: string[] = [];
   if (f.type !== undefined && !(LOG_TYPES as readonly string[]).includes(f.type))
     errors.push(`type must be one of ${LOG_TYPES.join(', ')}`);
-  const gte = f.start_time === undefined ? undefined : utcInstant(f.start_time, 'start_time', errors);
-  const lte = f.end_time === undefined ? undefined : utcInstant(f.end_time, 'end_time', errors);
-  if (gte && lte && gte > lte) errors.push('start_time must not be after end_time');
+  const { gte, lte } = utcTimeRange(f.start_time, f.end_time, errors);
   if (errors.length > 0) throw invalid('Validation failed', { errors });
   const where: Record<string, Condition> = { organizationId: ctx.organizationId };
   const equal = {
@@ -109,6 +107,21 @@ export function toQuery(ctx: RequestContext, f: LogFilters): Omit<Query, 'sort' 
   };
   for (const [field, value] of Object.entries(equal)) if (value !== undefined) where[field] = value;
   return { where, ...((gte || lte) && { range: { field: 'start_time', ...(gte && { gte }), ...(lte && { lte }) } }) };
+}
+
+/**
+ * `start_time` and `end_time` as UTC instants, both inclusive (the audit's filters read them the same
+ * way); a bad value is an error naming the parameter.
+ */
+export function utcTimeRange(
+  startTime: string | undefined,
+  endTime: string | undefined,
+  errors: string[],
+): { gte?: string; lte?: string } {
+  const gte = startTime === undefined ? undefined : utcInstant(startTime, 'start_time', errors);
+  const lte = endTime === undefined ? undefined : utcInstant(endTime, 'end_time', errors);
+  if (gte && lte && gte > lte) errors.push('start_time must not be after end_time');
+  return { ...(gte && { gte }), ...(lte && { lte }) };
 }
 
 /** An ISO 8601 date-time as a UTC instant; a time without an offset is read as UTC. */
