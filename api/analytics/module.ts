@@ -1,5 +1,14 @@
-/** The analytics API: an organization's calls and chats counted by type, status and disposition. */
+/**
+ * The analytics API: an organization's calls and chats counted by type, status and disposition, a
+ * campaign's funnel, daily and per-agent rollups (from the logs read model) and speech usage (its own).
+ */
+import { ActivityRollups } from '../../application/analytics/activity-rollups';
 import { AnalyticsService } from '../../application/analytics/analytics-service';
+import { CampaignFunnels } from '../../application/analytics/campaign-funnel';
+import { SpeechUsageReport } from '../../application/analytics/speech-usage';
+import { speechUsageProjection, type SpeechUsageDocument } from '../../projections/analytics/speech-usage';
+import { campaignsProjection, type CampaignDocument } from '../../projections/campaigns/campaigns';
+import { customersProjection, type CustomerDocument } from '../../projections/customers/customers';
 import { callLogsProjection } from '../../projections/logs/call-logs';
 import { chatLogsProjection } from '../../projections/logs/chat-logs';
 import { dispositionsProjection, type DispositionDocument } from '../../projections/dispositions/dispositions';
@@ -8,14 +17,31 @@ import { analyticsRoutes } from './router';
 
 export const analyticsModule: ModuleDefinition = {
   name: 'analytics',
-  projections: [],
+  projections: [speechUsageProjection],
   // Call and chat entries share the `logs` collection.
-  reads: [callLogsProjection, chatLogsProjection, dispositionsProjection],
+  reads: [
+    callLogsProjection,
+    chatLogsProjection,
+    dispositionsProjection,
+    campaignsProjection,
+    customersProjection,
+    speechUsageProjection,
+  ],
   async build({ reads }) {
-    const analytics = new AnalyticsService(
-      await reads.collection(callLogsProjection.collection),
-      await reads.collection<DispositionDocument>(dispositionsProjection.collection),
-    );
-    return { routes: [{ prefix: '/api/v1', security: 'organization', routes: analyticsRoutes(analytics) }] };
+    const logs = await reads.collection(callLogsProjection.collection);
+    const services = {
+      summary: new AnalyticsService(
+        logs,
+        await reads.collection<DispositionDocument>(dispositionsProjection.collection),
+      ),
+      funnels: new CampaignFunnels(
+        logs,
+        await reads.collection<CampaignDocument>(campaignsProjection.collection),
+        await reads.collection<CustomerDocument>(customersProjection.collection),
+      ),
+      rollups: new ActivityRollups(logs),
+      speech: new SpeechUsageReport(await reads.collection<SpeechUsageDocument>(speechUsageProjection.collection)),
+    };
+    return { routes: [{ prefix: '/api/v1', security: 'organization', routes: analyticsRoutes(services) }] };
   },
 };

@@ -12,8 +12,9 @@ import { CHAT_STATUSES, type ChatStatus } from '../../domain/chats/chat';
 import { toQuery } from '../logs/log-service';
 import type { Condition, ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
+import type { AnalyticsFilters } from './log-entries';
 
-export type AnalyticsFilters = { campaign_id?: string; start_time?: string; end_time?: string };
+export type { AnalyticsFilters };
 
 export type AnalyticsSummary = {
   total: number;

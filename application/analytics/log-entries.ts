@@ -1,0 +1,70 @@
+/**
+ * The log entries an analytics figure is computed from: the `/logs` read model, selected with the
+ * logs endpoint's own filter parsing (`toQuery`: the same time bounds, on the same `start_time`, and the
+ * same error texts), so every figure is what a client computes from the `/logs` pages with those filters.
+ */
+import type { CallStatus } from '../../domain/calls/call';
+import type { ChatStatus } from '../../domain/chats/chat';
+import { toQuery } from '../logs/log-service';
+import type { ReadCollection } from '../ports/read-store';
+import type { RequestContext } from '../request-context';
+
+export type AnalyticsFilters = { campaign_id?: string; start_time?: string; end_time?: string };
+
+/** What analytics reads of a call entry. */
+export type CallEntry = {
+  type: 'call';
+  date: string;
+  status: CallStatus;
+  duration: number;
+  agent_id: string;
+  disposition: string | null;
+};
+
+/** What analytics reads of a chat entry. */
+export type ChatEntry = {
+  type: 'chat';
+  date: string;
+  status: ChatStatus;
+  disposition: string | null;
+  conversation: { role: string }[];
+};
+
+export type LogEntry = CallEntry | ChatEntry;
+
+/** Throws the logs endpoint's validation error for a bad time bound before anything is read. */
+export function checkFilters(ctx: RequestContext, filters: AnalyticsFilters): void {
+  toQuery(ctx, { ...filters, page: 1 });
+}
+
+/** Every entry of one channel that `/logs?type=…` lists with these filters, in no particular order. */
+export function entriesOf<T extends LogEntry>(
+  logs: ReadCollection<unknown>,
+  ctx: RequestContext,
+  filters: AnalyticsFilters,
+  type: T['type'],
+): Promise<T[]> {
+  return logs.find(toQuery(ctx, { ...filters, type, page: 1 })) as Promise<T[]>;
+}
+
+/** Occurrences of each value, most frequent first, then by value (code-unit order); nulls left out. */
+export function tally(values: readonly (string | null)[]): { value: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const value of values) if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || byCodeUnits(a.value, b.value));
+}
+
+/** A share rounded to four decimals; null when there is nothing to share. */
+export const share = (part: number, whole: number): number | null =>
+  whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000;
+
+/** A mean rounded to two decimals; null when there is nothing to average. */
+export const mean = (sum: number, n: number): number | null => (n === 0 ? null : Math.round((sum / n) * 100) / 100);
+
+/** Strings in code-unit order (as `<` compares them). */
+export function byCodeUnits(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
