@@ -809,7 +809,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types. Page on with `next_after` while `has_more` */
+        /** The organization's own events in global order, after the position `after` (default -1); `limit` 1 to 1000 (default 100); `stream` an exact stream id; `type` comma-separated event types; `actor` the token subject (or service part) that acted; `request_id` the request that caused them; `start_time` and `end_time` (ISO 8601, UTC when no offset, both inclusive) the time the store recorded them. Page on with `next_after` while `has_more` */
         get: operations["listAuditEvents"];
         put?: never;
         post?: never;
@@ -879,6 +879,74 @@ export interface paths {
         };
         /** Totals of the organization's calls and chats: `total`, `by_type`, `by_status` (every status of each channel, zeros included) and `by_disposition` (catalog names that occur, most frequent first). Optional `campaign_id`, `start_time`, `end_time` filter as in /logs */
         get: operations["getAnalyticsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A campaign's funnel: its customers by payment status, its calls (placed, contacted, completed, no contact, failed, dispositions) and chats (sent, delivered, read, failed, replied, dispositions). Optional `start_time`, `end_time` filter calls and chats as in /logs */
+        get: operations["getCampaignFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per UTC day of `start_time`: calls, ended calls, completed calls, talk seconds, mean call duration, completed share, chats. Optional `campaign_id`, `start_time`, `end_time` filter as in /logs */
+        get: operations["getDailyAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per agent: calls, ended calls, completed calls, talk seconds, mean call duration, completed share and dispositions. Optional `campaign_id`, `start_time`, `end_time` filter as in /logs */
+        get: operations["getAgentAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/speech": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Speech usage: requests, characters spoken and audio seconds, in total and per UTC day, voice and language. Optional `start_time`, `end_time` select requests by when they started, parsed as in /logs */
+        get: operations["getSpeechAnalytics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3437,6 +3505,10 @@ export interface operations {
                 limit?: string;
                 stream?: string;
                 type?: string;
+                actor?: string;
+                request_id?: string;
+                start_time?: string;
+                end_time?: string;
             };
             header?: never;
             path?: never;
@@ -3492,7 +3564,7 @@ export interface operations {
                             /** @description The event's place in its stream, from 0 */
                             revision: number;
                             type: string;
-                            /** @description As stored, secrets masked */
+                            /** @description In the current shape of its type (docs/event-versions.md), secrets masked */
                             data: unknown;
                             /** @description Who caused the event and in which request, as stored */
                             metadata: {
@@ -3606,6 +3678,127 @@ export interface operations {
         parameters: {
             query?: {
                 campaign_id?: string;
+                start_time?: string;
+                end_time?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getCampaignFunnel: {
+        parameters: {
+            query?: {
+                start_time?: string;
+                end_time?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getDailyAnalytics: {
+        parameters: {
+            query?: {
+                campaign_id?: string;
+                start_time?: string;
+                end_time?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getAgentAnalytics: {
+        parameters: {
+            query?: {
+                campaign_id?: string;
+                start_time?: string;
+                end_time?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getSpeechAnalytics: {
+        parameters: {
+            query?: {
                 start_time?: string;
                 end_time?: string;
             };
