@@ -136,9 +136,11 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     dispositions: await reads.collection<DispositionDocument>(dispositionsProjection.collection),
     groups: await reads.collection<DispositionGroupDocument>(dispositionGroupsProjection.collection),
   });
+  let engineKind: 'native' | 'js' | undefined;
   const createEngine = () => {
     const choice = chooseEngine(config.speechEngine); // throws at start when `native` cannot load
     logger.info(`speech: ${choice.kind} eSpeak NG engine (${choice.reason})`, {});
+    engineKind = choice.kind;
     return createEspeakSpeechEngine({
       logger,
       engine: choice.kind,
@@ -162,6 +164,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   );
   let shuttingDown = false;
   const provided = new Registry();
+  if (engineKind) provided.provide('speechEngineKind', () => engineKind!);
   provided.provide('speechReady', () => speechWarm);
   const modules: Module[] = [];
   const groups: ReadingGroup[] = [];

@@ -25,6 +25,8 @@ export type Provided = {
   speech: SpeechService;
   /** Whether the speech engine has warmed up (readiness). */
   speechReady: () => boolean;
+  /** Which eSpeak NG build the built-in engine runs (`SPEECH_ENGINE`); absent without one. */
+  speechEngineKind: () => 'native' | 'js';
   /** The OpenAPI document of every route of every module. */
   apiDescription: () => Record<string, unknown>;
 };

@@ -9,13 +9,14 @@ export const opsModule: ModuleDefinition = {
   reads: [],
   build({ events, runner, metrics, shuttingDown, provided }) {
     const speechReady = provided.find('speechReady') ?? (() => true);
+    const speechEngineKind = provided.find('speechEngineKind') ?? (() => null);
     const document = provided.use('apiDescription');
     return {
       routes: [
         {
           prefix: '',
           security: 'public',
-          routes: opsRoutes({ events, runner, metrics, shuttingDown, speechReady, document }),
+          routes: opsRoutes({ events, runner, metrics, shuttingDown, speechReady, speechEngineKind, document }),
         },
       ],
     };

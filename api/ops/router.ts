@@ -16,6 +16,8 @@ export type OpsDeps = {
   metrics: Metrics;
   shuttingDown: () => boolean;
   speechReady: () => boolean;
+  /** Which eSpeak NG build speaks; null in a process without the built-in engine. */
+  speechEngineKind: () => 'native' | 'js' | null;
   /** The API description of every route. */
   document: () => Record<string, unknown>;
 };
@@ -48,6 +50,9 @@ const Readiness = Type.Object({
   }),
   projectionError: Type.Union([Type.String(), Type.Null()]),
   speechEngine: Type.Union([Type.Literal('ready'), Type.Literal('warming')]),
+  speechEngineKind: Type.Union([Type.Literal('native'), Type.Literal('js'), Type.Null()], {
+    description: 'Which eSpeak NG build speaks (SPEECH_ENGINE); null in a process without the built-in engine',
+  }),
   shuttingDown: Type.Boolean(),
 });
 
@@ -105,6 +110,7 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
           lag,
           projectionError: errors.length > 0 ? errors.join('; ') : null,
           speechEngine: deps.speechReady() ? 'ready' : 'warming',
+          speechEngineKind: deps.speechEngineKind(),
           shuttingDown: deps.shuttingDown(),
         });
       },
@@ -121,7 +127,14 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
           ({ lag }) => lagMetric(lag),
           () => '',
         );
-        res.type('text/plain; version=0.0.4').send(deps.metrics.render() + projectionMetrics(deps.runner) + lag);
+        const kind = deps.speechEngineKind();
+        const engine =
+          kind === null
+            ? ''
+            : `# HELP speech_engine_info Which eSpeak NG build speaks.\n# TYPE speech_engine_info gauge\nspeech_engine_info{engine="${kind}"} 1\n`;
+        res
+          .type('text/plain; version=0.0.4')
+          .send(deps.metrics.render() + projectionMetrics(deps.runner) + lag + engine);
       },
     }),
     route({

@@ -4054,6 +4054,8 @@ export interface operations {
                         lag: number;
                         projectionError: string | null;
                         speechEngine: "ready" | "warming";
+                        /** @description Which eSpeak NG build speaks (SPEECH_ENGINE); null in a process without the built-in engine */
+                        speechEngineKind: "native" | "js" | null;
                         shuttingDown: boolean;
                     };
                 };

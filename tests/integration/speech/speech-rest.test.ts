@@ -26,6 +26,11 @@ describe('speech over REST', () => {
   const credits = async (id = org.id) =>
     (await t.request('GET', `/admin/v1/organizations/${id}`, { token: t.adminToken })).body.data.credits as number;
 
+  it('says which eSpeak NG build speaks, on /readyz and /metrics (SPEECH_ENGINE defaults to js)', async () => {
+    expect((await t.request('GET', '/readyz')).body).toMatchObject({ speechEngine: 'ready', speechEngineKind: 'js' });
+    expect((await t.request('GET', '/metrics')).text).toContain('\nspeech_engine_info{engine="js"} 1\n');
+  });
+
   it('lists the five voices of spec 2.1', async () => {
     const reply = await t.request('GET', '/api/v1/get_voices', { token: org.token });
     expect(reply.status).toBe(200);
