@@ -1,5 +1,10 @@
 /** Measurements of synthesized audio for the engine's tests: collecting a stream, comparing, pitch. */
-import type { AudioChunk, SpeechEngine, SynthesisRequest } from '../../../application/ports/speech-engine';
+import type {
+  AudioChunk,
+  LanguageCode,
+  SpeechEngine,
+  SynthesisRequest,
+} from '../../../application/ports/speech-engine';
 import { rms } from '../../support/speech';
 
 export type Collected = { chunks: AudioChunk[]; pcm: Int16Array; seconds: number };
@@ -60,3 +65,19 @@ export function medianPitch(pcm: Int16Array, sampleRate: number): { hz: number; 
   f0.sort((p, q) => p - q);
   return { hz: f0[Math.floor(f0.length / 2)] ?? 0, voicedFrames: f0.length };
 }
+
+/** A sentence in each language's own script, written for the tests (not the engine's warm-up text). */
+export const SENTENCES: Record<LanguageCode, string> = {
+  en: 'Good morning, this is a reminder about your payment.',
+  hi: 'सुप्रभात, यह आपके भुगतान के बारे में एक अनुस्मारक है।',
+  mr: 'सुप्रभात, ही तुमच्या भरण्याबद्दलची आठवण आहे.',
+  ta: 'காலை வணக்கம், இது உங்கள் கட்டணம் பற்றிய நினைவூட்டல்.',
+  te: 'శుభోదయం, ఇది మీ చెల్లింపు గురించి గుర్తుచేయడం.',
+  gu: 'સુપ્રભાત, આ તમારી ચુકવણી વિશે યાદ અપાવવા માટે છે.',
+  kn: 'ಶುಭೋದಯ, ಇದು ನಿಮ್ಮ ಪಾವತಿಯ ಬಗ್ಗೆ ಜ್ಞಾಪನೆ.',
+  ml: 'സുപ്രഭാതം, ഇത് നിങ്ങളുടെ പണമടയ്ക്കലിനെക്കുറിച്ചുള്ള ഓർമ്മപ്പെടുത്തലാണ്.',
+  bn: 'সুপ্রভাত, এটি আপনার পেমেন্ট সম্পর্কে একটি অনুস্মারক।',
+  pa: 'ਸ਼ੁਭ ਸਵੇਰ, ਇਹ ਤੁਹਾਡੇ ਭੁਗਤਾਨ ਬਾਰੇ ਇੱਕ ਯਾਦ ਦਿਵਾਉਣਾ ਹੈ।',
+  od: 'ସୁପ୍ରଭାତ, ଏହା ଆପଣଙ୍କ ଦେୟ ବିଷୟରେ ଏକ ସ୍ମାରକ।',
+  as: 'সুপ্ৰভাত, এইটো আপোনাৰ পৰিশোধৰ বিষয়ে এক সোঁৱৰণী।',
+};

@@ -11,7 +11,7 @@ import {
   type EspeakSpeechEngine,
 } from '../../../infrastructure/speech';
 import { describeEngine, rms, speechEngineKinds } from '../../support/speech';
-import { collect, medianPitch, samePcm } from './audio-analysis';
+import { collect, medianPitch, samePcm, SENTENCES } from './audio-analysis';
 
 jest.setTimeout(60_000);
 
@@ -67,23 +67,7 @@ describe.each(speechEngineKinds)('eSpeak speech engine (%s)', (kind) => {
       for (const r of [normal!, fast!, slow!]) expect(rms(r.pcm)).toBeGreaterThan(SPEECH_RMS);
     });
 
-    // A sentence in each language's own script, written for this test (not the engine's warm-up text).
-    const sentences: Record<LanguageCode, string> = {
-      en: 'Good morning, this is a reminder about your payment.',
-      hi: 'सुप्रभात, यह आपके भुगतान के बारे में एक अनुस्मारक है।',
-      mr: 'सुप्रभात, ही तुमच्या भरण्याबद्दलची आठवण आहे.',
-      ta: 'காலை வணக்கம், இது உங்கள் கட்டணம் பற்றிய நினைவூட்டல்.',
-      te: 'శుభోదయం, ఇది మీ చెల్లింపు గురించి గుర్తుచేయడం.',
-      gu: 'સુપ્રભાત, આ તમારી ચુકવણી વિશે યાદ અપાવવા માટે છે.',
-      kn: 'ಶುಭೋದಯ, ಇದು ನಿಮ್ಮ ಪಾವತಿಯ ಬಗ್ಗೆ ಜ್ಞಾಪನೆ.',
-      ml: 'സുപ്രഭാതം, ഇത് നിങ്ങളുടെ പണമടയ്ക്കലിനെക്കുറിച്ചുള്ള ഓർമ്മപ്പെടുത്തലാണ്.',
-      bn: 'সুপ্রভাত, এটি আপনার পেমেন্ট সম্পর্কে একটি অনুস্মারক।',
-      pa: 'ਸ਼ੁਭ ਸਵੇਰ, ਇਹ ਤੁਹਾਡੇ ਭੁਗਤਾਨ ਬਾਰੇ ਇੱਕ ਯਾਦ ਦਿਵਾਉਣਾ ਹੈ।',
-      od: 'ସୁପ୍ରଭାତ, ଏହା ଆପଣଙ୍କ ଦେୟ ବିଷୟରେ ଏକ ସ୍ମାରକ।',
-      as: 'সুপ্ৰভাত, এইটো আপোনাৰ পৰিশোধৰ বিষয়ে এক সোঁৱৰণী।',
-    };
-
-    it.each(Object.entries(sentences))('speaks %s in its own script', async (language, text) => {
+    it.each(Object.entries(SENTENCES))('speaks %s in its own script', async (language, text) => {
       const { pcm, seconds } = await collect(
         engine,
         request({ language: language as LanguageCode, text, sampleRate: 16000 }),
@@ -145,7 +129,7 @@ describe.each(speechEngineKinds)('eSpeak speech engine (%s)', (kind) => {
     repeatable('produces the same samples every time for the same request', async () => {
       const req = request({ voiceId: 'PQbt15oBevLzXsUuNtD3', speed: 1.3, sampleRate: 16000 }); // Tulsi's breathy variant uses eSpeak's noise generator
       const first = await collect(engine, req);
-      await collect(engine, request({ language: 'hi', text: sentences.hi, voiceId: 'Owbs15oBevLzXsUurdA_' }));
+      await collect(engine, request({ language: 'hi', text: SENTENCES.hi, voiceId: 'Owbs15oBevLzXsUurdA_' }));
       const second = await collect(engine, req);
       expect(samePcm(first.pcm, second.pcm)).toBe(true);
     });
