@@ -21,7 +21,7 @@
  * A decider with `snapshot` has its state kept every so many events (snapshots.ts): a stream not in
  * the cache is folded from its last snapshot, so no command's cost grows with the stream's history.
  */
-import { jsonBytes, utf8Length } from '../domain/shared/chunks';
+import { chunkBySize, jsonBytes, utf8Length } from '../domain/shared/chunks';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
 import type { EventData, EventMetadata, EventStore } from './ports/event-store';
 import { WrongExpectedRevisionError } from './ports/event-store';
@@ -187,7 +187,7 @@ export class CommandHandler {
    */
   private async appendInSlices(streamId: string, events: EventData[], revision: number) {
     let result = { nextExpectedRevision: revision, position: -1 };
-    for (const slice of slicesOf(events)) {
+    for (const slice of chunkBySize(events, MAX_APPEND_BYTES, appendBytes)) {
       const expected = result.nextExpectedRevision;
       result = await this.store.appendToStream(streamId, slice, {
         expectedRevision: expected < 0 ? 'no_stream' : expected,
@@ -275,19 +275,3 @@ export class CommandHandler {
 /** What an event weighs in an append. */
 const appendBytes = (event: EventData): number =>
   utf8Length(event.type) + jsonBytes(event.data) + jsonBytes(event.metadata) + EVENT_OVERHEAD_BYTES;
-
-/** The events in order, in runs of at most `MAX_APPEND_BYTES` (an event larger than that alone). */
-function slicesOf(events: EventData[]): EventData[][] {
-  const slices: EventData[][] = [[]];
-  let bytes = 0;
-  for (const event of events) {
-    const size = appendBytes(event);
-    if (slices.at(-1)!.length > 0 && bytes + size > MAX_APPEND_BYTES) {
-      slices.push([]);
-      bytes = 0;
-    }
-    slices.at(-1)!.push(event);
-    bytes += size;
-  }
-  return slices;
-}

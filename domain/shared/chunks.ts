@@ -29,17 +29,25 @@ export function utf8Length(text: string): number {
 /** Bytes of a value's JSON in UTF-8 (an upper bound of what a store keeps). */
 export const jsonBytes = (value: unknown): number => utf8Length(JSON.stringify(value) ?? '');
 
-/** The items in order, cut into runs whose JSON stays within `maxBytes` (an item larger than that is a run of its own). */
-export function chunkByBytes<T>(items: readonly T[], maxBytes: number = MAX_EVENT_LIST_BYTES): T[][] {
+/**
+ * The items in order, cut greedily into runs of at most `maxBytes` as `sizeOf` weighs them (`emptySize`
+ * being what an empty run weighs); an item larger than that is a run of its own.
+ */
+export function chunkBySize<T>(
+  items: readonly T[],
+  maxBytes: number,
+  sizeOf: (item: T) => number,
+  emptySize = 0,
+): T[][] {
   const chunks: T[][] = [];
   let current: T[] = [];
-  let size = 2;
+  let size = emptySize;
   for (const item of items) {
-    const bytes = jsonBytes(item) + 1;
+    const bytes = sizeOf(item);
     if (current.length > 0 && size + bytes > maxBytes) {
       chunks.push(current);
       current = [];
-      size = 2;
+      size = emptySize;
     }
     current.push(item);
     size += bytes;
@@ -47,3 +55,8 @@ export function chunkByBytes<T>(items: readonly T[], maxBytes: number = MAX_EVEN
   if (current.length > 0) chunks.push(current);
   return chunks;
 }
+
+/** The items in order, cut into runs whose JSON stays within `maxBytes` (an item larger than that is a run of its own). */
+export const chunkByBytes = <T>(items: readonly T[], maxBytes: number = MAX_EVENT_LIST_BYTES): T[][] =>
+  // A JSON array weighs its brackets, and each item its own JSON and a comma.
+  chunkBySize(items, maxBytes, (item) => jsonBytes(item) + 1, 2);

@@ -32,23 +32,6 @@ export function timelines(options: { speed: number; now?: () => Date; logger?: L
   const sleeping = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
   let stopping = false;
   const stopped = new Error(`built-in ${options.what} stopped`);
-  const sleep = (simulatedSeconds: number) =>
-    new Promise<void>((resolve, reject) => {
-      if (stopping) return reject(stopped);
-      if (options.speed <= 0) return resolve();
-      const sleeper = {
-        timer: setTimeout(
-          () => {
-            sleeping.delete(sleeper);
-            resolve();
-          },
-          simulatedSeconds * 1000 * options.speed,
-        ),
-        reject,
-      };
-      sleeping.add(sleeper);
-    });
-
   /** Waits `ms` of real time, whatever the speed; rejects at once with the stop. */
   const pause = (ms: number) =>
     new Promise<void>((resolve, reject) => {
@@ -62,6 +45,9 @@ export function timelines(options: { speed: number; now?: () => Date; logger?: L
       };
       sleeping.add(sleeper);
     });
+  /** Waits `simulatedSeconds` on the timeline's clock: no time at all at speed 0. */
+  const sleep = (simulatedSeconds: number) =>
+    options.speed <= 0 && !stopping ? Promise.resolve() : pause(simulatedSeconds * 1000 * options.speed);
 
   const idle = async () => {
     while (running.size > 0) await Promise.all([...running]);
