@@ -12,8 +12,9 @@ describe('workflow: waiting for an outcome that comes too late', () => {
   let t: TestService;
   let r: Ready;
   beforeAll(async () => {
-    // Real time: a call rings for a few seconds at least, longer than the wait below.
-    t = await startTestService({ env: { SIMULATION_SPEED: '1' } });
+    // The shortest simulated call (an unreachable number, no ring) ends one simulated second after it is
+    // dialed; at a third of real speed that is 3 s, well past the 1 s wait below (timeouts run in real time).
+    t = await startTestService({ env: { SIMULATION_SPEED: '3' } });
     r = await readyOrganization(t);
   });
   afterAll(() => t.stop());
