@@ -123,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? numberFrom('SPEECH_WORKERS', env.SPEECH_WORKERS, 0, (n) => Number.isInteger(n) && n > 0)
       : undefined,
     // `js` until the native engine's output is byte-repeatable (docs/speech-engine.md).
-    speechEngine: oneOf('SPEECH_ENGINE', env.SPEECH_ENGINE, ['native', 'js', 'auto'] as const, 'js'),
+    speechEngine: oneOf('SPEECH_ENGINE', env.SPEECH_ENGINE, ['native', 'js', 'auto'] as const, 'auto'),
     speechWarmUpRounds: env.SPEECH_WARM_UP_ROUNDS
       ? numberFrom('SPEECH_WARM_UP_ROUNDS', env.SPEECH_WARM_UP_ROUNDS, 0, (n) => Number.isInteger(n) && n >= 0)
       : undefined,

@@ -1,27 +1,33 @@
 /**
  * Which eSpeak NG build the engine runs, from the `SPEECH_ENGINE` setting: `native` needs Debian's
  * `libespeak-ng1` (about five times less CPU per request), `js` is the build in the npm package, and
- * `auto` takes the native one when its library loads.
+ * `auto` takes the native one when its library loads and is a build whose output repeats exactly
+ * (espeak-native-state.ts), else the JavaScript one.
  */
 import { loadNativeLibrary, NATIVE_LIBRARY } from './worker/espeak-native';
+import { pinnedLibrary } from './worker/espeak-native-state';
 import type { EngineKind } from './worker/protocol';
 
 export type EngineSetting = EngineKind | 'auto';
 
 export type EngineChoice = { kind: EngineKind; reason: string };
 
-const loadError = (): string | undefined => {
+/** What the native library is here: missing (with the loader's error), loaded, or loaded and repeatable. */
+export type NativeLibraryState = { error: string } | { error?: undefined; repeatable: boolean };
+
+const probeLibrary = (): NativeLibraryState => {
   try {
     loadNativeLibrary(); // dlopen only: eSpeak itself is initialized in the worker that uses it
-    return undefined;
+    return { repeatable: pinnedLibrary(NATIVE_LIBRARY) !== null };
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return { error: error instanceof Error ? error.message : String(error) };
   }
 };
 
-export function chooseEngine(setting: EngineSetting, tryLoad: () => string | undefined = loadError): EngineChoice {
+export function chooseEngine(setting: EngineSetting, probe: () => NativeLibraryState = probeLibrary): EngineChoice {
   if (setting === 'js') return { kind: 'js', reason: 'SPEECH_ENGINE=js' };
-  const error = tryLoad();
+  const library = probe();
+  const { error } = library;
   if (setting === 'native') {
     if (error)
       throw new Error(
@@ -29,10 +35,15 @@ export function chooseEngine(setting: EngineSetting, tryLoad: () => string | und
       );
     return { kind: 'native', reason: 'SPEECH_ENGINE=native' };
   }
-  return error
-    ? {
+  if (library.error !== undefined)
+    return {
+      kind: 'js',
+      reason: `${NATIVE_LIBRARY} not available (${library.error}); apt-get install libespeak-ng1 for the native engine`,
+    };
+  return library.repeatable
+    ? { kind: 'native', reason: `${NATIVE_LIBRARY} found` }
+    : {
         kind: 'js',
-        reason: `${NATIVE_LIBRARY} not available (${error}); apt-get install libespeak-ng1 for the native engine`,
-      }
-    : { kind: 'native', reason: `${NATIVE_LIBRARY} found` };
+        reason: `${NATIVE_LIBRARY} found, but not the build whose output repeats exactly (Debian 12's 1.51+dfsg-10+deb12u2); SPEECH_ENGINE=native uses it anyway`,
+      };
 }

@@ -4,12 +4,14 @@
  * about 100 ms. eSpeak keeps its state in process-wide globals and is not thread-safe, so only one
  * thread of a process may load this (the engine runs a single native worker).
  *
- * eSpeak draws breath noise from the C library's `rand()`; it is reseeded before each synthesis so
- * that the noise does not depend on what ran before.
+ * Before each synthesis the library's synthesis state is put back as initialization left it
+ * (espeak-native-state.ts) and the C library's `rand()`, which eSpeak draws breath noise from, is
+ * reseeded, so that the same text gives the same samples whatever ran before.
  */
 import { createRequire } from 'node:module';
 import type * as Koffi from 'koffi' with { 'resolution-mode': 'import' };
 import type { Espeak, SampleSink, VoiceSettings } from './espeak';
+import { nativeStateReset } from './espeak-native-state';
 
 export const NATIVE_LIBRARY = 'libespeak-ng.so.1';
 
@@ -73,6 +75,8 @@ export function loadNativeEspeak(): NativeEspeak {
     return stopped ? 1 : 0;
   }, koffi.pointer(SynthCallback));
   setSynthCallback(callback);
+  // Taken now, before any synthesis: the state every synthesis starts from.
+  const state = nativeStateReset(NATIVE_LIBRARY, (address, bytes) => koffi.view(address, bytes));
 
   const setVoice = (voice: VoiceSettings) => {
     if (setVoiceByName(voice.name) !== 0) throw new Error(`eSpeak has no voice ${voice.name}`);
@@ -86,6 +90,7 @@ export function loadNativeEspeak(): NativeEspeak {
   return {
     version: `libespeak-ng ${String(info(null))}`,
     synthesize(text, voice, onSamples, words?: WordSink) {
+      state.reset();
       setVoice(voice);
       srand(1);
       const bytes = Buffer.from(`${text}\0`, 'utf8');

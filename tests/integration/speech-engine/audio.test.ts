@@ -122,11 +122,7 @@ describe.each(speechEngineKinds)('eSpeak speech engine (%s)', (kind) => {
       }
     });
 
-    // Known defect: Debian's library carries wave-generator state from one synthesis to the next, so
-    // the native engine is not yet byte-repeatable (the reason SPEECH_ENGINE defaults to js). This
-    // fails as soon as it becomes repeatable: then make it a plain `it`.
-    const repeatable = kind === 'native' ? it.failing : it;
-    repeatable('produces the same samples every time for the same request', async () => {
+    it('produces the same samples every time for the same request', async () => {
       const req = request({ voiceId: 'PQbt15oBevLzXsUuNtD3', speed: 1.3, sampleRate: 16000 }); // Tulsi's breathy variant uses eSpeak's noise generator
       const first = await collect(engine, req);
       await collect(engine, request({ language: 'hi', text: SENTENCES.hi, voiceId: 'Owbs15oBevLzXsUurdA_' }));

@@ -1,4 +1,5 @@
 /** The speech interface over REST (spec 4.1, 4.2; decisions.md section 5), with the real engine. */
+import { chooseEngine } from '../../../infrastructure/speech/engine-kind';
 import { parseWav } from '../../../infrastructure/speech';
 import { int16, rms } from '../../support/speech';
 import { startTestService, type TestService } from '../../support/test-service';
@@ -26,9 +27,10 @@ describe('speech over REST', () => {
   const credits = async (id = org.id) =>
     (await t.request('GET', `/admin/v1/organizations/${id}`, { token: t.adminToken })).body.data.credits as number;
 
-  it('says which eSpeak NG build speaks, on /readyz and /metrics (SPEECH_ENGINE defaults to js)', async () => {
-    expect((await t.request('GET', '/readyz')).body).toMatchObject({ speechEngine: 'ready', speechEngineKind: 'js' });
-    expect((await t.request('GET', '/metrics')).text).toContain('\nspeech_engine_info{engine="js"} 1\n');
+  it('says which eSpeak NG build speaks, on /readyz and /metrics (SPEECH_ENGINE defaults to auto)', async () => {
+    const kind = chooseEngine('auto').kind; // native where Debian's library is installed, else js
+    expect((await t.request('GET', '/readyz')).body).toMatchObject({ speechEngine: 'ready', speechEngineKind: kind });
+    expect((await t.request('GET', '/metrics')).text).toContain(`\nspeech_engine_info{engine="${kind}"} 1\n`);
   });
 
   it('lists the five voices of spec 2.1', async () => {
