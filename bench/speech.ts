@@ -5,6 +5,9 @@
  * Each configuration runs several rounds; percentiles are over every request of every round. The
  * clients run on their own thread, so they do not share the server's event loop.
  *
+ * Both eSpeak NG builds run in the same run, one after the other (the native one where Debian's
+ * library is installed), and a last table puts them side by side.
+ *
  *   npx tsx bench/speech.ts [--rounds 10]
  */
 import { cpus } from 'node:os';
@@ -13,6 +16,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createService } from '../api/composition';
 import { loadConfig } from '../infrastructure/config/config';
+import { chooseEngine } from '../infrastructure/speech/engine-kind';
 import { silentLogger } from '../infrastructure/logging/json-logger';
 import { tempDir } from '../tests/support/temp-dir';
 
@@ -60,16 +64,16 @@ function load(
   });
 }
 
-async function main() {
-  console.log(
-    `machine: ${cpus().length} cores, node ${process.version}; text: ${TEXT.length} characters, ${SAMPLE_RATE} Hz; ${ROUNDS} rounds each`,
-  );
+type Row = { engine: string; label: string; clients: number; p50: number; p95: number; rtf: number };
+
+async function measure(engine: 'js' | 'native', rows: Row[]) {
   const dir = tempDir('bench-speech-');
   const config = loadConfig({
     DATA_DIR: dir.path,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
     ADMIN_TOKEN: 'bench-admin',
     LOG_LEVEL: 'error',
+    SPEECH_ENGINE: engine,
   });
   const service = await createService(config, { logger: silentLogger });
   await service.ready;
@@ -85,6 +89,7 @@ async function main() {
     { expiresInSeconds: 3600 },
   );
 
+  peakRss = 0;
   const cpuStart = process.cpuUsage();
   for (const label of ['websocket', 'rest'] as const) {
     for (const clients of [1, 20]) {
@@ -92,20 +97,45 @@ async function main() {
       const audioSeconds = results.reduce((s, r) => s + r.audioMs, 0) / 1000;
       const first = results.map((r) => r.firstMs);
       const total = results.map((r) => r.totalMs);
+      rows.push({ engine, label, clients, p50: pct(first, 50), p95: pct(first, 95), rtf: audioSeconds / seconds });
       console.log(
-        `${label.padEnd(9)} clients=${String(clients).padStart(2)}  first-${label === 'rest' ? 'byte ' : 'chunk'} p50=${pct(first, 50).toFixed(1)} ms p95=${pct(first, 95).toFixed(1)} ms  complete p50=${pct(total, 50).toFixed(0)} ms p95=${pct(total, 95).toFixed(0)} ms  real-time factor=${(audioSeconds / seconds).toFixed(0)}x (${audioSeconds.toFixed(0)} s audio in ${seconds.toFixed(1)} s)`,
+        `${engine.padEnd(6)} ${label.padEnd(9)} clients=${String(clients).padStart(2)}  first-${label === 'rest' ? 'byte ' : 'chunk'} p50=${pct(first, 50).toFixed(1)} ms p95=${pct(first, 95).toFixed(1)} ms  complete p50=${pct(total, 50).toFixed(0)} ms p95=${pct(total, 95).toFixed(0)} ms  real-time factor=${(audioSeconds / seconds).toFixed(0)}x (${audioSeconds.toFixed(0)} s audio in ${seconds.toFixed(1)} s)`,
       );
     }
   }
   const cpu = process.cpuUsage(cpuStart);
   console.log(
-    `process CPU (server, engine workers and clients): ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; peak RSS (all threads): ${(peakRss / 1024 / 1024).toFixed(0)} MB`,
+    `${engine.padEnd(6)} process CPU (server, engine workers and clients): ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; peak RSS (all threads): ${(peakRss / 1024 / 1024).toFixed(0)} MB`,
   );
-  clearInterval(sampler);
   service.server.closeAllConnections();
   service.server.close();
   await service.close();
   dir.remove();
+}
+
+async function main() {
+  console.log(
+    `machine: ${cpus().length} cores, node ${process.version}; text: ${TEXT.length} characters, ${SAMPLE_RATE} Hz; ${ROUNDS} rounds each`,
+  );
+  const engines: ('js' | 'native')[] = ['js'];
+  try {
+    chooseEngine('native');
+    engines.push('native');
+  } catch (error) {
+    console.log(`native engine not measured: ${(error as Error).message}`);
+  }
+  const rows: Row[] = [];
+  for (const engine of engines) await measure(engine, rows);
+  clearInterval(sampler);
+
+  console.log('\nside by side (first audio p50 / p95, real-time factor)');
+  for (const { label, clients } of rows.filter((r) => r.engine === 'js')) {
+    const cells = engines.map((engine) => {
+      const r = rows.find((x) => x.engine === engine && x.label === label && x.clients === clients)!;
+      return `${engine} ${r.p50.toFixed(1)} / ${r.p95.toFixed(1)} ms, ${r.rtf.toFixed(0)}x`;
+    });
+    console.log(`${label.padEnd(9)} clients=${String(clients).padStart(2)}  ${cells.join('   ')}`);
+  }
 }
 
 main().catch((error) => {
