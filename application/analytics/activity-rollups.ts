@@ -1,11 +1,16 @@
 /**
- * Calls and chats of an organization rolled up per UTC day and per agent (docs/analytics.md), from the
- * `/logs` entries the same filters select: a day is the entry's `date`, the day of its `start_time`.
+ * Calls and chats of an organization rolled up per UTC day and per agent (docs/analytics.md): the figures
+ * of the `/logs` entries the same filters select, a day being the entry's `date` (the day of its
+ * `start_time`), summed from the activity rollups and the entries of the range's edge days
+ * (`ActivityTotals`).
  */
-import type { ReadCollection } from '../ports/read-store';
+import { CALL_STATUSES } from '../../domain/calls/call';
+import { CHAT_STATUSES } from '../../domain/chats/chat';
 import type { RequestContext } from '../request-context';
-import { callFigures, dispositionsOf, groupBy, type CallFigures } from './call-figures';
-import { checkFilters, entriesOf, type AnalyticsFilters, type CallEntry, type ChatEntry } from './log-entries';
+import type { ActivityTotals } from './activity-totals';
+import { dispositionList } from './activity-totals';
+import { callFigures, type CallFigures } from './call-figures';
+import { byCodeUnits, type AnalyticsFilters } from './log-entries';
 
 export type DailyActivity = CallFigures & { date: string; chats: number };
 export type AgentActivity = CallFigures & {
@@ -14,33 +19,27 @@ export type AgentActivity = CallFigures & {
 };
 
 export class ActivityRollups {
-  constructor(private readonly logs: ReadCollection<unknown>) {}
+  constructor(private readonly totals: ActivityTotals) {}
 
   /** One row per day with a call or a chat, oldest first. */
   async daily(ctx: RequestContext, filters: AnalyticsFilters): Promise<DailyActivity[]> {
-    checkFilters(ctx, filters);
-    const [calls, chats] = await Promise.all([
-      entriesOf<CallEntry>(this.logs, ctx, filters, 'call'),
-      entriesOf<ChatEntry>(this.logs, ctx, filters, 'chat'),
-    ]);
-    const chatsPerDay = new Map(groupBy(chats, (c) => c.date).map(([date, group]) => [date, group.length]));
-    const callsPerDay = new Map(groupBy(calls, (c) => c.date));
-    const days = [...new Set([...callsPerDay.keys(), ...chatsPerDay.keys()])].sort();
-    return days.map((date) => ({
-      date,
-      ...callFigures(callsPerDay.get(date) ?? []),
-      chats: chatsPerDay.get(date) ?? 0,
-    }));
+    const days = await this.totals.sums(ctx, filters, (key) => key.date);
+    return [...days]
+      .map(([date, sum]) => ({ date, ...callFigures(sum), chats: sum.chatCount(...CHAT_STATUSES) }))
+      .filter((day) => day.calls > 0 || day.chats > 0)
+      .sort((a, b) => byCodeUnits(a.date, b.date));
   }
 
   /** One row per agent that made a call, by agent id. */
   async agents(ctx: RequestContext, filters: AnalyticsFilters): Promise<AgentActivity[]> {
-    checkFilters(ctx, filters);
-    const calls = await entriesOf<CallEntry>(this.logs, ctx, filters, 'call');
-    return groupBy(calls, (c) => c.agent_id).map(([agent_id, group]) => ({
-      agent_id,
-      ...callFigures(group),
-      dispositions: dispositionsOf(group),
-    }));
+    const agents = await this.totals.sums(ctx, filters, (key) => key.agent_id);
+    return [...agents]
+      .filter(([, sum]) => sum.callCount(...CALL_STATUSES) > 0)
+      .map(([agent_id, sum]) => ({
+        agent_id,
+        ...callFigures(sum),
+        dispositions: dispositionList(sum.callDispositions),
+      }))
+      .sort((a, b) => byCodeUnits(a.agent_id, b.agent_id));
   }
 }

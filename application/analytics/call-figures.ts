@@ -2,8 +2,9 @@
  * The figures every analytics view gives of a set of calls (docs/analytics.md, "Definitions"): counts by
  * outcome, talk seconds, the mean duration and the completed share of the calls that ended.
  */
-import { FINAL_CALL_STATUSES } from '../../domain/calls/call';
-import { byCodeUnits, mean, share, tally, type CallEntry } from './log-entries';
+import { CALL_STATUSES, FINAL_CALL_STATUSES } from '../../domain/calls/call';
+import type { ActivitySum } from './activity-totals';
+import { byCodeUnits, mean, share } from './log-entries';
 
 export type CallFigures = {
   calls: number;
@@ -14,13 +15,13 @@ export type CallFigures = {
   completed_share: number | null;
 };
 
-export function callFigures(calls: readonly CallEntry[]): CallFigures {
-  const ended = calls.filter((c) => FINAL_CALL_STATUSES.includes(c.status)).length;
-  const completed = calls.filter((c) => c.status === 'Completed').length;
+export function callFigures(sum: ActivitySum): CallFigures {
+  const ended = sum.callCount(...FINAL_CALL_STATUSES);
+  const completed = sum.callCount('Completed');
   // Only an ended call has a duration (0 until then).
-  const talk = calls.reduce((sum, c) => sum + c.duration, 0);
+  const talk = sum.talkSeconds;
   return {
-    calls: calls.length,
+    calls: sum.callCount(...CALL_STATUSES),
     ended,
     completed,
     talk_seconds: talk,
@@ -28,10 +29,6 @@ export function callFigures(calls: readonly CallEntry[]): CallFigures {
     completed_share: share(completed, ended),
   };
 }
-
-/** Disposition names the entries carry, most frequent first. */
-export const dispositionsOf = (entries: readonly { disposition: string | null }[]) =>
-  tally(entries.map((e) => e.disposition)).map(({ value, count }) => ({ disposition: value, count }));
 
 /** Entries grouped by a key, keys in code-unit order. */
 export function groupBy<T>(entries: readonly T[], key: (entry: T) => string): [string, T[]][] {

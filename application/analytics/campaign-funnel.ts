@@ -1,15 +1,18 @@
 /**
  * A campaign's funnel (docs/analytics.md): its customers and their payment statuses, what became of the
  * calls and chats placed for them. Customers are the campaign's as they are now (the time range does
- * not apply to them); calls and chats are the campaign's `/logs` entries within the range.
+ * not apply to them); calls and chats are the campaign's `/logs` entries within the range, summed from
+ * the activity rollups and the entries of the range's edge days (`ActivityTotals`).
  */
 import { CAMPAIGN_FORBIDDEN, CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/campaign';
+import { CHAT_STATUSES } from '../../domain/chats/chat';
 import { PAYMENT_STATUSES } from '../../domain/customers/record';
 import { ownedDocument } from '../ownership';
 import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
-import { callFigures, dispositionsOf, type CallFigures } from './call-figures';
-import { checkFilters, entriesOf, type CallEntry, type ChatEntry } from './log-entries';
+import { ActivitySum, dispositionList, type ActivityTotals } from './activity-totals';
+import { callFigures, type CallFigures } from './call-figures';
+import { checkFilters } from './log-entries';
 
 export type CampaignFunnel = {
   campaign_id: string;
@@ -38,7 +41,7 @@ type Customer = { campaignId: string; payment_status: string | null };
 
 export class CampaignFunnels {
   constructor(
-    private readonly logs: ReadCollection<unknown>,
+    private readonly totals: ActivityTotals,
     private readonly campaigns: ReadCollection<Campaign>,
     private readonly customers: ReadCollection<Customer>,
   ) {}
@@ -54,34 +57,32 @@ export class CampaignFunnels {
       notFound: CAMPAIGN_NOT_FOUND,
       forbidden: CAMPAIGN_FORBIDDEN,
     });
-    const [customers, payment, calls, chats] = await Promise.all([
+    const [customers, payment, sums] = await Promise.all([
       this.customers.count({ where: { campaignId } }),
       this.paymentStatuses(campaignId),
-      entriesOf<CallEntry>(this.logs, ctx, filters, 'call'),
-      entriesOf<ChatEntry>(this.logs, ctx, filters, 'chat'),
+      this.totals.sums(ctx, filters, () => campaignId),
     ]);
-    const calledWith = (...statuses: string[]) => calls.filter((c) => statuses.includes(c.status)).length;
-    const chatsWith = (...statuses: string[]) => chats.filter((c) => statuses.includes(c.status)).length;
+    const sum = sums.get(campaignId) ?? new ActivitySum();
     return {
       campaign_id: campaignId,
       customers,
       payment_status: payment,
       calls: {
-        ...callFigures(calls),
-        contacted: calledWith('In Progress', 'Completed'),
-        no_contact: calledWith('No Contact'),
-        failed: calledWith('Failed'),
-        dispositions: dispositionsOf(calls),
+        ...callFigures(sum),
+        contacted: sum.callCount('In Progress', 'Completed'),
+        no_contact: sum.callCount('No Contact'),
+        failed: sum.callCount('Failed'),
+        dispositions: dispositionList(sum.callDispositions),
       },
       chats: {
-        chats: chats.length,
+        chats: sum.chatCount(...CHAT_STATUSES),
         // Statuses only move forward (Sent, Delivered, Read), so a read message was delivered and sent.
-        sent: chatsWith('Sent', 'Delivered', 'Read'),
-        delivered: chatsWith('Delivered', 'Read'),
-        read: chatsWith('Read'),
-        failed: chatsWith('Failed'),
-        replied: chats.filter((c) => c.conversation.some((m) => m.role === 'user')).length,
-        dispositions: dispositionsOf(chats),
+        sent: sum.chatCount('Sent', 'Delivered', 'Read'),
+        delivered: sum.chatCount('Delivered', 'Read'),
+        read: sum.chatCount('Read'),
+        failed: sum.chatCount('Failed'),
+        replied: sum.replied,
+        dispositions: dispositionList(sum.chatDispositions),
       },
     };
   }

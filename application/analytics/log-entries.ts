@@ -1,12 +1,12 @@
 /**
- * The log entries an analytics figure is computed from: the `/logs` read model, selected with the
- * logs endpoint's own filter parsing (`toQuery`: the same time bounds, on the same `start_time`, and the
- * same error texts), so every figure is what a client computes from the `/logs` pages with those filters.
+ * The log entries analytics figures are computed from (the `/logs` read model, selected with the logs
+ * endpoint's own filter parsing, `toQuery`: the same time bounds, on the same `start_time`, and the same
+ * error texts), and the rounding of the figures, so every figure is what a client computes from the
+ * `/logs` pages with those filters.
  */
 import type { CallStatus } from '../../domain/calls/call';
 import type { ChatStatus } from '../../domain/chats/chat';
 import { toQuery } from '../logs/log-service';
-import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
 
 export type AnalyticsFilters = { campaign_id?: string; start_time?: string; end_time?: string };
@@ -35,25 +35,6 @@ export type LogEntry = CallEntry | ChatEntry;
 /** Throws the logs endpoint's validation error for a bad time bound before anything is read. */
 export function checkFilters(ctx: RequestContext, filters: AnalyticsFilters): void {
   toQuery(ctx, { ...filters, page: 1 });
-}
-
-/** Every entry of one channel that `/logs?type=…` lists with these filters, in no particular order. */
-export function entriesOf<T extends LogEntry>(
-  logs: ReadCollection<unknown>,
-  ctx: RequestContext,
-  filters: AnalyticsFilters,
-  type: T['type'],
-): Promise<T[]> {
-  return logs.find(toQuery(ctx, { ...filters, type, page: 1 })) as Promise<T[]>;
-}
-
-/** Occurrences of each value, most frequent first, then by value (code-unit order); nulls left out. */
-export function tally(values: readonly (string | null)[]): { value: string; count: number }[] {
-  const counts = new Map<string, number>();
-  for (const value of values) if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts]
-    .map(([value, count]) => ({ value, count }))
-    .sort((a, b) => b.count - a.count || byCodeUnits(a.value, b.value));
 }
 
 /** A share rounded to four decimals; null when there is nothing to share. */

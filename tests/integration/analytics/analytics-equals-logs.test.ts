@@ -2,8 +2,14 @@
  * The analytics endpoints answer what a client computes from the `/logs` pages with the same filters:
  * a small realistic run (two campaigns, two agents, calls and chats played by the built-in carrier and
  * chat platform at SIMULATION_SPEED 0), every figure recomputed here from `/logs`, with and without
- * `campaign_id` and a time range; organizations see only their own; scopes; bad filters.
+ * `campaign_id` and a time range; organizations see only their own; scopes; bad filters. A backlog of
+ * calls over two weeks (many near midnight), which the dispatcher fails after they were first counted,
+ * is read with ranges that start and end mid-day, so whole days come from the activity rollups and the
+ * edge days from the entries.
  */
+import { CommandHandler } from '../../../application/command-handler';
+import { callDecider, callStreamId } from '../../../domain/calls/call';
+import { activityRollupsProjection, type ActivityBucket } from '../../../projections/analytics/activity-rollups';
 import { loanRecord, uniquePhone } from '../../support/records';
 import { startTestService, tokenOf, type TestService } from '../../support/test-service';
 
@@ -215,6 +221,90 @@ describe('analytics equal what /logs shows', () => {
     expect(await calls('/analytics/daily')).toBe(11);
     expect(await calls(`/analytics/daily?${query(range)}`)).toBeLessThan(11);
     expect(await calls(`/analytics/daily?${query(range)}`)).toBeGreaterThan(0);
+  });
+
+  it('over many days, with ranges cut mid-day, the rollups and the edge days equal /logs', async () => {
+    // The API places calls now; calls of earlier days are requested through the call decider with their
+    // time, as a backlog would leave them. Their customers do not exist, so the dispatcher ends them as
+    // Failed: each entry changes after it was first counted as Queued.
+    const backlog = await t.newOrganization('collection');
+    const campaign = (await call(backlog, 'POST', '/campaigns/create', { name: 'Backlog', campaignType: 'emi' })).body
+      .data.id;
+    const commands = new CommandHandler(t.service.events);
+    const day = 86_400_000;
+    const first = Date.parse('2026-02-01T00:00:00.000Z');
+    const total = 45;
+    for (let i = 0; i < total; i++) {
+      const dayStart = first + (i % 15) * day;
+      // A third within a minute before midnight, the others through the day.
+      const at = i % 3 === 0 ? dayStart + day - 1 - i * 1000 : dayStart + ((i * 7_919_000) % day);
+      const callId = `backlog-${backlog.id}-${i}`;
+      await commands.handle(
+        callDecider,
+        callStreamId(callId),
+        {
+          type: 'RequestCall',
+          callId,
+          at: new Date(at).toISOString(),
+          organizationId: backlog.id,
+          campaignId: campaign,
+          campaignName: 'Backlog',
+          customerKeyField: 'loan_id',
+          customerKey: `NOBODY-${i}`,
+          customerName: `Nobody ${i}`,
+          to: uniquePhone('+9196'),
+          from: '+918000000001',
+          agentId: ['agent-x', 'agent-y', 'agent-z'][i % 3]!,
+          dispositionId: 'none',
+          language: 'en',
+        },
+        { organizationId: backlog.id, actor: 'tester', requestId: `backlog-${i}` },
+      );
+    }
+    await settle(backlog, total, 0);
+    const times = (await allLogs(backlog, {})).map((e) => e.start_time as string).sort();
+    const justAfter = (time: string) => new Date(Date.parse(time) + 1).toISOString();
+    const ranges: Record<string, string>[] = [
+      {},
+      { start_time: '2026-02-03T12:00:00Z', end_time: '2026-02-11T06:30:00Z' },
+      { start_time: '2026-02-05T23:59:00Z' },
+      { end_time: '2026-02-09T00:00:00.001Z' },
+      { start_time: '2026-02-02', end_time: '2026-02-14' },
+      { start_time: '2026-02-07T10:00:00Z', end_time: '2026-02-07T20:00:00Z' },
+      { start_time: '2026-02-06T05:30:00+05:30', end_time: '2026-02-12T18:00:00-03:00' },
+      // Bounds on an entry's own instant (inclusive) and just after it.
+      { start_time: times[5]!, end_time: times[40]! },
+      { start_time: justAfter(times[5]!), end_time: justAfter(times[40]!) },
+    ];
+    for (const range of ranges)
+      for (const filters of [range, { ...range, campaign_id: campaign }]) {
+        const entries = await allLogs(backlog, filters);
+        const daily = byKey(entries, 'date').map(([date, entriesOfDay]) => ({
+          date,
+          ...callFigures(entriesOfDay.filter((e) => e.type === 'call')),
+          chats: entriesOfDay.filter((e) => e.type === 'chat').length,
+        }));
+        expect(await get(backlog, `/analytics/daily?${query(filters)}`)).toEqual(daily);
+        const agents = byKey(entries, 'agent_id').map(([agent_id, own]) => ({
+          agent_id,
+          ...callFigures(own),
+          dispositions: dispositions(own),
+        }));
+        expect(await get(backlog, `/analytics/agents?${query(filters)}`)).toEqual(agents);
+        const funnel = await get(backlog, `/analytics/campaigns/${campaign}?${query(range)}`);
+        expect(funnel.calls).toMatchObject({ ...callFigures(entries), failed: entries.length, contacted: 0 });
+      }
+    expect((await get(backlog, '/analytics/daily')).length).toBe(15);
+    const cut = await get(backlog, `/analytics/daily?${query(ranges[1]!)}`);
+    // Seven whole days (4 to 10 February) between the two edge days.
+    expect(cut.map((d: Entry) => d.date)).toEqual(expect.arrayContaining(['2026-02-04', '2026-02-10']));
+    expect(cut.length).toBeGreaterThanOrEqual(7);
+    expect(cut.reduce((s: number, d: Entry) => s + d.calls, 0)).toBeLessThan(total);
+    // The rollups of the running service hold the backlog, every call as it ended.
+    const buckets = await t.service.reads.collection<ActivityBucket>(activityRollupsProjection.collection);
+    const own = await buckets.find({ where: { organizationId: backlog.id } });
+    expect(own.reduce((s, b) => s + b.calls.Failed, 0)).toBe(total);
+    expect(own.every((b) => b.calls.Queued === 0)).toBe(true);
   });
 
   it("shows an organization only its own figures; another's campaign is 403, an unknown one 404", async () => {

@@ -1,0 +1,246 @@
+/**
+ * Activity rollups (analytics): an organization's calls and chats summed per campaign, agent and day, the
+ * day being the entry's `date` in /logs (the UTC day of its `start_time`). A bucket holds, for the
+ * entries of its key, the count per status of each channel, the talk seconds, the disposition names with
+ * their counts and the chats answered by the customer, so a whole day is answered from a few buckets
+ * instead of every entry (docs/analytics.md, "Read models").
+ *
+ * An entry's bucket and what it adds there follow its log entry, and most events of a call or a chat
+ * name neither its campaign, its agent nor its day (a call's day moves when it rings; its end names only
+ * the call). So this projection does not read the call and chat events themselves: it reads their
+ * changes (`ActivityChanged`), each carrying what the entry added before the event and what it adds
+ * after it (`before`, `after`), bucket keys included. The changes are made by folding each entry's own
+ * stream with the logs projections' evolve (`nextLogEntry`, application/analytics/entry-change-feed.ts),
+ * so an entry counts exactly as /logs shows it. From a change, a bucket is a pure sum: the old
+ * contribution taken out of its bucket, the new one put into its own (the same bucket, or another when
+ * the day moved).
+ */
+import type { Projection } from '../projection';
+import type { RecordedEvent } from '../../domain/shared/recorded-event';
+import { CALL_STATUSES, callEventTypes, type CallStatus } from '../../domain/calls/call';
+import { CHAT_STATUSES, chatEventTypes, type ChatStatus } from '../../domain/chats/chat';
+import { callLogsProjection, type CallLogDocument } from '../logs/call-logs';
+import { chatLogsProjection, type ChatLogDocument } from '../logs/chat-logs';
+
+/** A log entry as far as the rollups need it to evolve it (`slim`). */
+export type LogEntryState = CallLogDocument | ChatLogDocument;
+
+/** What one entry adds to its bucket: the bucket's key and its figures. */
+export type ActivityEntry = {
+  organizationId: string;
+  campaign_id: string;
+  agent_id: string;
+  date: string;
+} & (
+  | { type: 'call'; status: CallStatus; duration: number; disposition: string | null }
+  | { type: 'chat'; status: ChatStatus; replied: boolean; disposition: string | null }
+);
+
+export type DispositionCount = { disposition: string; count: number };
+
+/** The figures of a set of entries; a bucket's, or a sum of buckets and entries. */
+export type ActivityCounts = {
+  calls: Record<CallStatus, number>;
+  /** The sum of the calls' `duration` (0 until a call ends). */
+  talk_seconds: number;
+  /** By name, in code-unit order; zeros left out. */
+  call_dispositions: DispositionCount[];
+  chats: Record<ChatStatus, number>;
+  /** Chats whose conversation has a message of the customer. */
+  replied: number;
+  chat_dispositions: DispositionCount[];
+};
+
+export type ActivityBucket = {
+  id: string;
+  organizationId: string;
+  campaign_id: string;
+  agent_id: string;
+  date: string;
+} & ActivityCounts;
+
+/** The event type of an entry's change; made by the feed (never stored in the event store). */
+export const ACTIVITY_CHANGED = 'ActivityChanged';
+
+export type ActivityChange = {
+  entryId: string;
+  before: ActivityEntry | null;
+  after: ActivityEntry | null;
+  /** Set when the entry could not be evolved by this event: the projection stops on it. */
+  unreadable?: string;
+};
+
+/** The events that change a log entry, each recorded on its entry's own stream (`call-…`, `chat-…`). */
+export const ENTRY_EVENT_TYPES: readonly string[] = [...callEventTypes, ...chatEventTypes];
+const CALL_EVENTS: ReadonlySet<string> = new Set(callEventTypes);
+const CHAT_EVENTS: ReadonlySet<string> = new Set(chatEventTypes);
+
+/**
+ * The entry after `event`, as the logs projections make it, kept slim: the fields no figure reads and
+ * that grow (the conversation but its first customer message, delivery errors, extracted data, the
+ * summary) are left out, so the states the feed keeps stay small.
+ */
+export function nextLogEntry(entry: LogEntryState | null, event: RecordedEvent): LogEntryState | null {
+  if (CALL_EVENTS.has(event.type)) {
+    const [id] = callLogsProjection.documentIds(event);
+    const doc = callLogsProjection.evolve(id!, entry as CallLogDocument | null, event);
+    return doc && { ...doc, extracted_data: {}, summary: '' };
+  }
+  if (CHAT_EVENTS.has(event.type)) {
+    const [id] = chatLogsProjection.documentIds(event);
+    const doc = chatLogsProjection.evolve(id!, entry as ChatLogDocument | null, event);
+    if (!doc) return null;
+    const firstReply = doc.conversation.find((m) => m.role === 'user');
+    return {
+      ...doc,
+      conversation: firstReply ? [{ ...firstReply, content: '' }] : [],
+      errors: [],
+      extracted_data: {},
+      summary: '',
+    };
+  }
+  return entry;
+}
+
+/** What a log entry adds to its bucket (the same figures docs/analytics.md defines on /logs entries). */
+export function activityEntryOf(entry: LogEntryState | null): ActivityEntry | null {
+  if (!entry) return null;
+  const key = {
+    organizationId: entry.organizationId,
+    campaign_id: entry.campaign_id,
+    agent_id: entry.agent_id,
+    date: entry.date,
+  };
+  return entry.type === 'call'
+    ? { ...key, type: 'call', status: entry.status, duration: entry.duration, disposition: entry.disposition }
+    : {
+        ...key,
+        type: 'chat',
+        status: entry.status,
+        replied: entry.conversation.some((m) => m.role === 'user'),
+        disposition: entry.disposition,
+      };
+}
+
+/** The change an event made to its entry, in place of the event (same id, stream and position). */
+export function activityChange(
+  event: RecordedEvent,
+  before: LogEntryState | null,
+  after: LogEntryState | null,
+): RecordedEvent<typeof ACTIVITY_CHANGED, ActivityChange> {
+  const entryId = (before ?? after)?.id ?? event.streamId;
+  return {
+    ...event,
+    type: ACTIVITY_CHANGED,
+    data: { entryId, before: activityEntryOf(before), after: activityEntryOf(after) },
+  };
+}
+
+/** In place of an event the entry could not be evolved by: a change the projection refuses. */
+export function unreadableChange(
+  event: RecordedEvent,
+  error: unknown,
+): RecordedEvent<typeof ACTIVITY_CHANGED, ActivityChange> {
+  return {
+    ...event,
+    type: ACTIVITY_CHANGED,
+    data: { entryId: event.streamId, before: null, after: null, unreadable: `${event.type}: ${String(error)}` },
+  };
+}
+
+/** A bucket's id: its organization, campaign, agent and day (as JSON, so no separator is ambiguous). */
+export const activityBucketId = (key: Pick<ActivityEntry, 'organizationId' | 'campaign_id' | 'agent_id' | 'date'>) =>
+  JSON.stringify([key.organizationId, key.campaign_id, key.agent_id, key.date]);
+
+const zeros = <S extends string>(statuses: readonly S[]) =>
+  Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
+
+export const noActivity = (): ActivityCounts => ({
+  calls: zeros(CALL_STATUSES),
+  talk_seconds: 0,
+  call_dispositions: [],
+  chats: zeros(CHAT_STATUSES),
+  replied: 0,
+  chat_dispositions: [],
+});
+
+function withDisposition(list: readonly DispositionCount[], name: string | null, sign: 1 | -1): DispositionCount[] {
+  if (name === null) return [...list];
+  const count = (list.find((d) => d.disposition === name)?.count ?? 0) + sign;
+  const others = list.filter((d) => d.disposition !== name);
+  if (count === 0) return others;
+  return [...others, { disposition: name, count }].sort((a, b) => byCodeUnits(a.disposition, b.disposition));
+}
+
+/** The counts with one entry added (`sign` 1) or taken out (-1). */
+export function countEntry<C extends ActivityCounts>(counts: C, entry: ActivityEntry, sign: 1 | -1): C {
+  if (entry.type === 'call')
+    return {
+      ...counts,
+      calls: { ...counts.calls, [entry.status]: counts.calls[entry.status] + sign },
+      talk_seconds: counts.talk_seconds + sign * entry.duration,
+      call_dispositions: withDisposition(counts.call_dispositions, entry.disposition, sign),
+    };
+  return {
+    ...counts,
+    chats: { ...counts.chats, [entry.status]: counts.chats[entry.status] + sign },
+    replied: counts.replied + (entry.replied ? sign : 0),
+    chat_dispositions: withDisposition(counts.chat_dispositions, entry.disposition, sign),
+  };
+}
+
+const isEmpty = (c: ActivityCounts) =>
+  Object.values(c.calls).every((n) => n === 0) &&
+  Object.values(c.chats).every((n) => n === 0) &&
+  c.talk_seconds === 0 &&
+  c.replied === 0 &&
+  c.call_dispositions.length === 0 &&
+  c.chat_dispositions.length === 0;
+
+const sameEntry = (a: ActivityEntry | null, b: ActivityEntry | null) => JSON.stringify(a) === JSON.stringify(b);
+
+export const activityRollupsProjection: Projection<ActivityBucket> = {
+  // Versioned: a change of what a bucket holds is a new name, so the new rollup is built from position zero.
+  name: 'analytics_activity_v1',
+  collection: {
+    name: 'analytics_activity_v1',
+    fields: { organizationId: 'string', campaign_id: 'string', agent_id: 'string', date: 'string' },
+    indexes: [
+      ['organizationId', 'date'],
+      ['organizationId', 'campaign_id', 'date'],
+    ],
+  },
+  eventTypes: [ACTIVITY_CHANGED],
+  documentIds(event) {
+    const { before, after, unreadable } = event.data as ActivityChange;
+    if (unreadable !== undefined) throw new Error(`The entry ${event.streamId} cannot follow ${unreadable}`);
+    if (sameEntry(before, after)) return [];
+    const ids = [before, after].flatMap((entry) => (entry ? [activityBucketId(entry)] : []));
+    return [...new Set(ids)];
+  },
+  evolve(id, doc, event) {
+    const { before, after } = event.data as ActivityChange;
+    let bucket = doc;
+    if (before && activityBucketId(before) === id) bucket = countEntry(bucket ?? emptyBucket(id, before), before, -1);
+    if (after && activityBucketId(after) === id) bucket = countEntry(bucket ?? emptyBucket(id, after), after, 1);
+    // A bucket whose entries all moved to another day is removed.
+    return bucket && isEmpty(bucket) ? null : bucket;
+  },
+};
+
+function emptyBucket(id: string, key: ActivityEntry): ActivityBucket {
+  return {
+    id,
+    organizationId: key.organizationId,
+    campaign_id: key.campaign_id,
+    agent_id: key.agent_id,
+    date: key.date,
+    ...noActivity(),
+  };
+}
+
+/** Strings in code-unit order (as `<` compares them). */
+function byCodeUnits(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
