@@ -2,13 +2,14 @@
  * Reads a speech request (spec 2.2) from a REST body or a WebSocket message. This checks shapes and
  * types; the engine then refuses what it cannot speak (unknown voice or language, rate, speed, text
  * with nothing to speak) with the codes of spec 7.3. Both `add_wav_header` and `addWavHeader` are read.
+ * `word_timestamps` (beyond the spec) asks the WebSocket for the times of the words.
  */
 import { Type } from '@sinclair/typebox';
 import { clip } from '../../application/clip';
 import type { LanguageCode, SampleRate, SynthesisRequest } from '../../application/ports/speech-engine';
 import { SpeechError } from '../../application/speech/speech-service';
 
-export type SpeechRequestBody = SynthesisRequest & { addWavHeader: boolean };
+export type SpeechRequestBody = SynthesisRequest & { addWavHeader: boolean; wordTimestamps: boolean };
 
 const MAX_REQUEST_ID = 128;
 
@@ -21,6 +22,7 @@ const FIELDS = new Set([
   'speed',
   'add_wav_header',
   'addWavHeader',
+  'word_timestamps',
   'type',
   'request_id',
 ]);
@@ -34,6 +36,13 @@ export const SpeechRequestSchema = Type.Object({
   speed: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2, default: 1 })),
   add_wav_header: Type.Optional(Type.Boolean({ default: true })),
   addWavHeader: Type.Optional(Type.Boolean({ description: 'Alias of add_wav_header' })),
+  word_timestamps: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'WebSocket messages only: send a word_timestamps message before the audio of each segment. REST answers word timestamps at /get_speech/with_timestamps',
+    }),
+  ),
   type: Type.Optional(Type.Literal('speech', { description: 'WebSocket messages only' })),
   request_id: Type.Optional(Type.String({ maxLength: MAX_REQUEST_ID, description: 'WebSocket messages only' })),
 });
@@ -62,6 +71,7 @@ export function readSpeechRequest(body: unknown): SpeechRequestBody {
     sampleRate: sampleRate as SampleRate,
     speed,
     addWavHeader: header,
+    wordTimestamps: optional(b, 'word_timestamps', 'boolean', false),
   };
 }
 

@@ -1,4 +1,4 @@
-/** The speech interface over REST: voices (spec 4.2) and streamed synthesis (spec 4.1). */
+/** The speech interface over REST: voices (spec 4.2), streamed synthesis (spec 4.1), and synthesis with word timestamps. */
 import { Type } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
 import type { Logger } from '../../application/ports/logger';
@@ -10,6 +10,7 @@ import { contextOf } from '../http/auth';
 import { route, type RouteSpec } from '../http/route';
 import { internalSpeechError, sendSpeechError } from './errors';
 import { readSpeechRequest, SpeechRequestSchema } from './request';
+import { synthesizeWithTimestamps, TimedSpeechSchema } from './timed-speech';
 
 const SPEECH = ['speech'];
 
@@ -54,6 +55,18 @@ export function speechRestRoutes(speech: SpeechService, logger: Logger): RouteSp
       },
       handler: synthesize(speech, logger),
     }),
+    route({
+      method: 'post',
+      path: '/get_speech/with_timestamps',
+      operationId: 'synthesizeSpeechWithTimestamps',
+      summary: 'Text to speech as one JSON answer: the audio in base64 and the time of each word',
+      scopes: SPEECH,
+      body: SpeechRequestSchema,
+      bodyCheck: 'handler',
+      errors: [402, 429],
+      success: { status: 200, description: 'The audio and its word timestamps', schema: TimedSpeechSchema },
+      handler: synthesizeWithTimestamps(speech, logger),
+    }),
   ];
 }
 
@@ -74,7 +87,8 @@ function synthesize(speech: SpeechService, logger: Logger) {
     try {
       stream = await speech.open(
         contextOf(res),
-        { ...body, requestId: res.locals.requestId as string, channel: 'rest' },
+        // A stream of audio has no place for word timestamps: /get_speech/with_timestamps answers them.
+        { ...body, wordTimestamps: false, requestId: res.locals.requestId as string, channel: 'rest' },
         controller.signal,
       );
     } catch (error) {

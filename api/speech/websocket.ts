@@ -3,7 +3,9 @@
  * a zero-based `chunk_index`, then `complete` or `error`. Several requests may run at once on one
  * connection, their chunks interleaved and tagged with their `request_id`. Beyond the spec: `cancel`
  * (ends the request with `complete` and `cancelled: true`) and `ping` (answered `pong`). A malformed
- * message gets an `error` and the connection stays open.
+ * message gets an `error` and the connection stays open. With `word_timestamps: true`, each segment's
+ * words come in a `word_timestamps` message before its first chunk. The messages are those of
+ * socket-messages.ts, which /asyncapi.json describes.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -13,6 +15,7 @@ import { SpeechError, type SpeechService } from '../../application/speech/speech
 import { wavHeader } from '../../infrastructure/speech';
 import { internalSpeechError } from './errors';
 import { readRequestId, readSpeechRequest } from './request';
+import { wordsJson, type ServerMessage } from './socket-messages';
 
 /** Above this much unsent data, a request waits for the client before producing more. */
 const HIGH_WATER_BYTES = 1 << 20;
@@ -20,7 +23,7 @@ const HIGH_WATER_BYTES = 1 << 20;
 export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: SpeechService, logger: Logger): void {
   const connectionId = randomUUID();
   const running = new Map<string, { controller: AbortController; reason: 'cancelled' | 'disconnected' | null }>();
-  const send = (message: object) => {
+  const send = (message: ServerMessage) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
   };
   const sendError = (requestId: string | undefined, error: SpeechError) =>
@@ -108,6 +111,12 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
     let failed = false;
     try {
       for await (const chunk of audio.chunks) {
+        if (chunk.words)
+          send({
+            type: 'word_timestamps',
+            request_id: requestId,
+            words: wordsJson(chunk.words),
+          });
         if (chunk.pcm.length === 0) continue;
         const pcm = Buffer.from(chunk.pcm.buffer, chunk.pcm.byteOffset, chunk.pcm.byteLength);
         // The WAV header, when asked for, starts the request's first chunk only.

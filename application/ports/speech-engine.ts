@@ -36,11 +36,25 @@ export type AudioChunk = {
    * request that ran to its end.
    */
   charactersSpoken: number;
+  /**
+   * Only with `wordTimestamps`: on the first chunk of each segment of the text (possibly a chunk without
+   * samples), the words of that segment, so they arrive before their audio.
+   */
+  words?: readonly WordTimestamp[];
 };
+
+/**
+ * A word of the request's text (as written there) and when it is heard, in milliseconds from the start
+ * of the request's audio at the requested speed. Words come in order and do not overlap: a word ends
+ * where the next begins, the last of a segment where its speech ends.
+ */
+export type WordTimestamp = { word: string; startMs: number; endMs: number };
 
 export type SynthesisOptions = {
   /** Aborting stops synthesis promptly; the stream then ends after the chunks already yielded. */
   signal?: AbortSignal;
+  /** Time the words (`AudioChunk.words`). The audio is the same either way; a segment's chunks then wait for its end. */
+  wordTimestamps?: boolean;
 };
 
 /** Codes of spec 7.3 that the engine itself can raise, so the API passes them on unchanged. */

@@ -35,7 +35,12 @@ export class SpeechError extends Error {
   }
 }
 
-export type SpeechInput = SynthesisRequest & { requestId: string; channel: 'rest' | 'websocket' };
+export type SpeechInput = SynthesisRequest & {
+  requestId: string;
+  channel: 'rest' | 'websocket';
+  /** Time the words: chunks then carry `words` (see `AudioChunk`); the audio and the charge are the same. */
+  wordTimestamps?: boolean;
+};
 
 /** An admitted request: its audio, then `finish` once, whatever happened. */
 export type SpeechStream = {
@@ -64,14 +69,15 @@ export class SpeechService {
   async open(ctx: RequestContext, input: SpeechInput, signal: AbortSignal): Promise<SpeechStream> {
     if (input.text.length > this.maxTextLength)
       throw new SpeechError('text_too_long', `text exceeds the maximum of ${this.maxTextLength} characters`);
-    const { requestId, channel, ...request } = input;
+    const { requestId, channel, wordTimestamps, ...request } = input;
     // The engine's own signal: the caller's, or a refused admission.
     const synthesis = new AbortController();
     const onAbort = () => synthesis.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     let audio: AsyncIterator<AudioChunk>;
     try {
-      audio = this.engine.synthesize(request, { signal: synthesis.signal })[Symbol.asyncIterator]();
+      const options = { signal: synthesis.signal, ...(wordTimestamps && { wordTimestamps }) };
+      audio = this.engine.synthesize(request, options)[Symbol.asyncIterator]();
     } catch (error) {
       signal.removeEventListener('abort', onAbort);
       if (error instanceof SpeechRequestError) throw new SpeechError(error.code, error.message);

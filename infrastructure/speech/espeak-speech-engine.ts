@@ -7,6 +7,9 @@
  *
  * Segments of one request may run on several workers at once, but never more than
  * `lookaheadSegments` ahead of the segment being read, which bounds the audio held for a slow reader.
+ *
+ * A request that asks for word timestamps gets them on the first chunk of each segment: eSpeak reports
+ * a segment's words as it speaks them, so that segment's chunks are held until it ends.
  */
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../../application/ports/logger';
@@ -20,7 +23,8 @@ import { createFairQueue } from './fair-queue';
 import { prepareRequest, type PreparedSegment } from './prepare-request';
 import { publicVoices } from './voices';
 import { warmUpEngine } from './warm-up-engine';
-import type { EngineKind } from './worker/protocol';
+import { segmentWordTimestamps } from './word-timestamps';
+import type { EngineKind, SegmentWords } from './worker/protocol';
 import { createWorkerPool, type JobHandlers } from './worker-pool';
 
 export type EspeakSpeechEngineOptions = {
@@ -69,9 +73,13 @@ type SegmentState = {
   done: boolean;
   /** Output samples already delivered, when an earlier run yielded. */
   delivered: number;
+  /** eSpeak's word events of the run that completed, when the request times its words. */
+  words?: SegmentWords;
 };
 
 type ActiveRequest = {
+  request: SynthesisRequest;
+  timeWords: boolean;
   segments: PreparedSegment[];
   state: SegmentState[];
   /** Next segment never started. */
@@ -111,7 +119,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
         segment.chunks.push({ pcm, charactersSpoken: spokenBefore });
         r.wake();
       },
-      done(last, outcome, sentSamples) {
+      done(last, outcome, sentSamples, words) {
         r.running.delete(job);
         if (outcome === 'cancelled') {
           counts.cancelled++;
@@ -128,6 +136,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
           // end, where nothing else would report that the whole text was spoken.
           if (last.length > 0 || index === r.segments.length - 1)
             segment.chunks.push({ pcm: last, charactersSpoken: r.segments[index]!.spokenAfter });
+          segment.words = words;
           segment.done = true;
           r.wake();
         }
@@ -147,7 +156,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
     r.running.add(job);
     // A segment yields at most once: a second run has already been paid for by the first.
     pool.run(
-      { job, skipSamples, mayYield: skipSamples === 0, ...r.segments[index]!.job },
+      { job, skipSamples, mayYield: skipSamples === 0, timeWords: r.timeWords, ...r.segments[index]!.job },
       handlers(r, index, job),
       index === 0,
     );
@@ -194,9 +203,34 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
     schedulePump();
   }
 
-  async function* stream(segments: PreparedSegment[], signal?: AbortSignal): AsyncGenerator<AudioChunk> {
+  /** The segment's words timed in the request's audio, on its first chunk (one without samples if it has none). */
+  const giveWords = (r: ActiveRequest, index: number, startSample: number) => {
+    const segment = r.state[index]!;
+    const rate = r.request.sampleRate / 1000;
+    const words = segmentWordTimestamps({
+      text: r.request.text,
+      source: r.segments[index]!.source,
+      words: segment.words ?? { events: [], speechMs: 0 },
+      speed: r.request.speed,
+      startMs: startSample / rate,
+      durationMs: segment.chunks.reduce((n, c) => n + c.pcm.length, 0) / rate,
+    });
+    const first = segment.chunks[0];
+    const spokenBefore = index === 0 ? 0 : r.segments[index - 1]!.spokenAfter;
+    if (first) segment.chunks[0] = { ...first, words };
+    else segment.chunks.push({ pcm: new Int16Array(0), charactersSpoken: spokenBefore, words });
+    segment.words = undefined;
+  };
+
+  async function* stream(
+    request: SynthesisRequest,
+    segments: PreparedSegment[],
+    { signal, wordTimestamps = false }: SynthesisOptions,
+  ): AsyncGenerator<AudioChunk> {
     let wakeReader = () => {};
     const r: ActiveRequest = {
+      request,
+      timeWords: wordTimestamps,
       segments,
       state: segments.map(() => ({ chunks: [], done: false, delivered: 0 })),
       next: 0,
@@ -211,13 +245,19 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
     active.add(r);
     queue.add(r);
     schedulePump();
+    let samplesRead = 0;
+    let timed = -1; // the last segment whose words were given
     try {
       while (r.reading < segments.length && !signal?.aborted) {
         if (r.failure) throw r.failure;
         const segment = r.state[r.reading]!;
-        const chunk = segment.chunks.shift();
-        if (chunk) yield chunk;
-        else if (segment.done) {
+        if (r.timeWords && segment.done && timed < r.reading) giveWords(r, (timed = r.reading), samplesRead);
+        // Timed words come before their audio, and a segment's are known once it ends.
+        const chunk = r.timeWords && !segment.done ? undefined : segment.chunks.shift();
+        if (chunk) {
+          samplesRead += chunk.pcm.length;
+          yield chunk;
+        } else if (segment.done) {
           r.reading++;
           schedulePump();
         } else if (r.stopped) throw new Error('speech request stopped');
@@ -231,7 +271,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
 
   const synthesize = (request: SynthesisRequest, synthesisOptions: SynthesisOptions = {}) => {
     if (closed) throw new Error('speech engine closed');
-    return stream(prepareRequest(request, limits), synthesisOptions.signal);
+    return stream(request, prepareRequest(request, limits), synthesisOptions);
   };
 
   // Workers warm themselves; a burst of requests through the engine then warms this thread's side

@@ -7,19 +7,26 @@ import { SpeechRequestError, type SynthesisRequest } from '../../application/por
 import { espeakVoice } from './espeak-voice';
 import { isLanguageCode } from './languages';
 import { pauseMs } from './text/pause';
-import { segmentText, type SegmentLimits } from './text/segment';
+import { segmentText, type Segment, type SegmentLimits } from './text/segment';
 import { isSpeakable } from './text/speakable';
 import { escapeSsml } from './text/ssml';
 import { findVoice } from './voices';
 import type { SegmentJob } from './worker/protocol';
 
 export type PreparedSegment = {
-  job: Omit<SegmentJob, 'job' | 'skipSamples' | 'mayYield'>;
+  job: Omit<SegmentJob, 'job' | 'skipSamples' | 'mayYield' | 'timeWords'>;
   /** Characters of the request's text spoken once this segment has been heard. */
   spokenAfter: number;
+  /** Where the text eSpeak is given comes from in the request's text (the segment without its surrounding spaces). */
+  source: { start: number; end: number };
 };
 
 const sampleRates: readonly number[] = [8000, 16000, 24000];
+
+const trimmedRange = (segment: Segment) => {
+  const start = segment.start + (segment.text.length - segment.text.trimStart().length);
+  return { start, end: Math.max(start, segment.start + segment.text.trimEnd().length) };
+};
 
 export function prepareRequest(request: SynthesisRequest, limits: SegmentLimits): PreparedSegment[] {
   const voice = findVoice(request.voiceId);
@@ -45,5 +52,6 @@ export function prepareRequest(request: SynthesisRequest, limits: SegmentLimits)
       pauseMs: i === segments.length - 1 ? 0 : pauseMs(segment.pause, voice.timbre.wordsPerMinute),
     },
     spokenAfter: segment.end,
+    source: trimmedRange(segment),
   }));
 }

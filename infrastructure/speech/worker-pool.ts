@@ -15,13 +15,14 @@ import {
   type EngineKind,
   type Outcome,
   type SegmentJob,
+  type SegmentWords,
   type WorkerData,
   type WorkerMessage,
 } from './worker/protocol';
 
 export type JobHandlers = {
   audio(pcm: Int16Array): void;
-  done(last: Int16Array, outcome: Outcome, sentSamples: number): void;
+  done(last: Int16Array, outcome: Outcome, sentSamples: number, words?: SegmentWords): void;
   failed(error: Error): void;
 };
 
@@ -104,7 +105,7 @@ export function createWorkerPool({
       if (!job || job.id !== message.job) return;
       if (message.type === 'audio') return job.handlers.audio(message.pcm);
       slot.job = undefined;
-      if (message.type === 'done') job.handlers.done(message.pcm, message.outcome, message.sentSamples);
+      if (message.type === 'done') job.handlers.done(message.pcm, message.outcome, message.sentSamples, message.words);
       else job.handlers.failed(new Error(`speech synthesis failed: ${message.message}`));
       onIdle();
     });

@@ -285,6 +285,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/get_speech/with_timestamps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Text to speech as one JSON answer: the audio in base64 and the time of each word */
+        post: operations["synthesizeSpeechWithTimestamps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/asyncapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The speech WebSocket protocol (AsyncAPI 3.0) */
+        get: operations["getAsyncApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/initiate/{campaignId}/calls": {
         parameters: {
             query?: never;
@@ -2098,6 +2132,11 @@ export interface operations {
                     /** @description Alias of add_wav_header */
                     addWavHeader?: boolean;
                     /**
+                     * @description WebSocket messages only: send a word_timestamps message before the audio of each segment. REST answers word timestamps at /get_speech/with_timestamps
+                     * @default false
+                     */
+                    word_timestamps?: boolean;
+                    /**
                      * @description WebSocket messages only
                      * @constant
                      */
@@ -2125,6 +2164,126 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    synthesizeSpeechWithTimestamps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string;
+                    voice_id: string;
+                    /** @default en */
+                    language?: string;
+                    /**
+                     * @default 24000
+                     * @enum {number}
+                     */
+                    sample_rate?: 8000 | 16000 | 24000;
+                    /** @default 1 */
+                    speed?: number;
+                    /** @default true */
+                    add_wav_header?: boolean;
+                    /** @description Alias of add_wav_header */
+                    addWavHeader?: boolean;
+                    /**
+                     * @description WebSocket messages only: send a word_timestamps message before the audio of each segment. REST answers word timestamps at /get_speech/with_timestamps
+                     * @default false
+                     */
+                    word_timestamps?: boolean;
+                    /**
+                     * @description WebSocket messages only
+                     * @constant
+                     */
+                    type?: "speech";
+                    /** @description WebSocket messages only */
+                    request_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The audio and its word timestamps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description The audio: a WAV file (with its real sizes), or raw 16-bit mono PCM when add_wav_header is false */
+                        audio_base64: string;
+                        /** @enum {integer} */
+                        sample_rate: 8000 | 16000 | 24000;
+                        /** @description The words of the text in order, timed in the audio */
+                        words: {
+                            /** @description The word as written in the text, without the punctuation around it */
+                            word: string;
+                            /** @description From the start of the request's audio, at its speed */
+                            start_ms: number;
+                            /** @description Where the next word starts, or the segment's speech ends */
+                            end_ms: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getAsyncApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        asyncapi: string;
+                        info: {
+                            title: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        channels: {
+                            [key: string]: unknown;
+                        };
+                        operations: {
+                            [key: string]: unknown;
+                        };
+                        components: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
         };

@@ -8,8 +8,13 @@ declare module '@echogarden/espeak-ng-emscripten' {
     set_rate(wordsPerMinute: number): number;
     set_pitch(pitch: number): number;
     set_range(range: number): number;
-    /** Raw binding: the callback is a function-table pointer from `addFunction`. */
+    /**
+     * Raw binding: the callback is a function-table pointer from `addFunction`, called with (samples
+     * pointer, sample count, pointer to the block's `espeak_EVENT` array ending with type 0).
+     */
     synth_(text: string, callback: number): void;
+    /** Bytes of one `espeak_EVENT` in this build (36: pointers are 32-bit). */
+    getSizeOfEventStruct_(): number;
   };
   export type ESpeakModule = {
     eSpeakNGWorker: new () => ESpeakNGWorker;

@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as Koffi from 'koffi' with { 'resolution-mode': 'import' };
-import type { Espeak, SampleSink, VoiceSettings } from './espeak';
+import type { Espeak, SampleSink, VoiceSettings, WordSink } from './espeak';
 import { nativeStateReset } from './espeak-native-state';
 
 export const NATIVE_LIBRARY = 'libespeak-ng.so.1';
@@ -18,12 +18,8 @@ export const NATIVE_LIBRARY = 'libespeak-ng.so.1';
 // koffi's types are those of its ES module; its CommonJS entry is the same API.
 const koffi = createRequire(__filename)('koffi') as typeof Koffi;
 
-/** Called for each word eSpeak starts: its position in the text (characters, 1-based) and in the audio (ms). */
-export type WordSink = (textPosition: number, audioMs: number) => void;
-
-export type NativeEspeak = Omit<Espeak, 'synthesize'> & {
-  synthesize(text: string, voice: VoiceSettings, sink: SampleSink, onWord?: WordSink): boolean;
-};
+/** The same interface as the JavaScript build's, word events included. */
+export type NativeEspeak = Espeak;
 
 // From speak_lib.h.
 const AUDIO_OUTPUT_SYNCHRONOUS = 2;

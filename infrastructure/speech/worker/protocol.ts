@@ -24,7 +24,15 @@ export type SegmentJob = {
   skipSamples: number;
   /** Whether the segment may yield its worker once it has sent something. */
   mayYield: boolean;
+  /** Report eSpeak's word events (for word timestamps); the audio is the same either way. */
+  timeWords: boolean;
 };
+
+/** A word eSpeak started: its position in the segment's text (characters, 1-based) and in its audio (ms). */
+export type WordEvent = { textPosition: number; audioMs: number };
+
+/** What a segment tells of its words: eSpeak's word events and where its speech ends (ms of eSpeak's audio, before the speed change). */
+export type SegmentWords = { events: WordEvent[]; speechMs: number };
 
 /** Which build of eSpeak NG synthesizes: the JavaScript one in the package, or Debian's library. */
 export type EngineKind = 'js' | 'native';
@@ -51,9 +59,10 @@ export type WorkerMessage =
   | { type: 'audio'; job: number; pcm: Int16Array }
   /**
    * The run is over. `completed`: `pcm` is the segment's last chunk (possibly empty). Otherwise `pcm`
-   * is empty and `sentSamples` tells how far the listener got in this run.
+   * is empty and `sentSamples` tells how far the listener got in this run. `words` when the job timed
+   * them and completed.
    */
-  | { type: 'done'; job: number; pcm: Int16Array; outcome: Outcome; sentSamples: number }
+  | { type: 'done'; job: number; pcm: Int16Array; outcome: Outcome; sentSamples: number; words?: SegmentWords }
   | { type: 'failed'; job: number; message: string };
 
 export const signalJob = (control: Int32Array, slot: number, job: number): void =>

@@ -39,7 +39,14 @@ const jobRunner =
       },
     });
     observe?.(result.last);
-    post({ type: 'done', job: job.job, pcm: result.last, outcome: result.outcome, sentSamples: result.sentSamples });
+    post({
+      type: 'done',
+      job: job.job,
+      pcm: result.last,
+      outcome: result.outcome,
+      sentSamples: result.sentSamples,
+      ...(result.words && { words: result.words }),
+    });
     return result;
   };
 

@@ -20,7 +20,7 @@ import type { SegmentResult } from './synthesize-segment';
 
 export type JobRunner = (job: SegmentJob, observe?: (pcm: Int16Array) => void) => SegmentResult;
 
-type SegmentFields = Omit<SegmentJob, 'job' | 'skipSamples' | 'mayYield'>;
+type SegmentFields = Omit<SegmentJob, 'job' | 'skipSamples' | 'mayYield' | 'timeWords'>;
 
 // Numbers, dates, times, abbreviations, capitals, symbols and every kind of clause end each take
 // their own path through eSpeak's translator.
@@ -45,25 +45,26 @@ export function warmUp(
   rounds: number,
 ): { deterministic: boolean } {
   let id = 0;
-  const job = (fields: SegmentFields, skipSamples = 0): SegmentJob => ({
+  const job = (fields: SegmentFields, timeWords: boolean, skipSamples = 0): SegmentJob => ({
     job: --id,
     skipSamples,
     mayYield: skipSamples === 0,
+    timeWords,
     ...fields,
   });
   const hashInto = (hash: Hash) => (pcm: Int16Array) => void hash.update(pcm);
 
   /** Runs a segment, optionally interrupted after its first chunk (and resumed when it yields); returns the audio's hash. */
-  const segment = (fields: SegmentFields, interruption?: Interruption) => {
+  const segment = (fields: SegmentFields, interruption: Interruption, timeWords: boolean) => {
     const hash = createHash('sha1');
-    const first = job(fields);
+    const first = job(fields, timeWords);
     if (interruption) signalJob(control, interruption === 'yield' ? Control.yield : Control.cancel, first.job);
     const { outcome, sentSamples } = run(first, hashInto(hash));
-    if (outcome === 'yielded') run(job(fields, sentSamples), hashInto(hash));
+    if (outcome === 'yielded') run(job(fields, timeWords, sentSamples), hashInto(hash));
     return hash.digest('hex');
   };
-  const request = (req: SynthesisRequest, interruption?: Interruption) =>
-    prepareRequest(req, limits).map((s, i) => segment(s.job, i === 1 ? interruption : undefined));
+  const request = (req: SynthesisRequest, interruption?: Interruption, timeWords = false) =>
+    prepareRequest(req, limits).map((s, i) => segment(s.job, i === 1 ? interruption : undefined, timeWords));
 
   languageCodes.forEach((language, i) =>
     request({
@@ -83,7 +84,7 @@ export function warmUp(
         sampleRate: rates[(round + i) % rates.length]!,
         speed: speeds[(round + i) % speeds.length]!,
       } as const;
-      request(req, interruptionOf(i));
+      request(req, interruptionOf(i), i === 2); // one voice times its words, so that path is compiled too
     });
   }
 

@@ -13,9 +13,11 @@ export async function collect(
   engine: SpeechEngine,
   request: SynthesisRequest,
   signal?: AbortSignal,
+  wordTimestamps?: boolean,
 ): Promise<Collected> {
   const chunks: AudioChunk[] = [];
-  for await (const chunk of engine.synthesize(request, { signal })) chunks.push(chunk);
+  for await (const chunk of engine.synthesize(request, { signal, ...(wordTimestamps && { wordTimestamps }) }))
+    chunks.push(chunk);
   const pcm = new Int16Array(chunks.reduce((n, c) => n + c.pcm.length, 0));
   let offset = 0;
   for (const c of chunks) {

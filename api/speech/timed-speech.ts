@@ -1,0 +1,85 @@
+/**
+ * `POST /api/v1/get_speech/with_timestamps`: the body of `get_speech`, answered with one JSON object
+ * holding the whole audio (base64, as `get_speech` would stream it) and the time of each word. The
+ * audio is held in memory until it is complete, so this suits sentences and paragraphs; the WebSocket
+ * streams long texts with their word timestamps.
+ */
+import { Type } from '@sinclair/typebox';
+import type { Request, Response } from 'express';
+import type { Logger } from '../../application/ports/logger';
+import type { WordTimestamp } from '../../application/ports/speech-engine';
+import { SpeechError, type SpeechService, type SpeechStream } from '../../application/speech/speech-service';
+import type { SpeechOutcome } from '../../domain/organizations/organization';
+import { pcmBytes, wavHeader } from '../../infrastructure/speech';
+import { contextOf } from '../http/auth';
+import { internalSpeechError, sendSpeechError } from './errors';
+import { readSpeechRequest } from './request';
+import { WordTimestampSchema, wordsJson } from './socket-messages';
+
+/** The answer: `success` as every JSON answer of the service, and the fields of the audio beside it. */
+export const TimedSpeechSchema = Type.Object({
+  success: Type.Literal(true),
+  audio_base64: Type.String({
+    contentEncoding: 'base64',
+    description: 'The audio: a WAV file (with its real sizes), or raw 16-bit mono PCM when add_wav_header is false',
+  }),
+  sample_rate: Type.Integer({ enum: [8000, 16000, 24000] }),
+  words: Type.Array(WordTimestampSchema, { description: 'The words of the text in order, timed in the audio' }),
+});
+
+export function synthesizeWithTimestamps(speech: SpeechService, logger: Logger) {
+  return async (req: Request, res: Response) => {
+    let body;
+    try {
+      body = readSpeechRequest(req.body);
+    } catch (error) {
+      return sendSpeechError(res, error as SpeechError);
+    }
+    const requestId = res.locals.requestId as string;
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    let stream: SpeechStream;
+    try {
+      stream = await speech.open(
+        contextOf(res),
+        { ...body, wordTimestamps: true, requestId, channel: 'rest' },
+        controller.signal,
+      );
+    } catch (error) {
+      if (error instanceof SpeechError) return sendSpeechError(res, error);
+      throw error;
+    }
+
+    const pcm: Buffer[] = [];
+    const words: WordTimestamp[] = [];
+    let outcome: SpeechOutcome = 'completed';
+    try {
+      for await (const chunk of stream.chunks) {
+        if (chunk.words) words.push(...chunk.words);
+        if (chunk.pcm.length > 0) pcm.push(pcmBytes(chunk.pcm));
+      }
+    } catch (error) {
+      outcome = 'failed';
+      if (!controller.signal.aborted) logger.error('speech synthesis failed', { requestId, error: String(error) });
+    }
+    if (controller.signal.aborted) outcome = 'disconnected';
+    await stream
+      .finish(outcome)
+      .catch((error) =>
+        logger.error('could not record the end of a speech request', { requestId, error: String(error) }),
+      );
+    if (outcome === 'disconnected') return void res.destroy();
+    if (outcome === 'failed') return sendSpeechError(res, internalSpeechError());
+    const samples = Buffer.concat(pcm);
+    const audio = body.addWavHeader ? Buffer.concat([wavHeader(body.sampleRate, samples.length), samples]) : samples;
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(200).json({
+      success: true,
+      audio_base64: audio.toString('base64'),
+      sample_rate: body.sampleRate,
+      words: wordsJson(words),
+    });
+  };
+}
