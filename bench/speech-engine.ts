@@ -1,27 +1,44 @@
 /**
- * Speech engine benchmark: a 200-character text synthesized by 1 and by 20 concurrent requests, with
- * time to first chunk and to completion (p50/p95), real-time factor (seconds of audio produced per
- * second of wall time), peak resident memory of the process (worker threads included), and, when
- * Debian's native `espeak-ng` is installed, our CPU time against the native program's for the same
- * texts.
+ * Speech engine benchmark, both eSpeak NG builds in one run (the native one where Debian's library is
+ * installed), printed side by side:
+ * - CPU per request, per language: one ~200-character text per language synthesized one at a time
+ *   (the process's CPU, worker threads included, over the requests);
+ * - 1 and 20 concurrent requests over the twelve languages: time to first chunk and to completion
+ *   (p50/p95), real-time factor (seconds of audio per second of wall time), CPU per request;
+ * - peak resident memory of the process (worker threads included) while each engine runs;
+ * - with `--peer DIR` (a directory holding `run.sh` and `texts.json`: Debian's `espeak-ng` program on
+ *   the same texts, one process per request), the program's CPU per request measured in the same run,
+ *   and each engine's ratio to it. The texts then come from the peer's `texts.json`, so both sides
+ *   speak exactly the same sentences; otherwise from the engine's own samples.
  *
- *   npx tsx bench/speech-engine.ts [--rounds 5] [--workers N]
+ *   npx tsx bench/speech-engine.ts [--rounds 5] [--peer DIR]
  */
 import { spawnSync } from 'node:child_process';
-import { availableParallelism, cpus } from 'node:os';
-import type { SynthesisRequest } from '../application/ports/speech-engine';
-import { createEspeakSpeechEngine } from '../infrastructure/speech';
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { LanguageCode, SynthesisRequest } from '../application/ports/speech-engine';
+import { createEspeakSpeechEngine, type EspeakSpeechEngine } from '../infrastructure/speech';
+import { chooseEngine } from '../infrastructure/speech/engine-kind';
+import { languageCodes, languages } from '../infrastructure/speech/languages';
 
-const arg = (name: string, fallback: number) => {
+const argument = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? process.argv[i + 1] : undefined;
 };
-const ROUNDS = arg('rounds', 5);
-const WORKERS = arg('workers', availableParallelism());
+const ROUNDS = Number(argument('rounds') ?? 5);
+const PEER = argument('peer');
 
-const TEXT =
-  'Namaste! Your EMI of rupees 4,500 for loan account 7731 is due on the fifth of March. Please pay on time to avoid a late fee; if you have already paid, kindly ignore this message. Thank you, sir.';
-const voices = [
+// The peer's file names Odia `or`, as eSpeak does; the API says `od`.
+const peerKey = (language: LanguageCode) => (language === 'od' ? 'or' : language);
+const peerTexts: Record<string, string> | undefined =
+  PEER && existsSync(join(PEER, 'texts.json')) ? JSON.parse(readFileSync(join(PEER, 'texts.json'), 'utf8')) : undefined;
+const TEXTS = languageCodes.map((language) => ({
+  language,
+  text: peerTexts?.[peerKey(language)] ?? languages[language].sample,
+}));
+
+const VOICES = [
   'Ogbs15oBevLzXsUuTtA1',
   'Owbs15oBevLzXsUurdA_',
   'PAbs15oBevLzXsUu4dCi',
@@ -29,9 +46,8 @@ const voices = [
   'Pgbt15oBevLzXsUubdA6',
 ];
 const request = (n: number): SynthesisRequest => ({
-  text: TEXT,
-  voiceId: voices[n % voices.length]!,
-  language: 'en',
+  ...TEXTS[n % TEXTS.length]!,
+  voiceId: VOICES[n % VOICES.length]!,
   sampleRate: 24000,
   speed: 1,
 });
@@ -40,18 +56,18 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
-const ms = (value: number) => `${value.toFixed(1)} ms`;
+const median = (values: number[]) => percentile(values, 50);
 const cpuMs = () => {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
 };
 
-let peakRss = process.memoryUsage().rss;
+let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
 
 type Run = { firstChunkMs: number; completeMs: number; audioSeconds: number };
 
-async function synthesize(engine: ReturnType<typeof createEspeakSpeechEngine>, req: SynthesisRequest): Promise<Run> {
+async function synthesize(engine: EspeakSpeechEngine, req: SynthesisRequest): Promise<Run> {
   const start = performance.now();
   let firstChunkMs = 0;
   let samples = 0;
@@ -62,7 +78,9 @@ async function synthesize(engine: ReturnType<typeof createEspeakSpeechEngine>, r
   return { firstChunkMs, completeMs: performance.now() - start, audioSeconds: samples / req.sampleRate };
 }
 
-async function phase(engine: ReturnType<typeof createEspeakSpeechEngine>, concurrency: number) {
+type Phase = { first: number[]; complete: number[]; rtf: number; cpuPerRequest: number };
+
+async function phase(engine: EspeakSpeechEngine, concurrency: number): Promise<Phase> {
   const runs: Run[] = [];
   const cpuBefore = cpuMs();
   const wallStart = performance.now();
@@ -75,72 +93,136 @@ async function phase(engine: ReturnType<typeof createEspeakSpeechEngine>, concur
     );
   }
   const wallSeconds = (performance.now() - wallStart) / 1000;
-  const audioSeconds = runs.reduce((sum, r) => sum + r.audioSeconds, 0);
-  const first = runs.map((r) => r.firstChunkMs);
-  const complete = runs.map((r) => r.completeMs);
-  console.log(
-    `\n${concurrency} concurrent request${concurrency > 1 ? 's' : ''} (${runs.length} requests of ${TEXT.length} characters, ${(audioSeconds / runs.length).toFixed(1)} s of audio each)`,
-  );
-  console.log(`  first chunk   p50 ${ms(percentile(first, 50))}   p95 ${ms(percentile(first, 95))}`);
-  console.log(`  complete      p50 ${ms(percentile(complete, 50))}   p95 ${ms(percentile(complete, 95))}`);
-  console.log(
-    `  real-time factor ${(audioSeconds / wallSeconds).toFixed(0)}x (${audioSeconds.toFixed(0)} s of audio in ${wallSeconds.toFixed(2)} s)`,
-  );
-  return { requests: runs.length, cpuMs: cpuMs() - cpuBefore };
+  return {
+    first: runs.map((r) => r.firstChunkMs),
+    complete: runs.map((r) => r.completeMs),
+    rtf: runs.reduce((sum, r) => sum + r.audioSeconds, 0) / wallSeconds,
+    cpuPerRequest: (cpuMs() - cpuBefore) / runs.length,
+  };
 }
 
-/** CPU time of shell commands, from the shell's own `times` (children's user and system time). */
-function childCpuMs(script: string): number {
-  const out = spawnSync('bash', ['-c', `${script}; times`], { encoding: 'utf8' })
-    .stdout.trim()
-    .split('\n');
-  const seconds = (out[out.length - 1] ?? '').split(/\s+/).map((t) => {
-    const [, min, sec] = /(\d+)m([\d.]+)s/.exec(t) ?? [];
-    return Number(min) * 60 + Number(sec);
-  });
-  return ((seconds[0] ?? 0) + (seconds[1] ?? 0)) * 1000;
-}
-
-function nativeComparison(ourCpuMsPerRequest: number) {
-  if (spawnSync('espeak-ng', ['--version']).status !== 0) {
-    console.log('\nnative espeak-ng: not on PATH, CPU comparison skipped (apt-get install espeak-ng to measure it)');
-    return;
+/** CPU per request for each language's text, one request at a time (Kartik's voice). */
+async function cpuPerLanguage(engine: EspeakSpeechEngine): Promise<Map<LanguageCode, number>> {
+  const perLanguage = new Map<LanguageCode, number>();
+  for (const { language, text } of TEXTS) {
+    const req: SynthesisRequest = { language, text, voiceId: VOICES[0]!, sampleRate: 24000, speed: 1 };
+    const before = cpuMs();
+    for (let i = 0; i < ROUNDS * 2; i++) await synthesize(engine, req);
+    perLanguage.set(language, (cpuMs() - before) / (ROUNDS * 2));
   }
-  const quoted = `'${TEXT.replace(/'/g, `'\\''`)}'`;
-  const count = 20;
-  // Kartik's settings; the native program writes 22,050 Hz WAV and does no resampling.
-  const command = `espeak-ng -v en+m3 -p 30 -s 165 --stdout ${quoted} > /dev/null`;
-  const perProcess = childCpuMs(`for i in $(seq ${count}); do ${command}; done`) / count;
-  const oneProcess =
-    childCpuMs(
-      `for i in $(seq ${count}); do echo ${quoted}; done | espeak-ng -v en+m3 -p 30 -s 165 --stdout > /dev/null`,
-    ) / count;
-  console.log(
-    `\nnative espeak-ng CPU per text: ${ms(perProcess)} as one process per text, ${ms(oneProcess)} within one process`,
-  );
-  console.log(`  ours (engine total, 20 concurrent phase): ${ms(ourCpuMsPerRequest)} per request`);
-  console.log(
-    `  ratio: ${(ourCpuMsPerRequest / perProcess).toFixed(2)}x a process per text, ${(ourCpuMsPerRequest / oneProcess).toFixed(2)}x one process`,
-  );
+  return perLanguage;
 }
+
+type Measured = {
+  kind: 'js' | 'native';
+  workers: number;
+  warmUpMs: number;
+  perLanguage: Map<LanguageCode, number>;
+  one: Phase;
+  twenty: Phase;
+  peakMb: number;
+};
+
+async function measure(kind: 'js' | 'native'): Promise<Measured> {
+  peakRss = process.memoryUsage().rss;
+  const started = performance.now();
+  const engine = createEspeakSpeechEngine({ engine: kind });
+  await engine.warm();
+  const warmUpMs = performance.now() - started;
+  const perLanguage = await cpuPerLanguage(engine);
+  const one = await phase(engine, 1);
+  const twenty = await phase(engine, 20);
+  const workers = engine.stats().workers;
+  await engine.close();
+  return { kind, workers, warmUpMs, perLanguage, one, twenty, peakMb: peakRss / 2 ** 20 };
+}
+
+/** The peer's CPU per request for each language, from its own run (one `espeak-ng` process per request). */
+function peerCpu(): Map<string, number> | undefined {
+  if (!PEER) return undefined;
+  const run = spawnSync('bash', [join(PEER, 'run.sh'), '-n', String(ROUNDS * 2)], { encoding: 'utf8' });
+  if (run.status !== 0) {
+    console.log(`peer not measured: ${run.stderr.trim() || `run.sh exited with ${run.status}`}`);
+    return undefined;
+  }
+  const perLanguage = new Map<string, number>();
+  for (const line of run.stdout.split('\n')) {
+    const [lang, , cpu] = line.trim().split(/\s+/);
+    if (lang && cpu && /^[a-z]{2}$/.test(lang) && !Number.isNaN(Number(cpu))) perLanguage.set(lang, Number(cpu));
+  }
+  return perLanguage;
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 async function main() {
   console.log(
-    `speech engine benchmark: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${WORKERS} workers, Node ${process.version}`,
+    `speech engine benchmark: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; ${TEXTS.length} languages, ${peerTexts ? "the peer's texts" : "the engine's sample texts"}, 24,000 Hz`,
   );
-  const started = performance.now();
-  const engine = createEspeakSpeechEngine({ workers: WORKERS });
-  await engine.warm();
-  console.log(
-    `warm-up: ${ms(performance.now() - started)}, resident memory ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`,
-  );
-
-  await phase(engine, 1);
-  const concurrent = await phase(engine, 20);
-  await engine.close();
+  const kinds: ('js' | 'native')[] = ['js'];
+  try {
+    chooseEngine('native');
+    kinds.push('native');
+  } catch (error) {
+    console.log(`native engine not measured: ${(error as Error).message}`);
+  }
+  const results: Measured[] = [];
+  for (const kind of kinds) results.push(await measure(kind));
+  const peer = peerCpu();
   clearInterval(sampler);
-  console.log(`\npeak resident memory (main thread and workers): ${(peakRss / 2 ** 20).toFixed(0)} MB`);
-  nativeComparison(concurrent.cpuMs / concurrent.requests);
+
+  const column = (text: string) => text.padStart(16);
+  const header = ['', ...results.map((r) => `${r.kind} (${r.workers} thr.)`), ...(peer ? ['espeak-ng'] : [])];
+  console.log(`\n${header.map((h, i) => (i === 0 ? h.padEnd(28) : column(h))).join('')}`);
+  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(28)}${cells.map(column).join('')}`);
+  row(
+    'warm-up',
+    results.map((r) => ms(r.warmUpMs)),
+  );
+  for (const { language } of TEXTS) {
+    const theirs = peer?.get(peerKey(language));
+    row(`CPU per request, ${language}`, [
+      ...results.map((r) => ms(r.perLanguage.get(language)!)),
+      ...(peer ? [theirs === undefined ? '-' : ms(theirs)] : []),
+    ]);
+  }
+  const medians = results.map((r) => median([...r.perLanguage.values()]));
+  const peerMedian = peer && peer.size > 0 ? median([...peer.values()]) : undefined;
+  row('CPU per request, median', [...medians.map(ms), ...(peerMedian === undefined ? [] : [ms(peerMedian)])]);
+  if (peerMedian !== undefined)
+    row(
+      '  against espeak-ng',
+      medians.map((m) => `${(m / peerMedian).toFixed(2)}x`),
+    );
+  for (const [label, pick] of [
+    ['1 request', (r: Measured) => r.one],
+    ['20 concurrent', (r: Measured) => r.twenty],
+  ] as const) {
+    row(
+      `${label}: first chunk p50`,
+      results.map((r) => ms(percentile(pick(r).first, 50))),
+    );
+    row(
+      `${label}: first chunk p95`,
+      results.map((r) => ms(percentile(pick(r).first, 95))),
+    );
+    row(
+      `${label}: complete p50`,
+      results.map((r) => ms(percentile(pick(r).complete, 50))),
+    );
+    row(
+      `${label}: real-time factor`,
+      results.map((r) => `${pick(r).rtf.toFixed(0)}x`),
+    );
+    row(
+      `${label}: CPU per request`,
+      results.map((r) => ms(pick(r).cpuPerRequest)),
+    );
+  }
+  row(
+    'peak resident memory',
+    results.map((r) => `${r.peakMb.toFixed(0)} MB`),
+  );
 }
 
 void main();
