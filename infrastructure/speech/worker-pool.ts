@@ -103,7 +103,7 @@ export function createWorkerPool({
       }
       const job = slot.job;
       if (!job || job.id !== message.job) return;
-      if (message.type === 'audio') return job.handlers.audio(message.pcm);
+      if (message.type === 'audio') return deliver(job.handlers, message.pcm, message.lengths);
       slot.job = undefined;
       if (message.type === 'done') job.handlers.done(message.pcm, message.outcome, message.sentSamples, message.words);
       else job.handlers.failed(new Error(`speech synthesis failed: ${message.message}`));
@@ -160,4 +160,14 @@ export function createWorkerPool({
       await Promise.all(slots.map((s) => s.worker.terminate()));
     },
   };
+}
+
+/** Hands a message's chunks to the job one by one (views of the message's samples when it carries several). */
+function deliver(handlers: JobHandlers, pcm: Int16Array, lengths: readonly number[] | undefined): void {
+  if (!lengths) return handlers.audio(pcm);
+  let at = 0;
+  for (const length of lengths) {
+    handlers.audio(pcm.subarray(at, at + length));
+    at += length;
+  }
 }

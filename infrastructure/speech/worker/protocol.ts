@@ -56,7 +56,8 @@ export type Outcome = 'completed' | 'cancelled' | 'yielded';
 
 export type WorkerMessage =
   | { type: 'ready'; deterministic: boolean }
-  | { type: 'audio'; job: number; pcm: Int16Array }
+  /** Chunks of a running job, in order: `pcm` holds one chunk, or several back to back with their `lengths`. */
+  | { type: 'audio'; job: number; pcm: Int16Array; lengths?: number[] }
   /**
    * The run is over. `completed`: `pcm` is the segment's last chunk (possibly empty). Otherwise `pcm`
    * is empty and `sentSamples` tells how far the listener got in this run. `words` when the job timed
