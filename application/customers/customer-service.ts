@@ -193,14 +193,17 @@ export class CustomerService {
     });
     // No wait for the read models: the answer needs none, and later requests wait at the door (api/http/consistent-reads).
 
+    // The counters partition the records: total = valid + invalid, valid = successful + failed, where
+    // `failed` counts valid records that could not be added (a duplicate, a blacklist refusal); invalid
+    // records are counted in `invalid` and listed in `invalidRecords` only.
     const total = input.records.length;
     const valid = total - invalidRecords.length;
-    const failed = total - successful;
+    const failed = valid - successful;
     // Calls go out in batches of 500 after every record is added (spec 4.10).
     const callBatches = input.initiateCall && input.callConfig ? chunkSizes(successful, CALL_BATCH_SIZE) : [];
-    const outcome = bulkOutcome({ total, valid, successful, failed });
+    const outcome = bulkOutcome({ total, valid, successful });
     const body: BulkAnswer['body'] = {
-      success: failed === 0,
+      success: successful === total,
       message: outcome.message,
       results: {
         total,
@@ -323,12 +326,12 @@ export class CustomerService {
 }
 
 /** 201 when every record was added, 207 when some were, 400 when none were (and then whether any was valid). */
-function bulkOutcome(counts: { total: number; valid: number; successful: number; failed: number }): {
+function bulkOutcome(counts: { total: number; valid: number; successful: number }): {
   status: BulkAnswer['status'];
   message: string;
 } {
-  const { total, valid, successful, failed } = counts;
-  if (failed === 0) return { status: 201, message: `All ${total} customers added successfully` };
+  const { total, valid, successful } = counts;
+  if (successful === total) return { status: 201, message: `All ${total} customers added successfully` };
   if (successful > 0) return { status: 207, message: `${successful} of ${total} customers added` };
   return { status: 400, message: valid === 0 ? 'No valid records to add' : 'No customers were added' };
 }

@@ -385,7 +385,7 @@ describe('customers API', () => {
       expect(reply.body).toEqual({
         success: false,
         message: '2 of 7 customers added',
-        results: { total: 7, valid: 4, invalid: 3, successful: 2, failed: 5, batchesProcessed: 0 },
+        results: { total: 7, valid: 4, invalid: 3, successful: 2, failed: 2, batchesProcessed: 0 },
         errors: [
           { id: 'M1', error: 'Duplicate loan_id in this request', reason: 'duplicate_in_request' },
           {
@@ -421,6 +421,23 @@ describe('customers API', () => {
       expect(byId).toEqual({ EXISTING: 'Asha', M1: 'Asha', M3: 'Asha' });
     });
 
+    it('counts a duplicate of an existing customer as failed and an invalid record as invalid only (the counters partition the records)', async () => {
+      const campaignId = await newCampaign();
+      await call('POST', '/customers/add', { campaignId, data: loan('OLD') });
+      const reply = await call('POST', '/customers/add/bulk', {
+        campaignId,
+        records: [loan('N1'), loan('N2'), loan('OLD'), loan('N3', { phone_number: 'abc' }), loan('N4')],
+      });
+      expect(reply.status).toBe(207);
+      const { results } = reply.body;
+      expect(results).toEqual({ total: 5, valid: 4, invalid: 1, successful: 3, failed: 1, batchesProcessed: 0 });
+      expect(results.total).toBe(results.valid + results.invalid);
+      expect(results.valid).toBe(results.successful + results.failed);
+      expect(reply.body.errors.map((e: { id: string }) => e.id)).toEqual(['OLD']);
+      expect(reply.body.invalidRecords.map((r: { index: number }) => r.index)).toEqual([3]);
+      expect(reply.body.success).toBe(false);
+    });
+
     it('answers 400 when no record is valid, or when none could be added', async () => {
       const campaignId = await newCampaign();
       const invalid = await call('POST', '/customers/add/bulk', {
@@ -431,7 +448,7 @@ describe('customers API', () => {
       expect(invalid.body).toMatchObject({
         success: false,
         message: 'No valid records to add',
-        results: { total: 2, valid: 0, invalid: 2, successful: 0, failed: 2, batchesProcessed: 0 },
+        results: { total: 2, valid: 0, invalid: 2, successful: 0, failed: 0, batchesProcessed: 0 },
         errors: [],
       });
       expect(invalid.body.invalidRecords.map((r: { index: number; id: string }) => [r.index, r.id])).toEqual([
