@@ -5,7 +5,7 @@
  *   (the process's CPU, worker threads included, over the requests);
  * - 1 and 20 concurrent requests over the twelve languages: time to first chunk and to completion
  *   (p50/p95), real-time factor (seconds of audio per second of wall time), CPU per request;
- * - peak resident memory of the process (worker threads included) while each engine runs;
+ * - peak resident memory of the process (worker threads and worker processes included) while each engine runs;
  * - with `--peer DIR` (a directory holding `run.sh` and `texts.json`: Debian's `espeak-ng` program on
  *   the same texts, one process per request), the program's CPU per request measured in the same run,
  *   and each engine's ratio to it. The texts then come from the peer's `texts.json`, so both sides
@@ -21,6 +21,7 @@ import type { LanguageCode, SynthesisRequest } from '../application/ports/speech
 import { createEspeakSpeechEngine, type EspeakSpeechEngine } from '../infrastructure/speech';
 import { chooseEngine } from '../infrastructure/speech/engine-kind';
 import { languageCodes, languages } from '../infrastructure/speech/languages';
+import { cpuMsWithChildren, residentWithChildren } from './support/memory';
 
 const argument = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,13 +58,12 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 const median = (values: number[]) => percentile(values, 50);
-const cpuMs = () => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
 
 let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+let children: readonly number[] = [];
+/** CPU of this process and of the engine's worker processes, if any. */
+const cpuMs = () => cpuMsWithChildren(children);
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, residentWithChildren(children))), 20);
 
 type Run = { firstChunkMs: number; completeMs: number; audioSeconds: number };
 
@@ -127,6 +127,7 @@ async function measure(kind: 'js' | 'native'): Promise<Measured> {
   peakRss = process.memoryUsage().rss;
   const started = performance.now();
   const engine = createEspeakSpeechEngine({ engine: kind });
+  children = engine.stats().processIds;
   await engine.warm();
   const warmUpMs = performance.now() - started;
   const perLanguage = await cpuPerLanguage(engine);
@@ -134,6 +135,7 @@ async function measure(kind: 'js' | 'native'): Promise<Measured> {
   const twenty = await phase(engine, 20);
   const workers = engine.stats().workers;
   await engine.close();
+  children = [];
   return { kind, workers, warmUpMs, perLanguage, one, twenty, peakMb: peakRss / 2 ** 20 };
 }
 
@@ -172,7 +174,7 @@ async function main() {
   clearInterval(sampler);
 
   const column = (text: string) => text.padStart(16);
-  const header = ['', ...results.map((r) => `${r.kind} (${r.workers} thr.)`), ...(peer ? ['espeak-ng'] : [])];
+  const header = ['', ...results.map((r) => `${r.kind} (${r.workers} workers)`), ...(peer ? ['espeak-ng'] : [])];
   console.log(`\n${header.map((h, i) => (i === 0 ? h.padEnd(28) : column(h))).join('')}`);
   const row = (label: string, cells: string[]) => console.log(`${label.padEnd(28)}${cells.map(column).join('')}`);
   row(

@@ -28,12 +28,13 @@ import type { EngineKind, SegmentWords } from './worker/protocol';
 import { createWorkerPool, type JobHandlers } from './worker-pool';
 
 export type EspeakSpeechEngineOptions = {
-  /**
-   * The JavaScript build (default) or Debian's library. eSpeak's state is process-wide, so the native
-   * engine runs in exactly one worker thread whatever `workers` says.
-   */
+  /** The JavaScript build (default) or Debian's library (several native workers: one process each). */
   engine?: EngineKind;
-  /** Worker threads of the JavaScript engine; default one per CPU. */
+  /**
+   * Workers; default one per CPU for the JavaScript build, one for the native build (a thread of this
+   * process; more are child processes of about 120 MB each, and WORKERS=N service processes also spread
+   * native synthesis over the cores, each with its own).
+   */
   workers?: number;
   /** Longest first segment, in characters. A longer first clause is cut at a space. */
   firstSegmentChars?: number;
@@ -64,6 +65,8 @@ export type EngineStats = {
   segmentsCancelled: number;
   /** Segment runs that gave their worker to a new request (and resumed later). */
   segmentsYielded: number;
+  /** The child processes the workers run in, when they run in processes (their memory is theirs). */
+  processIds: number[];
 };
 
 export type EspeakSpeechEngine = SpeechEngine & { stats(): EngineStats };
@@ -96,7 +99,7 @@ type ActiveRequest = {
 
 export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}): EspeakSpeechEngine {
   const engine = options.engine ?? 'js';
-  const workers = engine === 'native' ? 1 : Math.max(1, options.workers ?? availableParallelism());
+  const workers = Math.max(1, options.workers ?? (engine === 'native' ? 1 : availableParallelism()));
   const limits = { firstChars: options.firstSegmentChars ?? 24, maxChars: options.maxSegmentChars ?? 100 };
   const lookahead = options.lookaheadSegments ?? 4;
   const warmUpRounds = options.warmUpRounds ?? 3;
@@ -299,6 +302,7 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
       segmentsCompleted: counts.completed,
       segmentsCancelled: counts.cancelled,
       segmentsYielded: counts.yielded,
+      processIds: pool.processIds,
     }),
   };
 }

@@ -1,22 +1,19 @@
 /**
- * The synthesis worker threads. Each runs one segment at a time; the pool knows which are idle, routes
+ * The synthesis workers (threads, or for several native workers child processes: synthesis-hosts.ts).
+ * Each runs one segment at a time; the pool knows which are idle, routes
  * a worker's messages to the handlers of the job it runs, and passes on requests to stop or yield a
  * running job. A worker that dies while serving is replaced and its job fails; a worker that cannot
  * even start is not replaced (the next would fail the same way), and at start-up it fails `ready`.
  */
-import { join } from 'node:path';
-import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../application/ports/logger';
-import { startWorker } from '../shared/start-worker';
+import { processHost, threadHost, type SynthesisHost } from './synthesis-hosts';
 import type { SegmentLimits } from './text/segment';
 import {
   Control,
-  signalJob,
   type EngineKind,
   type Outcome,
   type SegmentJob,
   type SegmentWords,
-  type WorkerData,
   type WorkerMessage,
 } from './worker/protocol';
 
@@ -32,6 +29,8 @@ export type WorkerPool = {
   /** Workers ready and without a job. */
   readonly idle: number;
   readonly busy: number;
+  /** The child processes of the workers that run in one. */
+  readonly processIds: number[];
   /** Starts `job` on an idle worker (there must be one). `urgent` jobs are the last asked to yield. */
   run(job: SegmentJob, handlers: JobHandlers, urgent: boolean): void;
   /** Asks the worker running `job` to stop it; the job then ends with outcome `cancelled`. */
@@ -45,8 +44,7 @@ export type WorkerPool = {
 };
 
 type Slot = {
-  worker: Worker;
-  control: Int32Array;
+  host: SynthesisHost;
   ready: boolean;
   job?: { id: number; handlers: JobHandlers; mayYield: boolean; urgent: boolean };
 };
@@ -79,17 +77,14 @@ export function createWorkerPool({
 
   const slots: Slot[] = [];
 
+  // The native engine's workers each need a process of their own (synthesis-hosts.ts); one needs none.
+  const host = engine === 'native' && size > 1 ? processHost : threadHost;
+
   const spawn = (index: number, replacing: boolean) => {
-    const control = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
-    const workerData: WorkerData = { engine, control, limits, warmUpRounds, niceness };
-    const slot: Slot = {
-      worker: startWorker(join(__dirname, 'worker'), 'synthesis-worker', { workerData }),
-      control: new Int32Array(control),
-      ready: false,
-    };
+    const slot: Slot = { host: host({ engine, limits, warmUpRounds, niceness }), ready: false };
     slots[index] = slot;
 
-    slot.worker.on('message', (message: WorkerMessage) => {
+    slot.host.onMessage((message: WorkerMessage) => {
       if (message.type === 'ready') {
         slot.ready = true;
         if (!message.deterministic)
@@ -110,7 +105,7 @@ export function createWorkerPool({
       onIdle();
     });
 
-    slot.worker.on('error', (error) => {
+    slot.host.onError((error) => {
       const { job, ready: wasReady } = slot;
       slot.job = undefined;
       slot.ready = false;
@@ -134,6 +129,9 @@ export function createWorkerPool({
     get idle() {
       return closed ? 0 : slots.filter((s) => s.ready && !s.job).length;
     },
+    get processIds() {
+      return slots.flatMap((s) => (s.host.pid === undefined ? [] : [s.host.pid]));
+    },
     get busy() {
       return slots.filter((s) => s.job).length;
     },
@@ -141,23 +139,23 @@ export function createWorkerPool({
       const slot = slots.find((s) => s.ready && !s.job);
       if (!slot || closed) throw new Error('no idle speech worker');
       slot.job = { id: job.job, handlers, mayYield: job.mayYield, urgent };
-      slot.worker.postMessage(job);
+      slot.host.post(job);
     },
     cancel(job) {
       const slot = slots.find((s) => s.job?.id === job);
-      if (slot) signalJob(slot.control, Control.cancel, job);
+      if (slot) slot.host.signal(Control.cancel, job);
     },
     askToYield(count) {
       const candidates = slots
         .filter((s) => s.job?.mayYield)
         .sort((a, b) => Number(a.job!.urgent) - Number(b.job!.urgent));
-      candidates.forEach((s, i) => signalJob(s.control, Control.yield, i < count ? s.job!.id : 0));
+      candidates.forEach((s, i) => s.host.signal(Control.yield, i < count ? s.job!.id : 0));
       return Math.min(count, candidates.length);
     },
     async close() {
       closed = true;
       settleReady.reject(new Error('speech engine closed'));
-      await Promise.all(slots.map((s) => s.worker.terminate()));
+      await Promise.all(slots.map((s) => s.host.terminate()));
     },
   };
 }
