@@ -166,6 +166,21 @@ const stateWords: readonly (readonly [offset: number, words: number])[] = [
   [0xab7ec, 5],
 ];
 
+/**
+ * The words' values in a library fresh from `espeak_Initialize` (every other word is 0), as the pinned
+ * build has them in every new process. Kept here rather than read at load: a library that this process
+ * used before (a worker that replaced a failed one loads the same library again) no longer holds them.
+ */
+const initialValues: ReadonlyMap<number, number> = new Map([
+  [0x96dc0, 193],
+  [0x96dc4, 193],
+  [0x96dcc, 211],
+  [0xab684, 50],
+  [0xab688, 175],
+  [0xab690, 50],
+  [0xab6a0, 175],
+]);
+
 export type StateReset = () => void;
 
 /** Where the process mapped a library: its file and load address (the mapping of file offset 0). */
@@ -189,7 +204,7 @@ export function pinnedLibrary(fileName: string): { path: string; base: bigint } 
 
 /**
  * The reset for the library as loaded in this process, or a no-op when it is not the pinned build.
- * Call it right after `espeak_Initialize`, before any synthesis: it keeps the words' values from then.
+ * The words go back to a fresh library's values (initialValues), whatever this process did with it before.
  */
 export function nativeStateReset(
   fileName: string,
@@ -200,10 +215,9 @@ export function nativeStateReset(
   const first = stateWords[0]![0];
   const [lastOffset, lastWords] = stateWords[stateWords.length - 1]!;
   const memory = new Int32Array(view(library.base + BigInt(first), lastOffset + lastWords * 4 - first));
-  const indexes = Int32Array.from(
-    stateWords.flatMap(([offset, words]) => Array.from({ length: words }, (_, k) => (offset - first) / 4 + k)),
-  );
-  const initial = indexes.map((index) => memory[index]!);
+  const offsets = stateWords.flatMap(([offset, words]) => Array.from({ length: words }, (_, k) => offset + 4 * k));
+  const indexes = Int32Array.from(offsets, (offset) => (offset - first) / 4);
+  const initial = Int32Array.from(offsets, (offset) => initialValues.get(offset) ?? 0);
   return {
     pinned: true,
     reset: () => {
