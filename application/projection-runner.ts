@@ -21,13 +21,18 @@
  * read store as the checkpoint `projection-failed:<name>`, so other replicas know it too. It applies
  * nothing more until it is taken again (a restart, or its lease moving). A store error is not a
  * poison event: the batch is read again, as above.
+ *
+ * A rebuild (docs/projection-rebuild.md) fills a new generation of read models and switches to it
+ * while this runs. Each commit names the generation its documents were evolved from, and the store
+ * refuses it (`GenerationChangedError`) once another one is active: the runner then goes on in the
+ * active generation from its checkpoint there, which the switch guaranteed is not behind this one.
  */
 import { BehaviorSubject, filter, firstValueFrom, timeout, catchError, of, map, throwError } from 'rxjs';
 import type { AnyProjection } from '../projections/projection';
 import { aborted } from './pause';
 import { FencedOutError, type Fence } from './ports/leases';
 import type { EventStore, RecordedEvent } from './ports/event-store';
-import type { ReadCollection, ReadStore, StoredDocument } from './ports/read-store';
+import { GenerationChangedError, type ReadCollection, type ReadStore, type StoredDocument } from './ports/read-store';
 import { subscribeToAll } from './subscribe-to-all';
 import type { Logger } from './ports/logger';
 
@@ -97,6 +102,10 @@ export class ProjectionRunner {
   private readonly elsewhere = new Map<string, number>();
   /** Failure marks of the projections other replicas run: failed while their checkpoint is behind the mark. */
   private readonly marks = new Map<string, number>();
+  /** The generation of its read model each projection held here evolves and commits to. */
+  private readonly generation = new Map<string, number>();
+  /** Projections held here whose read model a rebuild switched: they go on in the new generation. */
+  private readonly switched = new Set<string>();
   /** Projections held here that stopped on a poison event; they apply nothing until taken again. */
   private readonly failed = new Map<string, ProjectionFailure>();
   /** Failures not marked in the store yet. */
@@ -207,9 +216,13 @@ export class ProjectionRunner {
   /** Taking a projection is trying it again: a failure mark of an earlier holder is cleared. */
   private async hold(names: readonly string[], fence: Fence | null): Promise<void> {
     for (const name of names) if (!this.byName.has(name)) throw new Error(`Unknown projection ${name}`);
+    // The generation first: if a switch comes in between, the first commit is refused and this runs again.
+    const generations = await this.reads.generations.active(names);
     const stored = await this.reads.checkpoints([...names, ...names.map(failureMark)]);
     for (const name of names) {
       const checkpoint = stored.get(name) ?? -1;
+      this.generation.set(name, generations.get(name) ?? 0);
+      this.switched.delete(name);
       if ((stored.get(failureMark(name)) ?? -1) > checkpoint) await this.reads.reset(failureMark(name), []);
       this.held.set(name, fence);
       this.elsewhere.delete(name);
@@ -230,7 +243,9 @@ export class ProjectionRunner {
       const failure = this.failed.get(name);
       if (failure) this.marks.set(name, failure.position);
       this.unmarked.delete(name);
-      for (const map of [this.held, this.evolved, this.committed, this.overlay, this.failed]) map.delete(name);
+      for (const map of [this.held, this.evolved, this.committed, this.overlay, this.failed, this.generation])
+        map.delete(name);
+      this.switched.delete(name);
     }
     this.publish();
   }
@@ -351,18 +366,23 @@ export class ProjectionRunner {
    */
   async catchUp(): Promise<void> {
     if (this.held.size === 0) await this.holdAll();
-    try {
-      for (let after = this.runningFrom(); after !== null; after = this.runningFrom()) {
-        const batch = await this.events.readAll({ after, maxCount: this.options.batchSize ?? 1000 });
-        if (batch.length === 0) break;
-        await this.applyBatch(batch);
+    for (;;) {
+      try {
+        await this.followSwitch();
+        for (let after = this.runningFrom(); after !== null; after = this.runningFrom()) {
+          const batch = await this.events.readAll({ after, maxCount: this.options.batchSize ?? 1000 });
+          if (batch.length === 0) break;
+          await this.applyBatch(batch);
+        }
+        await this.inflight;
+        await this.markFailures();
+        break;
+      } catch (error) {
+        await this.inflight.catch(() => undefined);
+        this.rewind();
+        if (!(error instanceof GenerationChangedError)) throw error;
+        this.noticeSwitch(error);
       }
-      await this.inflight;
-      await this.markFailures();
-    } catch (error) {
-      await this.inflight.catch(() => undefined);
-      this.rewind();
-      throw error;
     }
     if (this.failed.size > 0) throw new ProjectionFailedError([...this.failed.values()]);
   }
@@ -409,6 +429,7 @@ export class ProjectionRunner {
       this.interrupt = stop;
       try {
         await this.applyChanges();
+        await this.followSwitch();
         await this.markFailures();
         const after = this.runningFrom();
         if (after === null) await aborted(attempt.signal);
@@ -428,6 +449,7 @@ export class ProjectionRunner {
         await this.inflight.catch(() => undefined);
         this.rewind();
         if (error instanceof FencedOutError) this.fencedOut(error.lease);
+        else if (error instanceof GenerationChangedError) this.noticeSwitch(error);
         else {
           this.storeError = error;
           this.options.logger?.error('projection batch failed; retrying', { error: String(error) });
@@ -452,6 +474,29 @@ export class ProjectionRunner {
     this.options.logger?.warn('lease lost to another replica; its projections stop here', { lease });
     this.release([...this.held].filter(([, fence]) => fence?.lease === lease).map(([name]) => name));
     this.options.onFencedOut?.(lease);
+  }
+
+  /** A commit was refused: a rebuild switched these read models to a new generation. */
+  private noticeSwitch(error: GenerationChangedError): void {
+    this.options.logger?.info('read models switched to a new generation; following it', {
+      projections: error.projections,
+    });
+    for (const name of error.projections) if (this.held.has(name)) this.switched.add(name);
+  }
+
+  /**
+   * The projections whose read model was switched go on in its active generation, from their checkpoint
+   * there (with the fences they are held by); kept to do again if the store fails meanwhile.
+   */
+  private async followSwitch(): Promise<void> {
+    const byFence = new Map<Fence | null, string[]>();
+    for (const name of this.switched) {
+      if (!this.held.has(name)) continue;
+      const fence = this.held.get(name)!;
+      byFence.set(fence, [...(byFence.get(fence) ?? []), name]);
+    }
+    for (const [fence, names] of byFence) await this.hold(names, fence);
+    this.switched.clear();
   }
 
   /** After a failed commit: back to what the store holds; the events after it are read again. */
@@ -503,6 +548,7 @@ export class ProjectionRunner {
     }
     const written = this.reads.commit({
       projection: moved.map((m) => m.name),
+      generations: Object.fromEntries(moved.map((m) => [m.name, this.generation.get(m.name) ?? 0])),
       checkpoint: last,
       writes: moved.flatMap((m) => m.documents.map((document) => ({ collection: m.collection, document }))),
       ...(fences.size > 0 && { fences: [...fences.values()] }),

@@ -11,7 +11,14 @@
  * - the numbers already known (add-numbers skips them) are those of the numbers read model, and those
  *   of the events it has not applied yet, and the built-in provider's (seeded by the first agent process).
  *   The read store is opened for that only, when first needed.
+ *
+ * `projections rebuild` and `verify` (docs/projection-rebuild.md) work on the read models of every
+ * module: rebuild into a new generation of the live read store, then switch; verify into a scratch
+ * SQLite file in the temporary directory, removed afterwards.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CommandHandler } from '../../application/command-handler';
 import type { CommandContext } from '../../application/command-handler';
 import { NumberService, type InventoryItem } from '../../application/numbers/number-service';
@@ -19,6 +26,9 @@ import { OrganizationService, type OrganizationLookup } from '../../application/
 import type { EventStore, RecordedEvent } from '../../application/ports/event-store';
 import type { ReadCollection, ReadStore } from '../../application/ports/read-store';
 import type { ServiceEnvironment } from '../../application/request-context';
+import { rebuildProjections, type RebuildProgress, type RebuildSummary } from '../../application/rebuild/rebuild';
+import { verifyProjections, type VerifyReport } from '../../application/rebuild/verify';
+import type { BuildProgress } from '../../application/rebuild/generation-builder';
 import { timeOrderedId } from '../../application/time-ordered-id';
 import { UpcastingEventStore } from '../../application/upcasting-event-store';
 import { builtinInventory } from '../../domain/numbers/builtin-inventory';
@@ -31,6 +41,7 @@ import {
 } from '../../domain/organizations/organization';
 import { tokenSigner } from '../../infrastructure/auth/jwt';
 import type { Config } from '../../infrastructure/config/config';
+import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
 import { openEventStore, openReadStore } from '../../infrastructure/stores';
 import { numbersProjection, type NumberDocument } from '../../projections/numbers/numbers';
 import type { OrganizationDocument } from '../../projections/organizations/organizations';
@@ -41,8 +52,22 @@ const TAIL_PAGE = 1000;
 export type AdminComposition = {
   organizations: OrganizationService;
   numbers: { stock(ctx: CommandContext, items: readonly InventoryItem[]): Promise<{ added: number }> };
+  projections: {
+    /** Names of every projection the service runs. */
+    names(): Promise<string[]>;
+    rebuild(names: readonly string[], onProgress?: (progress: RebuildProgress) => void): Promise<RebuildSummary>;
+    verify(
+      names: readonly string[],
+      onProgress?: (progress: BuildProgress & { head: number }) => void,
+    ): Promise<VerifyReport>;
+  };
   close(): Promise<void>;
 };
+
+/** Every read model of the service, loaded when a projections command needs them (not for the others). */
+const everyProjection = async () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('../modules') as typeof import('../modules')).allProjections;
 
 export async function createAdminComposition(config: Config): Promise<AdminComposition> {
   // Events read in the current shape of their types, as the service reads them (docs/event-versions.md).
@@ -81,9 +106,34 @@ export async function createAdminComposition(config: Config): Promise<AdminCompo
       return new NumberService(commands, collection, env).stock(ctx, fresh);
     },
   };
+  const projections: AdminComposition['projections'] = {
+    names: async () => (await everyProjection()).map((p) => p.name),
+    rebuild: async (names, onProgress) =>
+      rebuildProjections({
+        events,
+        reads: (await numbersReadModel()).store,
+        all: await everyProjection(),
+        names,
+        owner: `${hostname()}:${process.pid}:admin`,
+        ...(onProgress && { onProgress }),
+      }),
+    async verify(names, onProgress) {
+      const all = await everyProjection();
+      const live = (await numbersReadModel()).store;
+      const dir = mkdtempSync(join(tmpdir(), 'verify-read-models-'));
+      const scratch = new SqliteReadStore(join(dir, 'read.db'));
+      try {
+        return await verifyProjections({ events, live, scratch, all, names, ...(onProgress && { onProgress }) });
+      } finally {
+        await scratch.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
   return {
     organizations,
     numbers,
+    projections,
     async close() {
       await events.close();
       await (await reads)?.store.close();

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { Fence, Lease } from '../../application/ports/leases';
 import type { CollectionDefinition, Scalar } from '../../application/ports/read-store';
+import { physicalName } from '../../application/ports/read-store';
 
 /** Bumped when the layout changes: tables of another version are left alone and read models rebuild. */
 export const LAYOUT = 'v3';
@@ -53,7 +54,74 @@ export function openReadDatabase(file: string): Database.Database {
   );
   // The counters each collection's counts were last built for: they are rebuilt only when those change.
   db.exec(`CREATE TABLE IF NOT EXISTS counter_sets_${LAYOUT} (collection TEXT PRIMARY KEY, counters TEXT NOT NULL)`);
+  // The active generation of each projection (kind 'p') and collection ('c') a rebuild switched; none is 0.
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS generations_${LAYOUT} (kind TEXT NOT NULL, name TEXT NOT NULL, generation INTEGER NOT NULL, PRIMARY KEY (kind, name)) WITHOUT ROWID`,
+  );
   return db;
+}
+
+/** A collection as one generation holds it: the same fields and indexes under its physical name. */
+export const inGeneration = (definition: CollectionDefinition, generation: number): CollectionDefinition => ({
+  ...definition,
+  name: physicalName(definition.name, generation),
+});
+
+/** The generation of a collection or projection of this layout that a table name belongs to, or null. */
+export function generationOfTable(table: string, collection: string): number | null {
+  const { rows } = tablesOf(collection);
+  if (table === rows) return 0;
+  const rest = table.startsWith(`${rows}__g`) ? table.slice(rows.length + 3) : '';
+  return /^\d+$/.test(rest) ? Number(rest) : null;
+}
+
+/** The tables of a new generation, with every field's column and no secondary index (built at the end). */
+export function createGenerationTables(db: Database.Database, definition: CollectionDefinition): void {
+  const { rows, docs } = tablesOf(definition.name);
+  const cols = Object.keys(definition.fields).map((f) => `, ${column(f)}`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${rows} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, live INTEGER NOT NULL${cols.join('')}) WITHOUT ROWID`,
+  );
+  db.exec(`CREATE TABLE IF NOT EXISTS ${docs} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+}
+
+export function createIndexes(db: Database.Database, definition: CollectionDefinition): void {
+  const { rows } = tablesOf(definition.name);
+  for (const index of definition.indexes ?? [])
+    db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(rows, index)} ON ${rows} (live, ${index.map(column).join(', ')})`);
+}
+
+/** Counts a collection's counters from its rows and records the set they were counted for. */
+export function countCounters(db: Database.Database, definition: CollectionDefinition): void {
+  const name = definition.name;
+  const counters = countersOf(definition);
+  const { rows } = tablesOf(name);
+  const delta = db.prepare(
+    `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
+  );
+  db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(name);
+  db.prepare(`INSERT OR REPLACE INTO counter_sets_${LAYOUT} (collection, counters) VALUES (?, ?)`).run(
+    name,
+    JSON.stringify(counters),
+  );
+  for (const counter of counters) {
+    const cols = counter.map(column);
+    const groups = db
+      .prepare<[], Record<string, Scalar> & { n: number }>(
+        `SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${rows} WHERE live = 1 GROUP BY ${cols.join(', ')}`,
+      )
+      .all();
+    for (const g of groups)
+      delta.run(
+        name,
+        counter.join(','),
+        counterKey(
+          counter,
+          valuesOf(counter, (f) => g[column(f)] ?? null),
+        ),
+        g.n,
+      );
+  }
 }
 
 /** One document write, prepared by the query thread: field values in declaration order, the JSON, or a tombstone. */
@@ -70,6 +138,26 @@ export type PreparedCommit = {
   checkpoint: number;
   writes: RowWrite[];
   fences: readonly Fence[];
+  generations?: Readonly<Record<string, number>>;
+  building?: number;
+};
+/**
+ * A rebuild's documents of one collection in columns (`values`: the declared fields of each row in
+ * turn): arrays of plain values cross to the writer thread much faster than as many objects.
+ */
+export type PackedRows = {
+  collection: string;
+  ids: string[];
+  positions: number[];
+  versions: number[];
+  json: (string | null)[];
+  values: SqlValue[];
+};
+export type PreparedLoad = { generation: number; checkpoints: [string, number][]; rows: PackedRows[] };
+export type GenerationRequest = {
+  generation: number;
+  projections: readonly string[];
+  collections: readonly string[];
 };
 
 export type LeaseRequest =
@@ -81,11 +169,27 @@ export type ReadWriterMessage =
   | { kind: 'commit'; id: number; commit: PreparedCommit }
   | { kind: 'reset'; id: number; projection: string; collections: readonly string[] }
   | { kind: 'lease'; id: number; request: LeaseRequest }
+  | { kind: 'prepare' | 'finish'; id: number; definitions: readonly CollectionDefinition[]; generation: number }
+  | { kind: 'load'; id: number; load: PreparedLoad }
+  | { kind: 'switch' | 'drop'; id: number; set: GenerationRequest }
   | { kind: 'close' };
+
+/** What a switch answers: switched (from these generations), or the positions the active generation is ahead at. */
+export type SwitchReply = { switched: boolean; positions: [string, number][] };
 
 /** `fenced` names the lease that refused a commit; `lease` answers a lease request. */
 export type ReadWriterReply =
-  | { kind: 'done'; id: number; error?: string; code?: string; fenced?: string; lease?: Lease | null }
+  | {
+      kind: 'done';
+      id: number;
+      error?: string;
+      code?: string;
+      fenced?: string;
+      /** Projections whose generation changed under a commit that named the one it evolved from. */
+      changed?: string[];
+      lease?: Lease | null;
+      switched?: SwitchReply;
+    }
   | { kind: 'closed' };
 
 export type LeaseRow = { name: string; owner: string; token: number; expires_at: number };

@@ -9,28 +9,40 @@
  * A projection's writes and its checkpoint commit in one transaction, on a writer thread with its own
  * connection (sqlite-read-writer.worker.ts); queries run on the calling thread's connection, which
  * sees each commit once it is done (WAL).
+ *
+ * Generations (docs/projection-rebuild.md): a rebuild fills new tables (`..._g<n>`) while these are
+ * served, then switches the collection's active generation in one transaction. Every read resolves
+ * the active generation inside its own read transaction, so it sees one generation whole, and the
+ * tables of a generation switched away from stay readable for reads begun before the switch.
  */
 import type Database from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
 import { FencedOutError, type Lease, type LeaseStore } from '../../application/ports/leases';
-import { projectionsOf } from '../../application/ports/read-store';
+import { GenerationChangedError, projectionsOf } from '../../application/ports/read-store';
 import type {
   CollectionDefinition,
   Condition,
+  GenerationLoad,
+  Generations,
+  GenerationSet,
   ProjectionCommit,
   Query,
   ReadCollection,
   ReadStore,
   Scalar,
   StoredDocument,
+  SwitchResult,
 } from '../../application/ports/read-store';
 import { storeError } from './store-error';
 import { startWorker } from '../shared/start-worker';
 import {
   column,
+  countCounters,
   counterKey,
   countersOf,
+  generationOfTable,
   indexName,
+  inGeneration,
   LAYOUT,
   leaseOf,
   type LeaseRequest,
@@ -38,19 +50,19 @@ import {
   openReadDatabase,
   tablesOf,
   toSql,
-  valuesOf,
   type ReadWriterMessage,
   type ReadWriterReply,
+  type PackedRows,
+  type RowWrite,
   type Tables,
 } from './sqlite-read-schema';
 
+/** One generation of a collection: its physical definition (named as its tables) and its statements. */
 class Collection {
   readonly tables: Tables;
   readonly fields: string[];
   readonly counters: string[][];
   readonly doc: Database.Statement<[string], { doc: string }>;
-  /** Runs reads in one transaction, so they see one snapshot of the file. */
-  readonly snapshot: <R>(read: () => R) => R;
 
   constructor(
     readonly db: Database.Database,
@@ -60,8 +72,6 @@ class Collection {
     this.fields = Object.keys(definition.fields);
     this.counters = countersOf(definition);
     this.doc = db.prepare(`SELECT doc FROM ${this.tables.docs} WHERE id = ?`);
-    const inTransaction = db.transaction((read: () => unknown) => read());
-    this.snapshot = <R>(read: () => R) => inTransaction(read) as R;
   }
 }
 
@@ -72,30 +82,44 @@ export class SqliteReadStore implements ReadStore {
   private readonly waiting = new Map<number, { resolve: (reply: Done) => void; reject: (error: Error) => void }>();
   private nextId = 0;
   private closed: Promise<void> | null = null;
-  private readonly collections = new Map<string, Collection>();
+  /** Collections as declared, by their own name. */
+  readonly definitions = new Map<string, CollectionDefinition>();
+  /** Generations of collections read so far, by physical name. */
+  private readonly physical = new Map<string, Collection>();
   private readonly counterValue: Database.Statement<[string, string, string], { n: number }>;
-  private readonly counterDelta: Database.Statement;
-  private readonly checkpointsBySize = new Map<
-    number,
-    Database.Statement<string[], { projection: string; position: number }>
-  >();
+  private readonly activeGeneration: Database.Statement<[string, string], number>;
+  private readonly resolvedCheckpoints: Database.Statement<[string], { projection: string; position: number }>;
+  /** Runs reads in one transaction, so they see one snapshot of the file (and one generation). */
+  readonly snapshot: <R>(read: () => R) => R;
   readonly leases: LeaseStore;
+  readonly generations: Generations;
 
   constructor(file: string) {
     this.db = openReadDatabase(file);
-    this.counterDelta = this.db.prepare(
-      `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
-    );
     this.counterValue = this.db.prepare(
       `SELECT n FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ?`,
     );
+    this.activeGeneration = this.db
+      .prepare<[string, string], number>(`SELECT generation FROM generations_${LAYOUT} WHERE kind = ? AND name = ?`)
+      .pluck();
+    // Each projection's checkpoint in its active generation, several in one statement.
+    this.resolvedCheckpoints = this.db.prepare(
+      `SELECT n.value AS projection, c.position AS position FROM json_each(?) AS n ` +
+        `LEFT JOIN generations_${LAYOUT} AS g ON g.kind = 'p' AND g.name = n.value ` +
+        `JOIN checkpoints_${LAYOUT} AS c ON c.projection = ` +
+        `CASE WHEN coalesce(g.generation, 0) = 0 THEN n.value ELSE n.value || '@g' || g.generation END`,
+    );
+    const inTransaction = this.db.transaction((read: () => unknown) => read());
+    this.snapshot = <R>(read: () => R) => inTransaction(read) as R;
     this.writer = startWorker(__dirname, 'sqlite-read-writer.worker', { workerData: { file } });
     this.leases = new SqliteLeaseStore(this.db, (request) => this.send({ kind: 'lease', id: this.nextId++, request }));
+    this.generations = new SqliteGenerations(this, this.db, (message) => this.send(message));
     this.writer.on('message', (reply: ReadWriterReply) => {
       if (reply.kind !== 'done') return;
       const waiting = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
       if (reply.fenced !== undefined) waiting?.reject(new FencedOutError(reply.fenced));
+      else if (reply.changed !== undefined) waiting?.reject(new GenerationChangedError(reply.changed));
       else if (reply.error === undefined) waiting?.resolve(reply);
       else waiting?.reject(storeError(reply.error, reply.code));
     });
@@ -107,14 +131,48 @@ export class SqliteReadStore implements ReadStore {
     this.writer.once('exit', () => failAll(new Error('read store writer stopped')));
   }
 
-  /** Tables and indexes are made here, at declaration; the writer thread then prepares its statements. */
+  get nextMessageId(): number {
+    return this.nextId++;
+  }
+
+  /** Tables and indexes of the active generation are made here, at declaration; the writer thread then prepares its statements. */
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
     // One transaction, taken for writing before it reads the schema: processes starting together on
     // one data directory declare each collection in turn, never both adding the same column.
-    const collection = this.db.transaction(() => this.declare(definition)).immediate();
-    this.collections.set(definition.name, collection);
+    const collection = this.db
+      .transaction(() => this.declare(inGeneration(definition, this.activeOf('c', definition.name))))
+      .immediate();
+    this.definitions.set(definition.name, definition);
+    this.physical.set(collection.definition.name, collection);
     await this.send({ kind: 'declare', id: this.nextId++, definition });
-    return new SqliteCollection<T>(collection, this);
+    return new SqliteCollection<T>(definition, this);
+  }
+
+  activeOf(kind: 'p' | 'c', name: string): number {
+    return this.activeGeneration.get(kind, name) ?? 0;
+  }
+
+  /** The active generation of a declared collection; call inside `snapshot`. */
+  current(name: string): Collection {
+    const definition = this.definitions.get(name);
+    if (!definition) throw new Error(`Unknown collection ${name}`);
+    return this.ofGeneration(definition, this.activeOf('c', name));
+  }
+
+  ofGeneration(definition: CollectionDefinition, generation: number): Collection {
+    const physical = inGeneration(definition, generation);
+    let collection = this.physical.get(physical.name);
+    if (!collection) {
+      collection = new Collection(this.db, physical);
+      this.physical.set(physical.name, collection);
+    }
+    return collection;
+  }
+
+  definitionOf(name: string): CollectionDefinition {
+    const definition = this.definitions.get(name);
+    if (!definition) throw new Error(`Unknown collection ${name}`);
+    return definition;
   }
 
   private declare(definition: CollectionDefinition): Collection {
@@ -159,52 +217,54 @@ export class SqliteReadStore implements ReadStore {
     const built = this.db
       .prepare<[string], { counters: string }>(`SELECT counters FROM counter_sets_${LAYOUT} WHERE collection = ?`)
       .get(definition.name)?.counters;
-    if (built !== counters) this.rebuildCounters(collection, counters);
+    if (built !== counters) countCounters(this.db, definition);
     return collection;
   }
 
   /** The documents become rows here (values of the declared fields, JSON); the writer thread stores them. */
   async commit(batch: ProjectionCommit): Promise<void> {
-    const writes = batch.writes.map(({ collection: name, document }) => {
-      const collection = this.collections.get(name);
-      if (!collection) throw new Error(`Unknown collection ${name}`);
+    await this.send({
+      kind: 'commit',
+      id: this.nextId++,
+      commit: {
+        projections: projectionsOf(batch),
+        checkpoint: batch.checkpoint,
+        writes: this.rowsOf(batch.writes),
+        fences: batch.fences ?? [],
+        ...(batch.generations && { generations: batch.generations }),
+        ...(batch.building !== undefined && { building: batch.building }),
+      },
+    });
+  }
+
+  rowsOf(writes: ProjectionCommit['writes']): RowWrite[] {
+    return writes.map(({ collection: name, document }) => {
+      const definition = this.definitions.get(name);
+      if (!definition) throw new Error(`Unknown collection ${name}`);
       const doc = document.doc as Record<string, unknown> | null;
+      const values: (string | number | null)[] = [];
+      for (const field in definition.fields) values.push(toSql(doc?.[field]));
       return {
         collection: name,
         id: document.id,
         position: document.position,
         version: document.version,
-        values: collection.fields.map((f) => toSql(doc?.[f])),
+        values,
         json: doc ? JSON.stringify(doc) : null,
       };
-    });
-    await this.send({
-      kind: 'commit',
-      id: this.nextId++,
-      commit: { projections: projectionsOf(batch), checkpoint: batch.checkpoint, writes, fences: batch.fences ?? [] },
     });
   }
 
   async checkpoints(projections: readonly string[]): Promise<Map<string, number>> {
     const found = new Map(projections.map((name) => [name, -1]));
     if (projections.length === 0) return found;
-    let statement = this.checkpointsBySize.get(projections.length);
-    if (!statement) {
-      statement = this.db.prepare(
-        `SELECT projection, position FROM checkpoints_${LAYOUT} WHERE projection IN (${projections.map(() => '?').join(',')})`,
-      );
-      this.checkpointsBySize.set(projections.length, statement);
-    }
-    for (const row of statement.all(...projections)) found.set(row.projection, row.position);
+    for (const row of this.resolvedCheckpoints.all(JSON.stringify(projections)))
+      found.set(row.projection, row.position);
     return found;
   }
 
   async checkpoint(projection: string): Promise<number> {
-    return (
-      this.db
-        .prepare<[string], { position: number }>(`SELECT position FROM checkpoints_${LAYOUT} WHERE projection = ?`)
-        .get(projection)?.position ?? -1
-    );
+    return (await this.checkpoints([projection])).get(projection)!;
   }
 
   async reset(projection: string, collections: readonly string[]): Promise<void> {
@@ -238,34 +298,116 @@ export class SqliteReadStore implements ReadStore {
     const row = this.counterValue.get(collection.definition.name, counter.join(','), counterKey(counter, where));
     return row?.n ?? 0;
   }
+}
 
-  private rebuildCounters(collection: Collection, counters: string): void {
-    const name = collection.definition.name;
-    this.db.transaction(() => {
-      this.db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(name);
-      this.db
-        .prepare(`INSERT OR REPLACE INTO counter_sets_${LAYOUT} (collection, counters) VALUES (?, ?)`)
-        .run(name, counters);
-      for (const counter of collection.counters) {
-        const cols = counter.map(column);
-        const groups = this.db
-          .prepare<[], Record<string, Scalar> & { n: number }>(
-            `SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${collection.tables.rows} WHERE live = 1 GROUP BY ${cols.join(', ')}`,
-          )
-          .all();
-        for (const g of groups)
-          this.counterDelta.run(
-            name,
-            counter.join(','),
-            counterKey(
-              counter,
-              valuesOf(counter, (f) => g[column(f)] ?? null),
-            ),
-            g.n,
-          );
-      }
-    })();
+/** Generations of the SQLite read store: the writer thread builds, switches and drops them. */
+class SqliteGenerations implements Generations {
+  private readonly tables: Database.Statement<[], { name: string }>;
+
+  constructor(
+    private readonly store: SqliteReadStore,
+    db: Database.Database,
+    private readonly send: (message: Exclude<ReadWriterMessage, { kind: 'close' }>) => Promise<Done>,
+  ) {
+    this.tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm${LAYOUT}%'`);
   }
+
+  async active(projections: readonly string[]): Promise<Map<string, number>> {
+    return new Map(projections.map((name) => [name, this.store.activeOf('p', name)]));
+  }
+
+  async list(collections: readonly string[]): Promise<Map<string, { active: number; existing: number[] }>> {
+    const tables = this.tables.all().map((t) => t.name);
+    return new Map(
+      collections.map((name) => [
+        name,
+        {
+          active: this.store.activeOf('c', name),
+          existing: tables.flatMap((table) => generationOfTable(table, name) ?? []).sort((a, b) => a - b),
+        },
+      ]),
+    );
+  }
+
+  async prepare(definitions: readonly CollectionDefinition[], generation: number): Promise<void> {
+    await this.send({ kind: 'prepare', id: this.store.nextMessageId, definitions, generation });
+    // Declared here too, so the documents loaded become rows; the active generation is not touched.
+    for (const definition of definitions) this.store.definitions.set(definition.name, definition);
+  }
+
+  async load(batch: GenerationLoad): Promise<void> {
+    const rows = new Map<string, PackedRows>();
+    for (const { collection, document } of batch.writes) {
+      let packed = rows.get(collection);
+      if (!packed)
+        rows.set(collection, (packed = { collection, ids: [], positions: [], versions: [], json: [], values: [] }));
+      const fields = this.store.definitionOf(collection).fields;
+      const doc = document.doc as Record<string, unknown> | null;
+      packed.ids.push(document.id);
+      packed.positions.push(document.position);
+      packed.versions.push(document.version);
+      packed.json.push(doc ? JSON.stringify(doc) : null);
+      for (const field in fields) packed.values.push(toSql(doc?.[field]));
+    }
+    await this.send({
+      kind: 'load',
+      id: this.store.nextMessageId,
+      load: { generation: batch.generation, checkpoints: [...batch.checkpoints], rows: [...rows.values()] },
+    });
+  }
+
+  async finish(definitions: readonly CollectionDefinition[], generation: number): Promise<void> {
+    await this.send({ kind: 'finish', id: this.store.nextMessageId, definitions, generation });
+  }
+
+  async getStored(
+    collection: string,
+    generation: number,
+    ids: readonly string[],
+  ): Promise<Map<string, StoredDocument<unknown>>> {
+    return storedOf(this.store.ofGeneration(this.store.definitionOf(collection), generation), ids);
+  }
+
+  async switchTo(set: GenerationSet): Promise<SwitchResult> {
+    const { switched } = await this.send({ kind: 'switch', id: this.store.nextMessageId, set });
+    const positions = new Map(switched!.positions);
+    return switched!.switched ? { switched: true, from: positions } : { switched: false, behind: positions };
+  }
+
+  async drop(set: GenerationSet): Promise<void> {
+    await this.send({ kind: 'drop', id: this.store.nextMessageId, set });
+  }
+}
+
+/** `getStored` statements by the number of ids (projection batches repeat a few sizes), per generation. */
+const storedStatements = new WeakMap<
+  Collection,
+  Map<number, Database.Statement<string[], { id: string; position: number; version: number; doc: string | null }>>
+>();
+
+function storedOf<T>(collection: Collection, ids: readonly string[]): Map<string, StoredDocument<T>> {
+  const found = new Map<string, StoredDocument<T>>();
+  const { rows, docs } = collection.tables;
+  let bySize = storedStatements.get(collection);
+  if (!bySize) storedStatements.set(collection, (bySize = new Map()));
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    let statement = bySize.get(chunk.length);
+    if (!statement) {
+      statement = collection.db.prepare(
+        `SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON d.id = r.id WHERE r.id IN (${chunk.map(() => '?').join(',')})`,
+      );
+      if (bySize.size < 64) bySize.set(chunk.length, statement);
+    }
+    for (const row of statement.all(...chunk))
+      found.set(row.id, {
+        id: row.id,
+        position: row.position,
+        version: row.version,
+        doc: row.doc ? (JSON.parse(row.doc) as T) : null,
+      });
+  }
+  return found;
 }
 
 type Done = Extract<ReadWriterReply, { kind: 'done' }>;
@@ -306,89 +448,81 @@ class SqliteLeaseStore implements LeaseStore {
 }
 
 class SqliteCollection<T> implements ReadCollection<T> {
-  /** `getStored` statements by the number of ids (projection batches repeat a few sizes). */
-  private readonly storedBySize = new Map<
-    number,
-    Database.Statement<string[], { id: string; position: number; version: number; doc: string | null }>
-  >();
-
   constructor(
-    private readonly collection: Collection,
+    readonly definition: CollectionDefinition,
     private readonly store: SqliteReadStore,
   ) {}
 
-  get definition(): CollectionDefinition {
-    return this.collection.definition;
+  /** Runs a read on the active generation, resolved in the read's own transaction. */
+  private read<R>(read: (collection: Collection) => R): R {
+    return this.store.snapshot(() => read(this.store.current(this.definition.name)));
   }
 
   async get(id: string): Promise<T | null> {
-    const row = this.collection.doc.get(id);
+    const row = this.read((c) => c.doc.get(id));
     return row ? (JSON.parse(row.doc) as T) : null;
   }
 
   async getStored(ids: readonly string[]): Promise<Map<string, StoredDocument<T>>> {
-    const found = new Map<string, StoredDocument<T>>();
-    const { rows, docs } = this.collection.tables;
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      let statement = this.storedBySize.get(chunk.length);
-      if (!statement) {
-        statement = this.collection.db.prepare(
-          `SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON d.id = r.id WHERE r.id IN (${chunk.map(() => '?').join(',')})`,
-        );
-        if (this.storedBySize.size < 64) this.storedBySize.set(chunk.length, statement);
-      }
-      const stored = statement.all(...chunk);
-      for (const row of stored)
-        found.set(row.id, {
+    return this.read((c) => storedOf<T>(c, ids));
+  }
+
+  async scan(after: string | null, limit: number): Promise<StoredDocument<T>[]> {
+    return this.read((c) =>
+      c.db
+        .prepare<unknown[], { id: string; position: number; version: number; doc: string | null }>(
+          `SELECT r.id, r.position, r.version, d.doc FROM ${c.tables.rows} r LEFT JOIN ${c.tables.docs} d ON d.id = r.id ` +
+            `${after === null ? '' : 'WHERE r.id > ?'} ORDER BY r.id LIMIT ?`,
+        )
+        .all(...(after === null ? [limit] : [after, limit]))
+        .map((row) => ({
           id: row.id,
           position: row.position,
           version: row.version,
           doc: row.doc ? (JSON.parse(row.doc) as T) : null,
-        });
-    }
-    return found;
+        })),
+    );
   }
 
   /** Ids first, from the narrow table and its indexes; then only the page's documents. */
   async find(query: Query): Promise<T[]> {
     const { where, params } = this.where(query);
-    let sql = `SELECT id FROM ${this.collection.tables.rows} ${where}`;
+    let order = '';
     if (query.sort) {
-      const order = query.sort.order === 'asc' ? 'ASC' : 'DESC';
-      sql += ` ORDER BY live ${order}, ${this.column(query.sort.field)} ${order}, id ${order}`;
+      const direction = query.sort.order === 'asc' ? 'ASC' : 'DESC';
+      order = ` ORDER BY live ${direction}, ${this.column(query.sort.field)} ${direction}, id ${direction}`;
     }
-    sql += ' LIMIT ? OFFSET ?';
     params.push(query.limit ?? -1, query.offset ?? 0);
-    const statement = this.collection.db.prepare<unknown[], { id: string }>(sql);
     // One read transaction: the ids and their documents come from the same snapshot, though the writer
     // thread may delete a document between the two statements.
-    return this.collection.snapshot(() =>
-      statement.all(...params).flatMap(({ id }) => {
-        const row = this.collection.doc.get(id);
-        return row ? [JSON.parse(row.doc) as T] : [];
-      }),
+    return this.read((c) =>
+      c.db
+        .prepare<unknown[], { id: string }>(`SELECT id FROM ${c.tables.rows} ${where}${order} LIMIT ? OFFSET ?`)
+        .all(...params)
+        .flatMap(({ id }) => {
+          const row = c.doc.get(id);
+          return row ? [JSON.parse(row.doc) as T] : [];
+        }),
     );
   }
 
   async count(query: Omit<Query, 'sort' | 'offset' | 'limit'>): Promise<number> {
     const equalities = Object.entries(query.where ?? {});
-    if (!query.search && !query.range && equalities.every(([, c]) => c === null || typeof c !== 'object')) {
-      const counted = this.store.countFromCounter(
-        this.collection,
-        Object.fromEntries(equalities) as Record<string, Scalar>,
-      );
-      if (counted !== null) return counted;
-    }
+    const counted =
+      !query.search && !query.range && equalities.every(([, c]) => c === null || typeof c !== 'object')
+        ? (c: Collection) => this.store.countFromCounter(c, Object.fromEntries(equalities) as Record<string, Scalar>)
+        : () => null;
     const { where, params } = this.where(query);
-    return this.collection.db
-      .prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${this.collection.tables.rows} ${where}`)
-      .get(...params)!.n;
+    return this.read(
+      (c) =>
+        counted(c) ??
+        c.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${c.tables.rows} ${where}`).get(...params)!.n,
+    );
   }
 
   private column(field: string): string {
-    if (!(field in this.collection.definition.fields))
-      throw new Error(`Field ${field} is not declared on ${this.collection.definition.name}`);
+    if (!(field in this.definition.fields))
+      throw new Error(`Field ${field} is not declared on ${this.definition.name}`);
     return column(field);
   }
 

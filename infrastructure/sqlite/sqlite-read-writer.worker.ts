@@ -2,32 +2,50 @@
  * The SQLite read store's writer thread: projection commits (documents, counters and checkpoint in
  * one transaction) and resets run here, so index upkeep and JSON rows stay off the thread that serves
  * requests. Messages are handled in order, so commits land in the order they were made.
+ *
+ * A commit writes into the generation of each collection that is active when its transaction runs
+ * (or the one a rebuild builds), and moves each projection's checkpoint in its active generation: the
+ * switch of a rebuild (also here, in a transaction of its own) takes SQLite's write lock as commits do,
+ * so a commit lands wholly before it or wholly after it (docs/projection-rebuild.md).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { FencedOutError, stillHeld, take, type Lease } from '../../application/ports/leases';
 import type { CollectionDefinition } from '../../application/ports/read-store';
+import { generationCheckpoint, GenerationChangedError, physicalName } from '../../application/ports/read-store';
 import {
   leaseOf,
   column,
   counterKey,
+  countCounters,
   countersOf,
+  createGenerationTables,
+  createIndexes,
+  inGeneration,
   LAYOUT,
   openReadDatabase,
   tablesOf,
   valuesOf,
+  type GenerationRequest,
   type MetaRow,
   type LeaseRequest,
   type LeaseRow,
   type PreparedCommit,
+  type PreparedLoad,
   type ReadWriterMessage,
   type ReadWriterReply,
   type RowWrite,
+  type SqlValue,
+  type SwitchReply,
 } from './sqlite-read-schema';
 
 const db = openReadDatabase(workerData.file as string);
+/** Collections as declared, by their own name; their generations' statements are prepared when first written. */
+const definitions = new Map<string, CollectionDefinition>();
 
 type Writer = {
+  /** The physical name: counters are kept per generation. */
+  name: string;
   fields: string[];
   counters: string[][];
   meta: Database.Statement<[string], MetaRow>;
@@ -35,13 +53,38 @@ type Writer = {
   upsertDoc: Database.Statement;
   deleteDoc: Database.Statement;
 };
+/** By physical name (the collection's name in its generation). */
 const writers = new Map<string, Writer>();
 
-function declare(definition: CollectionDefinition): void {
+const activeGeneration = db
+  .prepare<[string, string], number>(`SELECT generation FROM generations_${LAYOUT} WHERE kind = ? AND name = ?`)
+  .pluck();
+const generationOf = (kind: 'p' | 'c', name: string): number => activeGeneration.get(kind, name) ?? 0;
+const checkpointOf = db
+  .prepare<[string], number>(`SELECT position FROM checkpoints_${LAYOUT} WHERE projection = ?`)
+  .pluck();
+const saveGeneration = db.prepare(
+  `INSERT INTO generations_${LAYOUT} (kind, name, generation) VALUES (?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET generation = excluded.generation`,
+);
+
+/** The writer of a collection's generation, its statements prepared on first use. */
+function writerOf(collection: string, generation: number): Writer {
+  const name = physicalName(collection, generation);
+  const known = writers.get(name);
+  if (known) return known;
+  const definition = definitions.get(collection);
+  if (!definition) throw new Error(`Unknown collection ${collection}`);
+  const writer = prepareWriter(inGeneration(definition, generation));
+  writers.set(name, writer);
+  return writer;
+}
+
+function prepareWriter(definition: CollectionDefinition): Writer {
   const { rows, docs } = tablesOf(definition.name);
   const fields = Object.keys(definition.fields);
   const cols = fields.map(column);
-  writers.set(definition.name, {
+  return {
+    name: definition.name,
     fields,
     counters: countersOf(definition),
     meta: db.prepare(`SELECT * FROM ${rows} WHERE id = ?`),
@@ -55,7 +98,16 @@ function declare(definition: CollectionDefinition): void {
       `INSERT INTO ${docs} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
     ),
     deleteDoc: db.prepare(`DELETE FROM ${docs} WHERE id = ?`),
-  });
+  };
+}
+
+function declare(definition: CollectionDefinition): void {
+  const known = definitions.get(definition.name);
+  definitions.set(definition.name, definition);
+  // A changed declaration (a column added) needs statements prepared again.
+  if (known && JSON.stringify(known) !== JSON.stringify(definition))
+    for (const name of [...writers.keys()])
+      if (name === definition.name || name.startsWith(`${definition.name}__g`)) writers.delete(name);
 }
 
 const counterDelta = db.prepare(
@@ -86,9 +138,8 @@ function count(deltas: Deltas, collection: string, label: string, key: string, n
   else deltas.set(id, { collection, label, key, n });
 }
 
-function write(w: RowWrite, deltas: Deltas): void {
-  const writer = writers.get(w.collection);
-  if (!writer) throw new Error(`Unknown collection ${w.collection}`);
+function write(w: RowWrite, generation: number, deltas: Deltas): void {
+  const writer = writerOf(w.collection, generation);
   const live = w.json !== null;
   const before = writer.meta.get(w.id);
   // A document at a later position was written by a writer ahead of this one: it stays.
@@ -112,8 +163,8 @@ function write(w: RowWrite, deltas: Deltas): void {
       : null;
     // Most updates leave a counter's fields alone: then its count does not move.
     if (was === is) continue;
-    if (was !== null) count(deltas, w.collection, label, was, -1);
-    if (is !== null) count(deltas, w.collection, label, is, 1);
+    if (was !== null) count(deltas, writer.name, label, was, -1);
+    if (is !== null) count(deltas, writer.name, label, is, 1);
   }
 }
 
@@ -125,11 +176,102 @@ const commit = db.transaction((c: PreparedCommit) => {
   )
     for (const fence of c.fences)
       if (leaseRow.get(fence.lease)?.token !== fence.token) throw new FencedOutError(fence.lease);
+  // The generations as they are now, under the write lock: a switch is wholly before or after.
+  const generations = new Map(c.projections.map((name) => [name, c.building ?? generationOf('p', name)]));
+  const changed = Object.entries(c.generations ?? {})
+    .filter(([name, generation]) => (c.building ?? generationOf('p', name)) !== generation)
+    .map(([name]) => name);
+  if (changed.length > 0) throw new GenerationChangedError(changed);
+  const collections = new Map<string, number>();
+  const generationOfCollection = (name: string) => {
+    let generation = collections.get(name);
+    if (generation === undefined) collections.set(name, (generation = c.building ?? generationOf('c', name)));
+    return generation;
+  };
   // A commit of a thousand log entries moves the same few counters a thousand times: summed first.
   const deltas: Deltas = new Map();
-  for (const w of c.writes) write(w, deltas);
+  for (const w of c.writes) write(w, generationOfCollection(w.collection), deltas);
   for (const d of deltas.values()) if (d.n !== 0) counterDelta.run(d.collection, d.label, d.key, d.n);
-  saveCheckpoints.run(c.checkpoint, JSON.stringify(c.projections));
+  saveCheckpoints.run(
+    c.checkpoint,
+    JSON.stringify(c.projections.map((name) => generationCheckpoint(name, generations.get(name)!))),
+  );
+});
+
+/** A rebuild's bulk writes: the tables are new and invisible, each document is its latest state, no counter is kept. */
+const load = db.transaction((l: PreparedLoad) => {
+  for (const packed of l.rows) {
+    const writer = writerOf(packed.collection, l.generation);
+    const width = writer.fields.length;
+    const row: SqlValue[] = new Array(4 + width);
+    for (let i = 0; i < packed.ids.length; i++) {
+      const id = packed.ids[i]!;
+      const json = packed.json[i]!;
+      row[0] = id;
+      row[1] = packed.positions[i]!;
+      row[2] = packed.versions[i]!;
+      row[3] = json !== null ? 1 : 0;
+      for (let f = 0; f < width; f++) row[4 + f] = packed.values[i * width + f]!;
+      writer.upsertRow.run(row);
+      if (json !== null) writer.upsertDoc.run(id, json);
+      else writer.deleteDoc.run(id);
+    }
+  }
+  for (const [name, position] of l.checkpoints)
+    saveCheckpoints.run(position, JSON.stringify([generationCheckpoint(name, l.generation)]));
+});
+
+/** Pages a rebuild touches stay in memory, and its index builds sort in memory on two threads. */
+const REBUILD_CACHE_KIB = 131_072;
+
+function prepare(definitions: readonly CollectionDefinition[], generation: number): void {
+  db.pragma(`cache_size = -${REBUILD_CACHE_KIB}`);
+  db.pragma('temp_store = MEMORY');
+  db.pragma('threads = 2');
+  for (const definition of definitions) {
+    declare(definition);
+    createGenerationTables(db, inGeneration(definition, generation));
+  }
+}
+
+const finish = db.transaction((definitions: readonly CollectionDefinition[], generation: number) => {
+  for (const definition of definitions) {
+    createIndexes(db, inGeneration(definition, generation));
+    countCounters(db, inGeneration(definition, generation));
+  }
+});
+
+/** The switch: every projection's checkpoint in the new generation at least where the active one is, or nothing. */
+const switchTo = db.transaction((set: GenerationRequest): SwitchReply => {
+  const from = set.projections.map((name) => [name, generationOf('p', name)] as [string, number]);
+  const behind: [string, number][] = [];
+  for (const [name, generation] of from) {
+    if (generation === set.generation) throw new Error(`Generation ${set.generation} of ${name} is already active`);
+    const now = checkpointOf.get(generationCheckpoint(name, generation)) ?? -1;
+    if (now > (checkpointOf.get(generationCheckpoint(name, set.generation)) ?? -1)) behind.push([name, now]);
+  }
+  if (behind.length > 0) return { switched: false, positions: behind };
+  for (const name of set.projections) saveGeneration.run('p', name, set.generation);
+  for (const name of set.collections) saveGeneration.run('c', name, set.generation);
+  return { switched: true, positions: from };
+});
+
+const drop = db.transaction((set: GenerationRequest) => {
+  for (const name of set.collections)
+    if (generationOf('c', name) === set.generation)
+      throw new Error(`Generation ${set.generation} of ${name} is active`);
+  for (const name of set.collections) {
+    const physical = physicalName(name, set.generation);
+    const { rows, docs } = tablesOf(physical);
+    writers.delete(physical);
+    db.exec(`DROP TABLE IF EXISTS ${rows}; DROP TABLE IF EXISTS ${docs};`);
+    db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(physical);
+    db.prepare(`DELETE FROM counter_sets_${LAYOUT} WHERE collection = ?`).run(physical);
+  }
+  for (const name of set.projections)
+    db.prepare(`DELETE FROM checkpoints_${LAYOUT} WHERE projection = ?`).run(
+      generationCheckpoint(name, set.generation),
+    );
 });
 
 /** Lease changes, each in a transaction of its own; the clock is this machine's (every process on it shares it). */
@@ -148,11 +290,14 @@ const lease = db.transaction((request: LeaseRequest): Lease | null => {
 
 const reset = db.transaction((projection: string, collections: readonly string[]) => {
   for (const name of collections) {
-    const { rows, docs } = tablesOf(name);
+    const physical = physicalName(name, generationOf('c', name));
+    const { rows, docs } = tablesOf(physical);
     db.exec(`DELETE FROM ${rows}; DELETE FROM ${docs};`);
-    db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(name);
+    db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(physical);
   }
-  db.prepare(`DELETE FROM checkpoints_${LAYOUT} WHERE projection = ?`).run(projection);
+  db.prepare(`DELETE FROM checkpoints_${LAYOUT} WHERE projection = ?`).run(
+    generationCheckpoint(projection, generationOf('p', projection)),
+  );
 });
 
 parentPort!.on('message', (message: ReadWriterMessage) => {
@@ -167,7 +312,12 @@ parentPort!.on('message', (message: ReadWriterMessage) => {
     if (message.kind === 'declare') declare(message.definition);
     else if (message.kind === 'commit') commit.immediate(message.commit);
     else if (message.kind === 'lease') reply = { ...reply, lease: lease.immediate(message.request) };
-    else reset.immediate(message.projection, message.collections);
+    else if (message.kind === 'load') load.immediate(message.load);
+    else if (message.kind === 'prepare') prepare(message.definitions, message.generation);
+    else if (message.kind === 'finish') finish.immediate(message.definitions, message.generation);
+    else if (message.kind === 'switch') reply = { ...reply, switched: switchTo.immediate(message.set) };
+    else if (message.kind === 'drop') drop.immediate(message.set);
+    else if (message.kind === 'reset') reset.immediate(message.projection, message.collections);
   } catch (error) {
     reply = {
       kind: 'done',
@@ -175,6 +325,7 @@ parentPort!.on('message', (message: ReadWriterMessage) => {
       error: String(error),
       ...(typeof (error as { code?: unknown }).code === 'string' && { code: (error as { code: string }).code }),
       ...(error instanceof FencedOutError && { fenced: error.lease }),
+      ...(error instanceof GenerationChangedError && { changed: [...error.projections] }),
     };
   }
   parentPort!.postMessage(reply);

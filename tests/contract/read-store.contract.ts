@@ -1,5 +1,6 @@
 /** The behaviour every read store adapter must have; the production adapter runs the same suite. */
 import { FencedOutError } from '../../application/ports/leases';
+import { GenerationChangedError } from '../../application/ports/read-store';
 import type { CollectionDefinition, ReadStore, StoredDocument } from '../../application/ports/read-store';
 
 export type ReadStoreFixture = { store: ReadStore; reopen?: () => Promise<ReadStore>; cleanup: () => Promise<void> };
@@ -167,6 +168,123 @@ export function readStoreContract(name: string, open: () => Promise<ReadStoreFix
           ['never', -1],
         ]),
       );
+    });
+
+    it('scans stored documents in id order, tombstones included, page by page', async () => {
+      const items$ = await store.collection<Item>(definition);
+      await seed();
+      await store.commit({
+        projection: 'p',
+        checkpoint: 11,
+        writes: [{ collection: definition.name, document: stored(null, 'c', 11) }],
+      });
+      const first = await items$.scan(null, 3);
+      expect(first.map((d) => d.id)).toEqual(['a', 'b', 'c']);
+      expect(first[2]).toMatchObject({ doc: null, position: 11 });
+      const rest = await items$.scan('c', 3);
+      expect(rest.map((d) => [d.id, d.doc])).toEqual([
+        ['d', items[3]],
+        ['e', items[4]],
+      ]);
+      expect(await items$.scan('e', 3)).toEqual([]);
+    });
+
+    describe('generations', () => {
+      const counted = () => ({ ...definition, name: `${definition.name}_g`, counters: [['org']] });
+      const set = (generation: number, collection: string, projections = ['p']) => ({
+        generation,
+        projections,
+        collections: [collection],
+      });
+
+      it('builds a generation readers do not see, switches to it, and then reads and commits go to it', async () => {
+        const def = counted();
+        const items$ = await store.collection<Item>(def);
+        await store.commit({
+          projection: 'p',
+          checkpoint: 10,
+          writes: items.map((it, i) => ({ collection: def.name, document: stored(it, it.id, i) })),
+        });
+        expect(await store.generations.active(['p'])).toEqual(new Map([['p', 0]]));
+        await store.generations.prepare([def], 1);
+        await store.generations.load({
+          generation: 1,
+          checkpoints: new Map([['p', 12]]),
+          writes: [
+            { collection: def.name, document: stored({ ...items[0]!, name: 'rebuilt' }, 'a', 0) },
+            { collection: def.name, document: stored(items[3]!, 'd', 3) },
+          ],
+        });
+        await store.generations.finish([def], 1);
+        expect((await store.generations.getStored(def.name, 1, ['a', 'b'])).get('a')?.doc).toMatchObject({
+          name: 'rebuilt',
+        });
+        // Nothing switched yet: readers see the generation in use.
+        expect((await items$.get('a'))?.name).toBe('Alpha Call');
+        expect(await items$.count({ where: { org: 'o1' } })).toBe(4);
+        expect(await store.checkpoint('p')).toBe(10);
+
+        const switched = await store.generations.switchTo(set(1, def.name));
+        expect(switched).toEqual({ switched: true, from: new Map([['p', 0]]) });
+        expect(await store.generations.active(['p'])).toEqual(new Map([['p', 1]]));
+        expect((await items$.get('a'))?.name).toBe('rebuilt');
+        expect(await items$.get('b')).toBeNull();
+        expect(await items$.count({ where: { org: 'o1' } })).toBe(1);
+        expect(await items$.count({ where: { org: 'o2' } })).toBe(1);
+        expect(await store.checkpoint('p')).toBe(12);
+
+        // A writer that evolved from the former generation is refused whole.
+        const late = store.commit({
+          projection: 'p',
+          generations: { p: 0 },
+          checkpoint: 13,
+          writes: [{ collection: def.name, document: stored(items[4]!, 'e', 13) }],
+        });
+        await expect(late).rejects.toBeInstanceOf(GenerationChangedError);
+        expect(await items$.get('e')).toBeNull();
+        expect(await store.checkpoint('p')).toBe(12);
+        await store.commit({
+          projection: 'p',
+          generations: { p: 1 },
+          checkpoint: 14,
+          writes: [{ collection: def.name, document: stored(items[4]!, 'e', 14) }],
+        });
+        expect(await items$.get('e')).toEqual(items[4]);
+        expect(await items$.count({ where: { org: 'o1' } })).toBe(2);
+        expect(await store.checkpoint('p')).toBe(14);
+
+        expect(await store.generations.list([def.name])).toEqual(
+          new Map([[def.name, { active: 1, existing: [0, 1] }]]),
+        );
+        await expect(store.generations.drop(set(1, def.name))).rejects.toThrow(/active/);
+        await store.generations.drop(set(0, def.name));
+        expect(await store.generations.list([def.name])).toEqual(new Map([[def.name, { active: 1, existing: [1] }]]));
+        expect((await items$.find({ sort: { field: 'at', order: 'asc' } })).map((i) => i.id)).toEqual(['a', 'd', 'e']);
+      });
+
+      it('refuses to switch while the generation in use has applied more, and switches once caught up', async () => {
+        const items$ = await store.collection<Item>(definition);
+        await seed();
+        await store.generations.prepare([definition], 1);
+        await store.generations.load({ generation: 1, checkpoints: new Map([['p', 5]]), writes: [] });
+        expect(await store.generations.switchTo(set(1, definition.name))).toEqual({
+          switched: false,
+          behind: new Map([['p', 10]]),
+        });
+        expect(await store.generations.active(['p'])).toEqual(new Map([['p', 0]]));
+        expect(await items$.count({})).toBe(5);
+        // Commits into the generation being built land there, not where readers look.
+        await store.commit({
+          projection: 'p',
+          building: 1,
+          checkpoint: 10,
+          writes: [{ collection: definition.name, document: stored(items[1]!, 'b', 10) }],
+        });
+        expect(await store.checkpoint('p')).toBe(10);
+        expect(await items$.count({})).toBe(5);
+        expect((await store.generations.switchTo(set(1, definition.name))).switched).toBe(true);
+        expect((await items$.find({})).map((i) => i.id)).toEqual(['b']);
+      });
     });
 
     describe('leases', () => {

@@ -157,6 +157,10 @@ export class FaultyReadStore extends FaultSwitch<ReadStoreMethod> implements Rea
     return this.inner.leases;
   }
 
+  get generations() {
+    return this.inner.generations;
+  }
+
   async collection<T>(definition: CollectionDefinition): Promise<ReadCollection<T>> {
     const real = await this.inner.collection<T>(definition);
     const check = (method: ReadStoreMethod) => this.check({ method }, sqliteBusy);
@@ -169,6 +173,10 @@ export class FaultyReadStore extends FaultSwitch<ReadStoreMethod> implements Rea
       getStored: async (ids) => {
         check('getStored');
         return real.getStored(ids);
+      },
+      scan: async (after, limit) => {
+        check('find');
+        return real.scan(after, limit);
       },
       find: async (query) => {
         check('find');

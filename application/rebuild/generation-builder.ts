@@ -1,0 +1,214 @@
+/**
+ * Builds read models from the first event into a generation of them that nobody reads yet
+ * (docs/projection-rebuild.md), with the projections' own `documentIds` and `evolve`, but not the
+ * runner's per-batch path: the documents stay in memory while events are applied (the most recently
+ * touched ones, up to a limit per projection), and go to the store in big loads of their latest state,
+ * written while the next events are applied. A document let go of is read back from the store when an
+ * event touches it again.
+ */
+import type { AnyProjection } from '../../projections/projection';
+import type { EventStore, RecordedEvent } from '../ports/event-store';
+import type { ReadStore, StoredDocument } from '../ports/read-store';
+
+export type BuildProgress = { events: number; position: number };
+
+export type GenerationBuilderOptions = {
+  events: EventStore;
+  target: ReadStore;
+  projections: readonly AnyProjection[];
+  generation: number;
+  /** Each projection applies the events up to its position here (all when absent): verify stops at the live checkpoints. */
+  until?: ReadonlyMap<string, number>;
+  /** Events read at a time. */
+  pageSize?: number;
+  /** Events applied between two writes to the store. */
+  flushEvery?: number;
+  /** Documents of each projection kept in memory between events. */
+  cacheLimit?: number;
+  onProgress?: (progress: BuildProgress) => void;
+};
+
+/** A projection threw on an event while rebuilding: nothing is switched. */
+export class RebuildFailedError extends Error {
+  constructor(
+    readonly projection: string,
+    readonly event: { id: string; type: string; position: number; streamId: string },
+    readonly error: unknown,
+  ) {
+    super(`Projection ${projection} failed on event ${event.type} at position ${event.position}: ${String(error)}`);
+    this.name = 'RebuildFailedError';
+  }
+}
+
+type Building = {
+  projection: AnyProjection;
+  types: ReadonlySet<string> | null;
+  until: number;
+  /** Documents in memory, least recently touched first. */
+  cache: Map<string, StoredDocument<unknown>>;
+  /** Changed since the last write to the store. */
+  dirty: Map<string, StoredDocument<unknown>>;
+  /** Ids of documents written and let go of: an event that touches one reads it back. */
+  letGo: Set<string>;
+};
+
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+function failed(b: Building, { id, type, position, streamId }: RecordedEvent, error: unknown): RebuildFailedError {
+  return new RebuildFailedError(b.projection.name, { id, type, position, streamId }, error);
+}
+
+export class GenerationBuilder {
+  /** Position of the last event applied (read, for projections that skip it). */
+  position = -1;
+  /** Events read so far. */
+  events = 0;
+  /** `load` until the generation is finished (no counters, no indexes yet), `commit` after. */
+  mode: 'load' | 'commit' = 'load';
+  private readonly building: Building[];
+  private inflight: Promise<void> = Promise.resolve();
+  private sinceFlush = 0;
+
+  constructor(private readonly options: GenerationBuilderOptions) {
+    this.building = options.projections.map((projection) => ({
+      projection,
+      types: projection.eventTypes === 'all' ? null : new Set(projection.eventTypes),
+      until: options.until?.get(projection.name) ?? NO_LIMIT,
+      cache: new Map(),
+      dirty: new Map(),
+      letGo: new Set(),
+    }));
+  }
+
+  /** Applies every event up to `head`, and resolves once all of it is in the store. */
+  async buildTo(head: number): Promise<void> {
+    const pageSize = this.options.pageSize ?? 4000;
+    const flushEvery = this.options.flushEvery ?? 20_000;
+    while (this.position < head) {
+      const page = await this.options.events.readAll({ after: this.position, maxCount: pageSize });
+      const events = page.filter((e) => e.position <= head);
+      if (events.length === 0) break;
+      await this.apply(events);
+      this.position = events[events.length - 1]!.position;
+      this.events += events.length;
+      this.sinceFlush += events.length;
+      if (this.sinceFlush >= flushEvery) await this.flush();
+      this.options.onProgress?.({ events: this.events, position: this.position });
+      if (events.length < page.length) break;
+    }
+    await this.flush();
+    await this.inflight;
+  }
+
+  /** The projections each event type concerns, worked out once per type. */
+  private readonly byType = new Map<string, Building[]>();
+
+  private concerned(type: string): Building[] {
+    let found = this.byType.get(type);
+    if (!found) this.byType.set(type, (found = this.building.filter((b) => b.types === null || b.types.has(type))));
+    return found;
+  }
+
+  /** One pass over the events, each handed to the projections its type concerns. */
+  private async apply(events: readonly RecordedEvent[]): Promise<void> {
+    // Documents let go of that these events touch are read back first, in one read per projection.
+    for (const b of this.building) {
+      if (b.letGo.size === 0) continue;
+      const ids: string[] = [];
+      for (const event of events)
+        if (event.position <= b.until && (b.types === null || b.types.has(event.type)))
+          for (const id of this.run(b, event, () => b.projection.documentIds(event))) ids.push(id);
+      await this.readBack(b, ids);
+    }
+    for (const event of events)
+      for (const b of this.concerned(event.type)) {
+        if (event.position > b.until) continue;
+        // No closure per event: this loop runs for every event and projection.
+        let ids: readonly string[];
+        try {
+          ids = b.projection.documentIds(event);
+        } catch (error) {
+          throw failed(b, event, error);
+        }
+        for (const id of ids) {
+          const current = b.cache.get(id);
+          if (current && current.position >= event.position) continue;
+          let doc: unknown;
+          try {
+            doc = b.projection.evolve(id, current ? current.doc : null, event);
+          } catch (error) {
+            throw failed(b, event, error);
+          }
+          const next = { id, doc, position: event.position, version: current ? current.version + 1 : 1 };
+          // Deleted and set again: the map keeps the most recently touched documents last.
+          if (current) b.cache.delete(id);
+          b.cache.set(id, next);
+          b.dirty.set(id, next);
+        }
+      }
+  }
+
+  private async readBack(b: Building, ids: readonly string[]): Promise<void> {
+    const wanted = [...new Set(ids.filter((id) => b.letGo.has(id) && !b.cache.has(id)))];
+    if (wanted.length === 0) return;
+    // The writes of documents let go of have landed: only landed documents are let go of.
+    const found = await this.options.target.generations.getStored(
+      b.projection.collection.name,
+      this.options.generation,
+      wanted,
+    );
+    for (const id of wanted) {
+      b.letGo.delete(id);
+      const stored = found.get(id);
+      if (stored) b.cache.set(id, stored);
+    }
+  }
+
+  private run<T>(b: Building, event: RecordedEvent, apply: () => T): T {
+    try {
+      return apply();
+    } catch (error) {
+      throw failed(b, event, error);
+    }
+  }
+
+  /**
+   * Hands the documents changed since the last flush to the store, once the previous flush landed;
+   * documents of landed flushes beyond the limit are let go of first.
+   */
+  private async flush(): Promise<void> {
+    await this.inflight;
+    this.sinceFlush = 0;
+    const limit = this.options.cacheLimit ?? 20_000;
+    const writes: { collection: string; document: StoredDocument<unknown> }[] = [];
+    for (const b of this.building) {
+      if (b.cache.size > limit)
+        for (const id of b.cache.keys()) {
+          if (b.cache.size <= limit * 0.75) break;
+          if (b.dirty.has(id)) continue;
+          b.cache.delete(id);
+          b.letGo.add(id);
+        }
+      const collection = b.projection.collection.name;
+      for (const document of b.dirty.values()) writes.push({ collection, document });
+      b.dirty = new Map();
+    }
+    const { target, generation } = this.options;
+    const position = this.position;
+    const written =
+      this.mode === 'load'
+        ? target.generations.load({
+            generation,
+            checkpoints: new Map(this.building.map((b) => [b.projection.name, Math.min(position, b.until)])),
+            writes,
+          })
+        : target.commit({
+            projection: this.building.map((b) => b.projection.name),
+            checkpoint: position,
+            writes,
+            building: generation,
+          });
+    written.catch(() => undefined);
+    this.inflight = written;
+  }
+}

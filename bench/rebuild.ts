@@ -1,0 +1,281 @@
+/**
+ * Rebuild of every read model over an embedded SQLite event store (docs/projection-rebuild.md): the
+ * store is filled with a realistic mix of what the projections read (organizations, campaigns,
+ * customers added and updated, calls with their whole course, chats with theirs), appended directly
+ * through the event store port in big batches; then `projections rebuild` runs as the admin command
+ * runs it (a new generation, loaded, indexed, caught up and switched to), and prints events per
+ * second, total seconds and peak RSS. Target: at least 100,000 events/s.
+ *
+ *   npx tsx bench/rebuild.ts [--events 1000000] [--cache N] [--flush N] [--page N]
+ *
+ * `--cache`, `--flush` and `--page` tune the builder: documents kept in memory per projection, events
+ * applied between two loads, events read at a time.
+ */
+import { join } from 'node:path';
+import { rebuildProjections } from '../application/rebuild/rebuild';
+import type { EventData } from '../application/ports/event-store';
+import { timeOrderedId } from '../application/time-ordered-id';
+import { UpcastingEventStore } from '../application/upcasting-event-store';
+import { allProjections } from '../api/modules';
+import { SqliteEventStore } from '../infrastructure/sqlite/sqlite-event-store';
+import { SqliteReadStore } from '../infrastructure/sqlite/sqlite-read-store';
+import { tempDir } from '../tests/support/temp-dir';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const EVENTS = arg('events', 1_000_000);
+const ORGANIZATIONS = 20;
+const CAMPAIGNS_PER_ORGANIZATION = 5;
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+sampler.unref();
+
+const START = Date.UTC(2026, 0, 1);
+const iso = (n: number) => new Date(START + n * 1000).toISOString();
+const metadata = (organizationId: string, n: number) => ({
+  organizationId,
+  actor: `clerk-${n % 7}@acme.example`,
+  requestId: `req-${Math.floor(n / 3)}`,
+  correlationId: `req-${Math.floor(n / 3)}`,
+  causationId: null,
+  occurredAt: iso(n),
+  schemaVersion: 1,
+});
+const event = (type: string, data: unknown, organizationId: string, n: number): EventData => ({
+  id: timeOrderedId(),
+  type,
+  data,
+  metadata: metadata(organizationId, n),
+});
+
+type Append = { stream: string; events: EventData[] };
+
+/** The streams of one customer: added (sometimes updated), one call through to its end, every other one a chat. */
+function customerStreams(i: number): Append[] {
+  const o = i % ORGANIZATIONS;
+  const organizationId = `org-${o}`;
+  const campaignId = `campaign-${o}-${i % CAMPAIGNS_PER_ORGANIZATION}`;
+  const loanId = `LN${String(i).padStart(8, '0')}`;
+  const phone = `+9198${String(10_000_000 + i).slice(-8)}`;
+  const record = {
+    loan_id: loanId,
+    first_name: 'Asha',
+    last_name: `Patil ${i}`,
+    phone_number: phone,
+    loan_amount: 250_000,
+    emi_amount: 8_500,
+    language: ['en', 'hi', 'mr'][i % 3],
+    payment_status: ['bounced', 'pending', 'paid'][i % 3],
+  };
+  const at = (k: number) => iso(i * 20 + k);
+  const customer = [
+    event(
+      'CustomerAdded',
+      { campaignId, customerId: loanId, organizationId, organizationType: 'collection', record, at: at(0) },
+      organizationId,
+      i,
+    ),
+  ];
+  if (i % 4 === 0)
+    customer.push(
+      event(
+        'CustomerUpdated',
+        { campaignId, customerId: loanId, changes: { payment_status: 'paid' }, at: at(1) },
+        organizationId,
+        i,
+      ),
+    );
+  const target = {
+    organizationId,
+    campaignId,
+    campaignName: `Campaign ${campaignId}`,
+    customerKeyField: 'loan_id',
+    customerKey: loanId,
+    customerName: `Asha Patil ${i}`,
+    to: phone,
+    language: record.language,
+  };
+  const callId = timeOrderedId();
+  const completed = i % 3 !== 0;
+  const call = [
+    event(
+      'CallQueued',
+      { callId, at: at(2), ...target, from: '+14155550100', agentId: `agent-${o}`, dispositionId: `disp-${o}` },
+      organizationId,
+      i,
+    ),
+    event('CallDialed', { callId, provider: 'builtin', player: 'bench', at: at(3) }, organizationId, i),
+    event('CallRinging', { callId, at: at(4) }, organizationId, i),
+    ...(completed ? [event('CallAnswered', { callId, at: at(5) }, organizationId, i)] : []),
+    event(
+      'CallEnded',
+      {
+        callId,
+        at: at(9),
+        status: completed ? 'Completed' : 'No Contact',
+        reason: completed ? 'completed' : 'no_answer',
+        durationSeconds: completed ? 40 + (i % 200) : 0,
+        disposition: completed ? { id: `disp-${o}`, name: 'Promise to pay' } : null,
+        summary: completed ? 'The customer promised to pay on Friday.' : '',
+        extractedData: completed ? { promised_date: '2026-04-10' } : {},
+        transcript: completed
+          ? [
+              { speaker: 'BOT', message: 'Hello, this is a reminder about your EMI.' },
+              { speaker: 'HUMAN', message: 'I will pay on Friday.' },
+            ]
+          : [],
+        transcriptId: completed ? `transcript-${callId}` : null,
+        recordingId: completed ? `recording-${callId}` : null,
+      },
+      organizationId,
+      i,
+    ),
+  ];
+  const appends: Append[] = [
+    { stream: `customer-${campaignId}-${loanId}`, events: customer },
+    { stream: `call-${callId}`, events: call },
+  ];
+  if (i % 2 === 0) {
+    const messageId = timeOrderedId();
+    appends.push({
+      stream: `chat-${messageId}`,
+      events: [
+        event(
+          'ChatRequested',
+          {
+            messageId,
+            at: at(10),
+            ...target,
+            templateId: `template-${o}`,
+            content: `Dear Asha, your EMI of 8500 is due.`,
+            agentId: null,
+          },
+          organizationId,
+          i,
+        ),
+        event('ChatDispatched', { messageId, at: at(11), provider: 'builtin', player: 'bench' }, organizationId, i),
+        event('ChatAccepted', { messageId, at: at(12), platformMsgId: `wamid-${messageId}` }, organizationId, i),
+        event('ChatSent', { messageId, at: at(13) }, organizationId, i),
+        event('ChatDelivered', { messageId, at: at(14) }, organizationId, i),
+        event(
+          'ChatEnded',
+          { messageId, at: at(15), status: 'Delivered', reason: 'delivered', disposition: null, summary: '' },
+          organizationId,
+          i,
+        ),
+      ],
+    });
+  }
+  return appends;
+}
+
+function setupStreams(): Append[] {
+  const appends: Append[] = [];
+  for (let o = 0; o < ORGANIZATIONS; o++) {
+    const organizationId = `org-${o}`;
+    appends.push({
+      stream: `organization-${organizationId}`,
+      events: [
+        event(
+          'OrganizationRegistered',
+          {
+            organizationId,
+            name: `Acme ${o}`,
+            type: 'collection',
+            credits: 1_000_000,
+            concurrencyLimit: 5,
+            at: iso(0),
+          },
+          organizationId,
+          0,
+        ),
+      ],
+    });
+    for (let c = 0; c < CAMPAIGNS_PER_ORGANIZATION; c++) {
+      const campaignId = `campaign-${o}-${c}`;
+      appends.push({
+        stream: `campaign-${campaignId}`,
+        events: [
+          event(
+            'CampaignCreated',
+            { campaignId, organizationId, name: `Campaign ${c}`, campaignType: 'collection', at: iso(0) },
+            organizationId,
+            0,
+          ),
+        ],
+      });
+    }
+  }
+  return appends;
+}
+
+async function fill(store: SqliteEventStore): Promise<number> {
+  let written = 0;
+  const pending: Promise<unknown>[] = [];
+  const append = async (a: Append) => {
+    pending.push(store.appendToStream(a.stream, a.events));
+    written += a.events.length;
+    // Many appends in flight: the store group-commits them.
+    if (pending.length >= 2000) await Promise.all(pending.splice(0));
+  };
+  for (const a of setupStreams()) await append(a);
+  for (let i = 0; written < EVENTS; i++) for (const a of customerStreams(i)) await append(a);
+  await Promise.all(pending);
+  return written;
+}
+
+async function main() {
+  const dir = tempDir('bench-rebuild-');
+  console.log(`machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}`);
+  const raw = new SqliteEventStore(join(dir.path, 'events.db'));
+  const t0 = performance.now();
+  const written = await fill(raw);
+  console.log(`filled    events=${written.toLocaleString('en')} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  // As the service and the admin command read them: upcast to the current shape of each type.
+  const events = new UpcastingEventStore(raw);
+  const reads = new SqliteReadStore(join(dir.path, 'read.db'));
+  peakRss = 0;
+  const rssBefore = process.memoryUsage().rss;
+  const t1 = performance.now();
+  let lastPhase = '';
+  const summary = await rebuildProjections({
+    events,
+    reads,
+    all: allProjections,
+    owner: 'bench',
+    retireAfterMs: 0,
+    builder: {
+      ...(process.argv.includes('--cache') && { cacheLimit: arg('cache', 0) }),
+      ...(process.argv.includes('--flush') && { flushEvery: arg('flush', 0) }),
+      ...(process.argv.includes('--page') && { pageSize: arg('page', 0) }),
+    },
+    onProgress: (p) => {
+      if (p.phase !== lastPhase) {
+        const { rss, heapUsed } = process.memoryUsage();
+        console.log(
+          `  ${p.phase.padEnd(11)} at ${((performance.now() - t1) / 1000).toFixed(1)} s, ${p.events} events; ` +
+            `RSS ${(rss / 1e6).toFixed(0)} MB, JS heap ${(heapUsed / 1e6).toFixed(0)} MB`,
+        );
+      }
+      lastPhase = p.phase;
+    },
+  });
+  console.log(
+    `rebuild   events=${summary.events.toLocaleString('en')}  projections=${summary.projections.length}  ` +
+      `time=${summary.seconds.toFixed(2)} s  speed=${summary.eventsPerSecond.toLocaleString('en')} events/s`,
+  );
+  console.log(
+    `peak RSS during the rebuild: ${(peakRss / 1024 / 1024).toFixed(0)} MB (before it: ${(rssBefore / 1024 / 1024).toFixed(0)} MB)`,
+  );
+  await reads.close();
+  await raw.close();
+  dir.remove();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
