@@ -15,6 +15,7 @@ import { countRequests, markBulkWrites } from './http/foreground';
 import { DEFAULT_BODY_BYTES, jsonBody } from './http/json-body';
 import type { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
+import { crossOrigin, noSniff } from './http/security-headers';
 import { routerOf, type RouteGroup } from './http/route';
 import { recordingErrorsWithoutSuccess } from './media/router';
 
@@ -63,6 +64,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(noSniff, crossOrigin(deps.config.corsOrigins));
   app.use(requestId);
   app.use((_req, res, next) => {
     if (deps.shuttingDown()) res.setHeader('Connection', 'close');

@@ -43,9 +43,17 @@ import { openApiDocument } from './http/openapi-document';
 import { Registry, type Module, type ModuleDeps } from './module';
 import { allProjections, MODULES } from './modules';
 import { attachSpeechSocket } from './speech/socket';
+import { GOING_AWAY_CLOSE } from './speech/socket-auth';
 
 /** How long the projections hold back, at most, for each batch while a bulk request is writing. */
 const BULK_GIVE_WAY_MS = 1000;
+/** How long a WebSocket told "going away" (1001) has to answer its close frame before it is cut. */
+const SOCKET_CLOSE_GRACE_MS = 2000;
+/** How long a stop waits for speech requests that were cut to record their end. */
+const SPEECH_SETTLE_MS = 5000;
+
+const within = (ms: number, work: Promise<unknown>) =>
+  Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 
 export type Overrides = {
   now?: () => Date;
@@ -249,6 +257,28 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const socketServer = speech ? attachSpeechSocket(app, server, sockets, speech, deps.authenticate, logger) : null;
   logServerErrorsOnceListening(server, socketServer, logger);
 
+  /**
+   * Tells every open WebSocket the server is going away (1001) and cuts those that do not answer in
+   * time. An upgraded socket is a connection `server.close()` waits for, and nothing else ends it.
+   * Requests running on a socket stop as on any close, and record what they produced.
+   */
+  let socketsClosed: Promise<void> | null = null;
+  const closeSockets = () =>
+    (socketsClosed ??= (async () => {
+      const open = [...(socketServer?.clients ?? [])];
+      await Promise.all(
+        open.map(
+          (client) =>
+            new Promise<void>((resolve) => {
+              if (client.readyState === client.CLOSED) return resolve();
+              client.once('close', () => resolve());
+              client.close(GOING_AWAY_CLOSE.code, GOING_AWAY_CLOSE.reason);
+              setTimeout(() => client.terminate(), SOCKET_CLOSE_GRACE_MS).unref();
+            }),
+        ),
+      );
+    })());
+
   return {
     app,
     server,
@@ -266,12 +296,16 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     env,
     /** Resolves once every part is ready to serve at full speed (the speech engine warmed). */
     ready,
+    /** Turns /readyz unready and says goodbye to open WebSockets; the HTTP requests in flight go on. */
     beginShutdown: () => {
       shuttingDown = true;
+      void closeSockets();
     },
     async close(): Promise<void> {
       shuttingDown = true;
-      for (const client of socketServer?.clients ?? []) client.close(1001, 'server shutting down');
+      await closeSockets();
+      // Speech requests cut by the stop record what they produced before the stores close.
+      if (speech) await within(SPEECH_SETTLE_MS, speech.settled());
       // No new work first, then what plays it out: a message dispatched while its platform stops would be lost.
       // The leases are given up, so the other replicas take the work over at once.
       await coordinator.stop();

@@ -3,6 +3,9 @@ import { ConfigError, loadConfig } from '../infrastructure/config/config';
 import { createService } from './composition';
 import { isPrimaryOfMany, superviseWorkers } from './workers';
 
+/** How long closing the service (managers, leases, checkpoints, stores) may take once the connections are gone. */
+const CLOSE_TIMEOUT_MS = 15_000;
+
 async function main(): Promise<void> {
   // Read once here, before any worker starts: generated secrets are written once and shared.
   const config = loadConfig();
@@ -27,28 +30,51 @@ async function main(): Promise<void> {
   if (config.workers === 1) printWelcome(port, config.secretsFile);
 
   let stopping = false;
-  const shutdown = (signal: string) => {
+  /**
+   * A stop: /readyz turns unready, open WebSockets are told "going away" (1001), new connections are
+   * refused and the requests in flight finish (answers say Connection: close, idle keep-alive sockets
+   * are closed). Past SHUTDOWN_TIMEOUT_MS the connections still open are cut (their speech requests end
+   * as disconnected). Either way the service is then closed as a whole: managers and jobs stop, leases
+   * are given up, checkpoints and read models are flushed, the stores closed. Exit 0 when everything
+   * finished, 1 when something had to be cut (or the close itself failed or hung).
+   */
+  const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     service.logger.info('shutting down', { signal });
     service.beginShutdown();
-    // Stop accepting; in-flight requests finish; keep-alive sockets are closed as soon as they are idle
-    // (answers during shutdown also say Connection: close), so close() can end.
     const idle = setInterval(() => server.closeIdleConnections(), 100);
-    server.close(async () => {
-      clearInterval(idle);
-      await service.close();
-      service.logger.info('stopped');
-      process.exit(0);
-    });
+    const drained = new Promise<boolean>((resolve) => server.close(() => resolve(true)));
     server.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>(
+      (resolve) => (timer = setTimeout(() => resolve(false), config.shutdownTimeoutMs)),
+    );
+    const clean = await Promise.race([drained, timedOut]);
+    clearTimeout(timer);
+    clearInterval(idle);
+    if (!clean) {
+      service.logger.error('shutdown timed out; cutting the connections still open', {
+        afterMs: config.shutdownTimeoutMs,
+      });
+      server.closeAllConnections();
+    }
+    // The close has its own bound: a store that hangs must not keep the process from ending.
     setTimeout(() => {
-      service.logger.error('forced exit after 30 s of draining');
+      service.logger.error('forced exit: the service did not close in time');
       process.exit(1);
-    }, 30_000).unref();
+    }, CLOSE_TIMEOUT_MS).unref();
+    try {
+      await service.close();
+    } catch (error) {
+      service.logger.error('the service did not close cleanly', { error: String(error) });
+      process.exit(1);
+    }
+    service.logger.info('stopped');
+    process.exit(clean ? 0 : 1);
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 function printWelcome(port: number, secretsFile: string | null): void {

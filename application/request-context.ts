@@ -8,6 +8,8 @@ export type RequestContext = {
   requestId: string;
   /** null: the token carries no scope claim and may do everything in its organization. */
   scopes: ReadonlySet<string> | null;
+  /** When the token expires (ms since the epoch; null: never): a connection opened with it ends then. */
+  tokenExpiresAt?: number | null;
 };
 
 /** What a service needs from the system around it: time, ids, and waiting for read models. */

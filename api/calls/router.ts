@@ -17,6 +17,9 @@ export function callRoutes(initiate: InitiateCalls): RouteSpec[] {
       success: {
         status: 200,
         description: 'Every selected customer got a call (207 when some did, 500 when none did: `results` says why)',
+        also: [
+          { status: 207, description: 'Some of the selected customers got a call: `results` says why not the others' },
+        ],
       },
       handler: async (req, res, body) => {
         const answer = await initiate.run(contextOf(res), paramOf(req, 'campaignId'), body);

@@ -51,7 +51,16 @@ export function chatRoutes(templates: TemplateService, initiate: InitiateChat): 
       scopes: WRITE,
       body: InitiateChatBody,
       errors: [404],
-      success: { status: 200, description: 'Every selected customer got a message (207 some did, 500 none did)' },
+      success: {
+        status: 200,
+        description: 'Every selected customer got a message (207 some did, 500 none did)',
+        also: [
+          {
+            status: 207,
+            description: 'Some of the selected customers got a message: `results` says why not the others',
+          },
+        ],
+      },
       handler: async (req, res, body) => {
         const answer = await initiate.run(contextOf(res), paramOf(req, 'campaignId'), body);
         res.status(answer.status).json(answer.body);

@@ -22,6 +22,7 @@ export function customerRoutes(service: CustomerService): RouteSpec[] {
       success: {
         status: 201,
         description: 'Every record added (207 when some were: `results` and `errors` say which)',
+        also: [{ status: 207, description: 'Some records were added: `results` and `errors` say which' }],
       },
       handler: async (_req, res, body) => {
         const { status, body: answer } = await service.addBulk(contextOf(res), body);

@@ -34,6 +34,7 @@ export function authenticator(
       actor: verified.subject,
       requestId,
       scopes: verified.scopes,
+      tokenExpiresAt: verified.expiresAt,
     };
   };
 }

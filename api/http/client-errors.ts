@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { NOSNIFF } from './security-headers';
 
 const ANSWERS: Record<string, { status: number; reason: string; error: string; message: string }> = {
   HPE_HEADER_OVERFLOW: {
@@ -29,7 +30,7 @@ export function answerClientErrors(server: Server): void {
     const answer = ANSWERS[error.code ?? ''] ?? BAD_REQUEST;
     const body = JSON.stringify({ success: false, error: answer.error, message: answer.message });
     socket.end(
-      `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: ${NOSNIFF}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 }

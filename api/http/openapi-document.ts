@@ -55,7 +55,9 @@ function implicitErrors(security: Security, spec: RouteSpec): number[] {
   const errors = [408, 431, 500];
   if (security !== 'public') errors.push(401);
   if (spec.scopes && spec.scopes.length > 0) errors.push(403);
-  if (spec.body) errors.push(400, 413, 415);
+  // Every authenticated route reads a body when one is sent, whether it takes one or not (json-body.ts):
+  // not JSON 415, too large 413, not parsable or of a bad shape 400.
+  if (spec.body || security !== 'public') errors.push(400, 413, 415);
   return errors;
 }
 
@@ -124,6 +126,12 @@ function operation(group: RouteGroup, spec: RouteSpec, named: Record<string, unk
     responses: {
       [String(success.status)]: { description: success.description, content: successContent(spec) },
       ...Object.fromEntries(
+        (spec.success?.also ?? []).map((other) => [
+          String(other.status),
+          { description: other.description, content: successContent(spec) },
+        ]),
+      ),
+      ...Object.fromEntries(
         statuses.map((status) => [String(status), { $ref: `#/components/responses/${ERRORS[status] ?? 'Error'}` }]),
       ),
     },
@@ -179,8 +187,24 @@ export function openApiDocument(groups: readonly RouteGroup[]): Record<string, u
             message: { type: 'string' },
             errors: {
               type: 'array',
-              items: { type: 'string' },
-              description: 'Validation failures, each naming its field',
+              items: {
+                anyOf: [
+                  { type: 'string' },
+                  {
+                    type: 'object',
+                    description: 'A record the bulk add of customers did not add, and why',
+                    required: ['error'],
+                    additionalProperties: true,
+                    properties: {
+                      id: { type: ['string', 'null'] },
+                      error: { type: 'string' },
+                      reason: { type: 'string' },
+                    },
+                  },
+                ],
+              },
+              description:
+                'Validation failures, each naming its field; for the bulk add of customers, the records it did not add',
             },
           },
         },

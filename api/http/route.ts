@@ -35,7 +35,14 @@ export type RouteSpec<S extends TSchema = TSchema> = {
    * The success status and what it carries, for the API description (200 JSON by default). A JSON answer
    * is the envelope `{success, message?, data?}` unless `schema` describes another shape.
    */
-  success?: { status: number; description: string; contentType?: string; schema?: TSchema };
+  success?: {
+    status: number;
+    description: string;
+    contentType?: string;
+    schema?: TSchema;
+    /** Other success statuses with the same content: 206 for a byte range, 207 when a bulk request succeeded in part. */
+    also?: readonly { status: number; description: string }[];
+  };
   handler: (req: Request, res: Response, body: Static<S>) => unknown;
 };
 

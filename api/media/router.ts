@@ -37,6 +37,7 @@ const RECORDING = {
     status: 200,
     description: 'The recording; a `Range` of bytes answers 206 with that part and `Content-Range`',
     contentType: 'audio/wav',
+    also: [{ status: 206, description: 'The part of the recording the `Range` asked for, with `Content-Range`' }],
   },
 };
 

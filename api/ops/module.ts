@@ -7,7 +7,7 @@ export const opsModule: ModuleDefinition = {
   projections: [],
   // Readiness reads the runner's positions, not a read model.
   reads: [],
-  build({ events, runner, metrics, shuttingDown, provided }) {
+  build({ events, runner, metrics, shuttingDown, provided, config, logger }) {
     const speechReady = provided.find('speechReady') ?? (() => true);
     const speechEngineKind = provided.find('speechEngineKind') ?? (() => null);
     const document = provided.use('apiDescription');
@@ -16,7 +16,17 @@ export const opsModule: ModuleDefinition = {
         {
           prefix: '',
           security: 'public',
-          routes: opsRoutes({ events, runner, metrics, shuttingDown, speechReady, speechEngineKind, document }),
+          routes: opsRoutes({
+            events,
+            runner,
+            metrics,
+            shuttingDown,
+            speechReady,
+            speechEngineKind,
+            document,
+            adminToken: config.adminToken,
+            logger,
+          }),
         },
       ],
     };

@@ -1,6 +1,10 @@
 /** Operations endpoints without an organization token: liveness, readiness, metrics, API description. */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import type { Request } from 'express';
 import type { EventStore } from '../../application/ports/event-store';
+import type { Logger } from '../../application/ports/logger';
+import { bearer } from '../http/auth';
 import type { ProjectionFailure, ProjectionRunner } from '../../application/projection-runner';
 import type { Metrics } from '../http/metrics';
 import { route, type RouteSpec } from '../http/route';
@@ -20,7 +24,17 @@ export type OpsDeps = {
   speechEngineKind: () => 'native' | 'js' | null;
   /** The API description of every route. */
   document: () => Record<string, unknown>;
+  /** The admin token: a caller presenting it is told the errors behind a status (`projectionError`). */
+  adminToken: string;
+  logger: Logger;
 };
+
+/** Whether the request carries the admin token (compared in constant time). */
+function fromAdmin(req: Request, adminToken: string): boolean {
+  const token = bearer(req.get('authorization'));
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return token !== null && timingSafeEqual(digest(token), digest(adminToken));
+}
 
 /** The store's head, the lowest position every running projection applied, and the events between (counted up to a limit). */
 async function measureLag(deps: OpsDeps): Promise<{ head: number; projected: number; lag: number }> {
@@ -48,7 +62,15 @@ const Readiness = Type.Object({
   lag: Type.Integer({
     description: `Events stored that the read models have not applied yet, counted up to ${LAG_COUNTED_UP_TO}. Reported, not a reason to be unready: every replica shares it.`,
   }),
-  projectionError: Type.Union([Type.String(), Type.Null()]),
+  projections: Type.Union([Type.Literal('running'), Type.Literal('failing')], {
+    description: 'failing: a projection stopped on an event it cannot apply (details in the logs, and for the admin)',
+  }),
+  projectionError: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'What failed: only with the admin token (Authorization: Bearer ADMIN_TOKEN); others get the statuses alone',
+    }),
+  ),
   speechEngine: Type.Union([Type.Literal('ready'), Type.Literal('warming')]),
   speechEngineKind: Type.Union([Type.Literal('native'), Type.Literal('js'), Type.Null()], {
     description: 'Which eSpeak NG build speaks (SPEECH_ENGINE); null in a process without the built-in engine',
@@ -86,14 +108,21 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       summary: 'Readiness: the event store answers, the read models are caught up and the speech engine is warm',
       errors: [503],
       success: { status: 200, description: 'Ready, with the projection lag', schema: Readiness },
-      handler: async (_req, res) => {
+      handler: async (req, res) => {
         let head: number;
         let projected: number;
         let lag: number;
+        // Internal error text (store addresses, events, stack fragments) goes to the logs and to the admin only.
+        const admin = fromAdmin(req, deps.adminToken);
         try {
           ({ head, projected, lag } = await measureLag(deps));
         } catch (error) {
-          res.status(503).json({ status: 'unavailable', reason: `event store unreachable: ${String(error)}` });
+          deps.logger.warn('readiness: the event store is unreachable', { error: String(error) });
+          res.status(503).json({
+            status: 'unavailable',
+            reason: 'event store unreachable',
+            ...(admin && { error: String(error) }),
+          });
           return;
         }
         const failing = deps.runner.lastError !== null;
@@ -108,7 +137,8 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
           head,
           projected,
           lag,
-          projectionError: errors.length > 0 ? errors.join('; ') : null,
+          projections: errors.length > 0 ? 'failing' : 'running',
+          ...(admin && { projectionError: errors.length > 0 ? errors.join('; ') : null }),
           speechEngine: deps.speechReady() ? 'ready' : 'warming',
           speechEngineKind: deps.speechEngineKind(),
           shuttingDown: deps.shuttingDown(),

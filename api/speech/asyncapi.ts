@@ -6,7 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import { closed } from '../http/validation';
 import { route, type RouteSpec } from '../http/route';
-import { SPEECH_SOCKET_PATH } from './socket-auth';
+import { REASONS } from './refused-frames';
+import { GOING_AWAY_CLOSE, SPEECH_SOCKET_PATH, TOKEN_EXPIRED_CLOSE } from './socket-auth';
 import { socketMessages } from './socket-messages';
 
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_m, _sep, c: string) => c.toUpperCase());
@@ -57,7 +58,14 @@ export function asyncApiDocument(): Record<string, unknown> {
         address: SPEECH_SOCKET_PATH,
         title: 'Speech',
         description:
-          'Authenticated at the handshake (HTTP 401 or 403 and no socket otherwise); needs the speech scope.',
+          'Authenticated at the handshake (HTTP 401 or 403 and no socket otherwise); needs the speech scope. ' +
+          'A malformed message is answered with an error message and the connection stays open; a frame the service refuses closes it with one of the codes of x-close-codes. ' +
+          'The service also closes a socket when the token it was opened with expires (4001) and when it stops (1001).',
+        'x-close-codes': {
+          ...REASONS,
+          [GOING_AWAY_CLOSE.code]: GOING_AWAY_CLOSE.reason,
+          [TOKEN_EXPIRED_CLOSE.code]: TOKEN_EXPIRED_CLOSE.reason,
+        },
         servers: [{ $ref: '#/servers/service' }],
         messages: Object.fromEntries(entries.map(([name]) => [name, { $ref: `#/components/messages/${name}` }])),
       },

@@ -15,7 +15,7 @@ export const speechModule: ModuleDefinition = {
   reads: [],
   build({ engine, commands, env, config, logger, provided }) {
     if (!engine) return {};
-    const speech = new SpeechService(engine, commands, env, config.maxSpeechChars);
+    const speech = new SpeechService(engine, commands, env, config.maxSpeechChars, config.speechLeaseMs);
     provided.provide('speech', speech);
     // Speech reads no read model, so it is answered without waiting for them.
     return {

@@ -8,8 +8,8 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../application/ports/logger';
 
-/** The reason sent with each status code ws closes with when it refuses a frame. */
-const REASONS: Partial<Record<number, string>> = {
+/** The reason sent with each status code ws closes with when it refuses a frame (listed in /asyncapi.json too). */
+export const REASONS: Readonly<Partial<Record<number, string>>> = {
   1002: 'protocol error',
   1007: 'invalid UTF-8',
   1008: 'message in too many fragments',

@@ -96,6 +96,8 @@ function synthesize(speech: SpeechService, logger: Logger) {
       throw error;
     }
 
+    // At its deadline the request is over (the service recorded it): a client reading nothing is let go too.
+    stream.cutOff.addEventListener('abort', () => res.destroy(), { once: true });
     // The status is decided by the first chunk: a failure before any audio is still a clean 500.
     const chunks = stream.chunks[Symbol.asyncIterator]();
     let first: IteratorResult<AudioChunk>;
@@ -118,7 +120,7 @@ function synthesize(speech: SpeechService, logger: Logger) {
         if (next.value.pcm.length > 0 && !res.write(pcmBytes(next.value.pcm))) await drained(res);
       }
     } catch (error) {
-      failed = !controller.signal.aborted;
+      failed = !controller.signal.aborted && !stream.timedOut;
       if (failed)
         logger.error('speech synthesis failed mid-stream', { requestId: res.locals.requestId, error: String(error) });
     }

@@ -8,8 +8,14 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestContext } from '../../application/request-context';
 import type { Authenticator } from '../http/auth';
 import { NO_PERMISSION_MESSAGE, UNAUTHORIZED_MESSAGE } from '../http/errors';
+import { NOSNIFF } from '../http/security-headers';
 
 export const SPEECH_SOCKET_PATH = '/api/v1/get_speech';
+
+/** The close code of a socket whose token expired (an application code: the client should get a new token). */
+export const TOKEN_EXPIRED_CLOSE = { code: 4001, reason: 'token expired' } as const;
+/** The close code of the sockets open when the service stops. */
+export const GOING_AWAY_CLOSE = { code: 1001, reason: 'server shutting down' } as const;
 
 type Verify = (
   info: { req: IncomingMessage },
@@ -18,7 +24,11 @@ type Verify = (
 
 const refuse = (done: Parameters<Verify>[1], code: number, error: string, message: string) => {
   const body = JSON.stringify({ success: false, error, message });
-  done(false, code, body, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+  done(false, code, body, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Content-Type-Options': NOSNIFF,
+  });
 };
 
 export function verifySpeechClient(authenticate: Authenticator): Verify {

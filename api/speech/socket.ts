@@ -7,11 +7,30 @@ import type { Logger } from '../../application/ports/logger';
 import type { SpeechService } from '../../application/speech/speech-service';
 import type { Authenticator } from '../http/auth';
 import { closeOnRefusedFrames } from './refused-frames';
-import { socketContext, verifySpeechClient } from './socket-auth';
+import { socketContext, TOKEN_EXPIRED_CLOSE, verifySpeechClient } from './socket-auth';
 import { serveSpeechSocket } from './websocket';
 
 /** The largest message a client may send (1 MiB): a larger one closes its socket with 1009. */
 const MAX_MESSAGE_BYTES = 1 << 20;
+/** setTimeout's longest delay; a token that lives longer is looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A socket is authorized by the token it was opened with, once, at the handshake: it is closed when that
+ * token expires, as a request with the token would be refused from then on. Its requests stop as on any
+ * close and pay for what they produced.
+ */
+function closeAtExpiry(ws: WebSocket, expiresAt: number | null | undefined): void {
+  if (expiresAt === null || expiresAt === undefined) return;
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = expiresAt - Date.now();
+    if (left <= 0) return ws.close(TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+  };
+  arm();
+  ws.once('close', () => clearTimeout(timer));
+}
 
 export function attachSpeechSocket(
   app: Express,
@@ -27,7 +46,11 @@ export function attachSpeechSocket(
   instance.applyTo(sockets);
   (sockets as Router & { ws: (path: string, handler: (ws: WebSocket, req: IncomingMessage) => void) => void }).ws(
     '/get_speech',
-    (ws, req) => serveSpeechSocket(ws, socketContext(req), speech, logger),
+    (ws, req) => {
+      const ctx = socketContext(req);
+      closeAtExpiry(ws, ctx.tokenExpiresAt);
+      serveSpeechSocket(ws, ctx, speech, logger);
+    },
   );
   const wss = instance.getWss();
   // Ahead of express-ws's routing: a socket no route takes, or taken after a wait, is covered too.

@@ -8,7 +8,12 @@ import { Type } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
 import type { Logger } from '../../application/ports/logger';
 import type { WordTimestamp } from '../../application/ports/speech-engine';
-import { SpeechError, type SpeechService, type SpeechStream } from '../../application/speech/speech-service';
+import {
+  SpeechError,
+  timedOutMessage,
+  type SpeechService,
+  type SpeechStream,
+} from '../../application/speech/speech-service';
 import type { SpeechOutcome } from '../../domain/organizations/organization';
 import { pcmBytes, wavHeader } from '../../infrastructure/speech';
 import { contextOf } from '../http/auth';
@@ -62,7 +67,8 @@ export function synthesizeWithTimestamps(speech: SpeechService, logger: Logger) 
       }
     } catch (error) {
       outcome = 'failed';
-      if (!controller.signal.aborted) logger.error('speech synthesis failed', { requestId, error: String(error) });
+      if (!controller.signal.aborted && !stream.timedOut)
+        logger.error('speech synthesis failed', { requestId, error: String(error) });
     }
     if (controller.signal.aborted) outcome = 'disconnected';
     await stream
@@ -71,7 +77,12 @@ export function synthesizeWithTimestamps(speech: SpeechService, logger: Logger) 
         logger.error('could not record the end of a speech request', { requestId, error: String(error) }),
       );
     if (outcome === 'disconnected') return void res.destroy();
-    if (outcome === 'failed') return sendSpeechError(res, internalSpeechError());
+    // Cut at its deadline: the service recorded the end (`timed_out`); the answer says why.
+    if (outcome === 'failed')
+      return sendSpeechError(
+        res,
+        stream.timedOut ? new SpeechError('internal_error', timedOutMessage(speech.deadlineMs)) : internalSpeechError(),
+      );
     const samples = Buffer.concat(pcm);
     const audio = body.addWavHeader ? Buffer.concat([wavHeader(body.sampleRate, samples.length), samples]) : samples;
     res.setHeader('Cache-Control', 'no-store');

@@ -109,6 +109,7 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
     }
     let index = 0;
     let failed = false;
+    let cut: SpeechError | null = null;
     try {
       for await (const chunk of audio.chunks) {
         if (chunk.words)
@@ -126,7 +127,9 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
           await new Promise((r) => setTimeout(r, 5));
       }
     } catch (error) {
-      failed = !state.controller.signal.aborted;
+      // Cut at its deadline (below its lease): the service recorded the end, `timed_out`.
+      if (audio.timedOut && error instanceof SpeechError) cut = error;
+      failed = !state.controller.signal.aborted && cut === null;
       if (failed) logger.error('speech synthesis failed mid-stream', { requestId, error: String(error) });
     }
     const outcome = state.reason ?? (failed ? 'failed' : 'completed');
@@ -135,6 +138,7 @@ export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: Sp
       .catch((error) =>
         logger.error('could not record the end of a speech request', { requestId, error: String(error) }),
       );
+    if (cut) return sendError(requestId, cut);
     if (outcome === 'failed') return sendError(requestId, internalSpeechError());
     if (outcome === 'disconnected') return;
     send({

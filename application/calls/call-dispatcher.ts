@@ -12,8 +12,27 @@
  * so of replicas sweeping at once one gets it) and hands the provider the ones it got, to play on from
  * where their timeline is now. A call whose player is alive is left alone: it is still being played.
  * A real carrier's calls go on without us and report through webhooks.
+ *
+ * The blacklist is checked at the dispatch, not only when the call was placed: a number blacklisted
+ * while a long run of calls drains is not dialed. The dispatch is the `CallDialed` record, and the check
+ * is made so that no blacklisting can slip in between:
+ *
+ * 1. the blacklist aggregate is read from the event store (its stream, not the read model), and
+ *    `DialCall` is decided with what it says (`listed`, at `revision`): a listed number ends the call as
+ *    Failed with reason `blacklisted`, and nothing is dialed;
+ * 2. once `CallDialed` is recorded, the blacklist stream is read again. If it moved past `revision` and
+ *    now lists the number, the blacklisting was recorded before this read, which may have been before the
+ *    dial was recorded: the call is ended the same way and the carrier never gets it;
+ * 3. only then is the call handed to the carrier.
+ *
+ * A blacklisting acknowledged before the dial was recorded is therefore always seen (in step 1, or at
+ * the latest in step 2, which follows the record); one acknowledged after it finds the call already
+ * dispatched, as it would find a call in progress. The two streams are never written together: no lock,
+ * and the blacklist does not grow with the calls.
  */
 import {
+  BLACKLISTED_REASON,
+  BLACKLISTED_SUMMARY,
   callDecider,
   callStreamId,
   FINAL_CALL_STATUSES,
@@ -29,6 +48,7 @@ import type { Logger } from '../ports/logger';
 import type { ReadCollection } from '../ports/read-store';
 import type { DialAgent, DialRequest, TelephonyProvider } from '../ports/telephony';
 import type { ProcessManager } from '../process-manager';
+import { readBlacklist } from '../blacklist/blacklist-reading';
 import type { CarrierReports } from './carrier-reports';
 
 export type DialLookups = {
@@ -79,13 +99,20 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
       const at = deps.now().toISOString();
       const request = await setUp(deps, data.callId, data, at, context.requestId);
       if (!request) return;
+      const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
       const dialed = await deps.commands.handle(
         callDecider,
         stream,
-        { type: 'DialCall', provider: deps.provider.alias, at, player: deps.player },
+        { type: 'DialCall', provider: deps.provider.alias, at, player: deps.player, blacklist },
         context,
       );
-      if (dialed.events.length === 0) return;
+      if (!dialed.events.some((e) => e.type === 'CallDialed')) return;
+      // A blacklisting recorded between the first read and the dial record is seen now (see above).
+      const after = await readBlacklist(deps.commands, data.organizationId, data.to);
+      if (after.revision !== blacklist.revision && after.listed) {
+        await fail(deps, data.callId, BLACKLISTED_REASON, BLACKLISTED_SUMMARY, context.requestId);
+        return;
+      }
       try {
         await deps.provider.dial(request);
       } catch (error) {

@@ -14,6 +14,12 @@
  * platform the ones it got, to play on from where their timeline is now. A message whose player is
  * alive is left alone: it is still being played. A real platform's chats go on without us and report
  * through webhooks.
+ *
+ * The blacklist is checked at the dispatch, race-free, as the call dispatcher checks it: the blacklist
+ * aggregate is read before `DispatchChat` is decided (a listed number fails the message, 5003), and read
+ * again once `ChatDispatched` is recorded; a blacklisting that landed in between fails the message
+ * before the platform gets it (see application/calls/call-dispatcher.ts for why no blacklisting
+ * acknowledged before the dispatch record can be missed).
  */
 import { chatDecider, type ChatEvent, type ChatTarget, type DeliveryError } from '../../domain/chats/chat';
 import { deliveryError } from '../../domain/chats/delivery-errors';
@@ -28,6 +34,7 @@ import type { ChatAgent, ChatPlatform, ChatSendRequest } from '../ports/chat-pla
 import type { Logger } from '../ports/logger';
 import type { ReadCollection } from '../ports/read-store';
 import type { ProcessManager } from '../process-manager';
+import { readBlacklist } from '../blacklist/blacklist-reading';
 import type { ChatPlatformReports } from './chat-platform-reports';
 import { chatStreamId } from './chat-sending';
 
@@ -79,13 +86,23 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
       const at = deps.now().toISOString();
       const request = await setUp(deps, data.messageId, data, at);
       if ('error' in request) return fail(deps, data.messageId, request.error, context.requestId);
+      const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
       const dispatched = await deps.commands.handle(
         chatDecider,
         stream,
-        { type: 'DispatchChat', provider: deps.platform.alias, at, player: deps.player },
+        { type: 'DispatchChat', provider: deps.platform.alias, at, player: deps.player, blacklist },
         context,
       );
-      if (dispatched.events.length === 0) return;
+      if (!dispatched.events.some((e) => e.type === 'ChatDispatched')) return;
+      // A blacklisting recorded between the first read and the dispatch record is seen now.
+      const after = await readBlacklist(deps.commands, data.organizationId, data.to);
+      if (after.revision !== blacklist.revision && after.listed)
+        return fail(
+          deps,
+          data.messageId,
+          deliveryError('blacklisted', `${data.to} was blacklisted before the message was sent.`),
+          context.requestId,
+        );
       let platformMsgId: string;
       try {
         ({ platformMsgId } = await deps.platform.send(request));

@@ -2,6 +2,13 @@
  * Speech use case: a request is validated by the engine, admitted on the organization's stream
  * (concurrency limit and credits, event-sourced so every replica sees the same limits), streamed, and
  * finished with what was actually spoken, which is what it is charged.
+ *
+ * An admitted request holds its slot until its lease ends (`leaseUntil`, so that a process that dies
+ * cannot hold it for ever). A request that ran past its lease would stop counting against the limit
+ * while it still spoke: each request is therefore cut at a hard deadline before its lease ends
+ * (`deadlineFor`), with time left to record its finish while the slot is still its own. It ends with
+ * the outcome `timed_out` and pays for what it produced; a finish recorded after the lease anyway (a
+ * store that answered late) is still charged (domain/organizations/organization.ts).
  */
 import {
   CONCURRENCY_LIMIT_EXCEEDED,
@@ -44,6 +51,13 @@ export type SpeechInput = SynthesisRequest & {
 
 /** An admitted request: its audio, then `finish` once, whatever happened. */
 export type SpeechStream = {
+  /**
+   * Aborted when the request reaches its deadline: the service then stops the synthesis and records the
+   * finish itself (`timed_out`, charged what was produced), and the caller should cut its transport (a
+   * client that reads nothing would otherwise hold the answer open). `finish` afterwards changes nothing.
+   */
+  readonly cutOff: AbortSignal;
+  readonly timedOut: boolean;
   chunks: AsyncIterable<AudioChunk>;
   /** Characters whose audio was produced so far. */
   readonly charactersSpoken: number;
@@ -54,13 +68,38 @@ export type SpeechStream = {
 /** How long a started request holds its slot if its process dies before finishing it. */
 export const SPEECH_LEASE_MS = 10 * 60_000;
 
+/**
+ * How long a request may run: its lease less a fifth (at most a minute), the time its finish has to be
+ * recorded before the lease ends. Nine minutes for the ten-minute lease.
+ */
+export const deadlineFor = (leaseMs: number) => leaseMs - Math.min(60_000, Math.floor(leaseMs / 5));
+
+/** The message a request cut at its deadline ends with. */
+export const timedOutMessage = (deadlineMs: number) =>
+  `The request ran longer than the limit of ${Math.round(deadlineMs / 1000)} s and was stopped`;
+
 export class SpeechService {
   constructor(
     private readonly engine: SpeechEngine,
     private readonly commands: CommandHandler,
     private readonly env: ServiceEnvironment,
     readonly maxTextLength: number,
+    /** How long an admitted request holds its slot (`SPEECH_LEASE_MS`; shorter in tests). */
+    private readonly leaseMs: number = SPEECH_LEASE_MS,
   ) {}
+
+  /** How long an admitted request may run before it is cut (below its lease). */
+  get deadlineMs(): number {
+    return deadlineFor(this.leaseMs);
+  }
+
+  /** The finishes of the requests admitted and not finished yet: a stop waits for them (`settled`). */
+  private readonly unfinished = new Set<Promise<void>>();
+
+  /** Resolves once every admitted request has recorded its finish (or failed to). */
+  async settled(): Promise<void> {
+    while (this.unfinished.size > 0) await Promise.allSettled([...this.unfinished]);
+  }
 
   voices() {
     return this.engine.voices();
@@ -101,7 +140,7 @@ export class SpeechService {
           speechId,
           requestId,
           characters: input.text.length,
-          leaseUntil: new Date(now.getTime() + SPEECH_LEASE_MS).toISOString(),
+          leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
           at: now.toISOString(),
           voiceId: input.voiceId,
           language: input.language,
@@ -124,21 +163,46 @@ export class SpeechService {
     let charactersSpoken = 0;
     let samples = 0;
     let finished = false;
+    let timedOut = false;
     const commands = this.commands;
     const env = this.env;
-    return {
+    // Cut below the lease, on this process's clock: the slot must not outlive its lease while audio flows.
+    const deadlineMs = this.deadlineMs;
+    const cutOff = new AbortController();
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      synthesis.abort();
+      // Recorded now, whoever consumes the audio: a consumer stalled on a client that reads nothing must not keep the slot.
+      void self.finish('timed_out').catch(() => undefined);
+      cutOff.abort();
+    }, deadlineMs);
+    deadline.unref();
+    let ended!: () => void;
+    const recorded = new Promise<void>((resolve) => (ended = resolve));
+    this.unfinished.add(recorded);
+    void recorded.then(() => this.unfinished.delete(recorded));
+    const cut = () => new SpeechError('internal_error', timedOutMessage(deadlineMs));
+    const self: SpeechStream = {
+      cutOff: cutOff.signal,
       chunks: (async function* () {
         try {
           for (let next = await first; !next.done; next = await audio.next()) {
+            if (timedOut) throw cut();
             charactersSpoken = next.value.charactersSpoken;
             samples += next.value.pcm.length;
             yield next.value;
+            if (timedOut) throw cut();
           }
+        } catch (error) {
+          throw timedOut ? cut() : error;
         } finally {
           signal.removeEventListener('abort', onAbort);
           await audio.return?.();
         }
       })(),
+      get timedOut() {
+        return timedOut;
+      },
       get charactersSpoken() {
         return charactersSpoken;
       },
@@ -148,21 +212,27 @@ export class SpeechService {
       async finish(outcome) {
         if (finished) return;
         finished = true;
-        await commands.handle(
-          organizationDecider,
-          stream,
-          {
-            type: 'FinishSpeechRequest',
-            speechId,
-            requestId,
-            charactersSpoken,
-            audioDurationMs: Math.round((samples / input.sampleRate) * 1000),
-            outcome,
-            at: env.now().toISOString(),
-          },
-          context,
-        );
+        clearTimeout(deadline);
+        try {
+          await commands.handle(
+            organizationDecider,
+            stream,
+            {
+              type: 'FinishSpeechRequest',
+              speechId,
+              requestId,
+              charactersSpoken,
+              audioDurationMs: Math.round((samples / input.sampleRate) * 1000),
+              outcome: timedOut ? 'timed_out' : outcome,
+              at: env.now().toISOString(),
+            },
+            context,
+          );
+        } finally {
+          ended();
+        }
       },
     };
+    return self;
   }
 }

@@ -4,7 +4,9 @@
  *
  * Unless private networks are allowed, a URL naming localhost or a private literal IP is refused here,
  * early and clearly (SSRF). Host names are not resolved here: what a name resolves to can change, so
- * each delivery checks the address it connects to.
+ * each delivery checks the address it connects to. Unless private networks are allowed, the URL must
+ * also be https: a delivery carries customer data and a signature anyone on the path could replay.
+ * (Allowing private networks is for development and closed networks, where plain http is common.)
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -35,6 +37,7 @@ export type WebhookSettingsInput = { url: string; secret?: string; enabled?: boo
 export type DestinationPolicy = { allowPrivateNetworks: boolean; isPrivateAddress: (address: string) => boolean };
 
 export const PRIVATE_URL = 'url must not point to a private or loopback address';
+export const HTTPS_ONLY = 'url must use https (http only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)';
 
 export const generateSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
 
@@ -51,6 +54,7 @@ export class WebhookSettingsService {
   async configure(ctx: RequestContext, input: WebhookSettingsInput): Promise<WebhookSettingsView> {
     const url = input.url.trim();
     if (this.pointsInside(url)) throw invalid('Validation failed', { errors: [PRIVATE_URL] });
+    if (this.plainText(url)) throw invalid('Validation failed', { errors: [HTTPS_ONLY] });
     const generatedSecret = this.newSecret();
     const command: WebhookSettingsCommand = {
       type: 'ConfigureWebhook',
@@ -93,6 +97,12 @@ export class WebhookSettingsService {
       organizationId: ctx.organizationId,
       at: this.env.now().toISOString(),
     });
+  }
+
+  /** A well-formed http: URL where only https is taken (a malformed one is the decider's to refuse). */
+  private plainText(url: string): boolean {
+    if (this.destinations.allowPrivateNetworks || urlProblem(url) !== null) return false;
+    return new URL(url).protocol !== 'https:';
   }
 
   /** A well-formed URL whose host is localhost or a private literal IP (a malformed one is the decider's to refuse). */

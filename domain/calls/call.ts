@@ -10,6 +10,11 @@
  * only while that is still the call's player, so of two replicas adopting the same call at once only
  * the first gets it. Calls dialed before players were recorded have none (`player` null): any replica
  * may adopt them.
+ *
+ * A call is dialed only to a number that is not on the organization's blacklist at the time of the
+ * dial: `DialCall` carries what the dispatcher read of the blacklist aggregate (whether the number is
+ * on it, at which revision of its stream), and a listed number ends the call at once as Failed, reason
+ * `blacklisted`, instead of dialing it. How the read is kept race-free: application/calls/call-dispatcher.ts.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { invalid, notFound } from '../shared/errors';
@@ -72,10 +77,17 @@ export type CallState =
       player: string | null;
     } & CallTarget);
 
+/** What a dispatch read of the blacklist aggregate: whether the call's number is on it, at that stream revision (-1: empty). */
+export type BlacklistReading = { listed: boolean; revision: number };
+
+/** The end reason, and the log's summary, of a call refused because its number is blacklisted. */
+export const BLACKLISTED_REASON = 'blacklisted';
+export const BLACKLISTED_SUMMARY = 'The call was not placed: the number was blacklisted before it was dialed.';
+
 export type CallCommand =
   | ({ type: 'RequestCall'; callId: string; at: string } & CallTarget)
   /** `player`: the replica that plays the call (optional: events recorded before players were kept have none). */
-  | { type: 'DialCall'; provider: string; at: string; player?: string }
+  | { type: 'DialCall'; provider: string; at: string; player?: string; blacklist: BlacklistReading }
   /** `from`: the player the call is taken from, as the adopter saw it (null for a call that has none). */
   | { type: 'AdoptCall'; player: string; from: string | null; at: string }
   | { type: 'RecordCallRinging'; at: string }
@@ -84,7 +96,11 @@ export type CallCommand =
 
 export type CallEvent =
   | { type: 'CallQueued'; data: { callId: string; at: string } & CallTarget }
-  | { type: 'CallDialed'; data: { callId: string; provider: string; at: string; player?: string } }
+  /** `blacklistRevision`: the revision of the blacklist the dial was decided on (absent on calls dialed before it was kept). */
+  | {
+      type: 'CallDialed';
+      data: { callId: string; provider: string; at: string; player?: string; blacklistRevision?: number };
+    }
   | { type: 'CallAdopted'; data: { callId: string; player: string; from: string | null; at: string } }
   | { type: 'CallRinging'; data: { callId: string; at: string } }
   | { type: 'CallAnswered'; data: { callId: string; at: string } }
@@ -118,19 +134,20 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
   switch (command.type) {
     case 'DialCall':
       // A call is handed to a carrier once: after a restart, a dialed call is not dialed again.
-      return state.dialedBy === null && state.status === 'Queued'
-        ? [
-            {
-              type: 'CallDialed',
-              data: {
-                callId,
-                provider: command.provider,
-                at: command.at,
-                ...(command.player !== undefined && { player: command.player }),
-              },
-            },
-          ]
-        : [];
+      if (state.dialedBy !== null || state.status !== 'Queued') return [];
+      if (command.blacklist.listed) return [{ type: 'CallEnded', data: { callId, ...blacklistedEnding(command.at) } }];
+      return [
+        {
+          type: 'CallDialed',
+          data: {
+            callId,
+            provider: command.provider,
+            at: command.at,
+            ...(command.player !== undefined && { player: command.player }),
+            blacklistRevision: command.blacklist.revision,
+          },
+        },
+      ];
     case 'AdoptCall':
       // Taken only from the player the adopter saw: another replica adopted it first otherwise. An
       // undialed call has nobody playing it, an ended one has nothing left to play.
@@ -155,6 +172,20 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
       return assertNever(command);
   }
 }
+
+/** The end of a call refused because its number is blacklisted: nothing was dialed. */
+export const blacklistedEnding = (at: string): { at: string } & CallEnding => ({
+  at,
+  status: 'Failed',
+  reason: BLACKLISTED_REASON,
+  durationSeconds: 0,
+  disposition: null,
+  summary: BLACKLISTED_SUMMARY,
+  extractedData: {},
+  transcript: [],
+  transcriptId: null,
+  recordingId: null,
+});
 
 export function evolve(state: CallState, event: CallEvent): CallState {
   switch (event.type) {

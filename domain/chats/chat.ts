@@ -19,9 +19,16 @@
  * from and is taken only while that is still its player, so of two replicas adopting it at once only
  * the first gets it. An adoption is not activity: it leaves the last activity where it was. Messages
  * dispatched before players were recorded have none (`player` null): any replica may adopt them.
+ *
+ * A message is sent only to a number that is not on the organization's blacklist at the time of the
+ * dispatch: `DispatchChat` carries what the dispatcher read of the blacklist aggregate, and a listed
+ * number fails the message at once (delivery error 5003, `blacklisted`) instead of sending it. The
+ * read is kept race-free as the call dispatcher's is (application/calls/call-dispatcher.ts).
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, notFound } from '../shared/errors';
+import type { BlacklistReading } from '../calls/call';
+import { deliveryError } from './delivery-errors';
 
 export type ChatStatus = 'Accepted' | 'Sent' | 'Delivered' | 'Read' | 'Failed';
 export const CHAT_STATUSES: readonly ChatStatus[] = ['Accepted', 'Sent', 'Delivered', 'Read', 'Failed'];
@@ -77,7 +84,7 @@ export type ChatState =
 export type ChatCommand =
   | ({ type: 'RequestChat'; messageId: string; at: string } & ChatTarget)
   /** `player`: the replica that plays the message (optional: events recorded before players were kept have none). */
-  | { type: 'DispatchChat'; provider: string; at: string; player?: string }
+  | { type: 'DispatchChat'; provider: string; at: string; player?: string; blacklist: BlacklistReading }
   /** `from`: the player the message is taken from, as the adopter saw it (null for a message that has none). */
   | { type: 'AdoptChat'; player: string; from: string | null; at: string }
   | { type: 'RecordChatStatus'; status: ChatStatus; at: string; platformMsgId?: string; errors?: DeliveryError[] }
@@ -94,7 +101,8 @@ export type ChatCommand =
 type Id = { messageId: string; at: string };
 export type ChatEvent =
   | { type: 'ChatRequested'; data: Id & ChatTarget }
-  | { type: 'ChatDispatched'; data: Id & { provider: string; player?: string } }
+  /** `blacklistRevision`: the revision of the blacklist the dispatch was decided on (absent on older dispatches). */
+  | { type: 'ChatDispatched'; data: Id & { provider: string; player?: string; blacklistRevision?: number } }
   | { type: 'ChatAdopted'; data: Id & { player: string; from: string | null } }
   | { type: 'ChatAccepted'; data: Id & { platformMsgId: string } }
   | { type: 'ChatSent'; data: Id }
@@ -197,19 +205,20 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
   switch (command.type) {
     case 'DispatchChat':
       // A message is handed to the platform once: after a restart, a dispatched message is not sent again.
-      return state.dispatchedBy === null
-        ? [
-            {
-              type: 'ChatDispatched',
-              data: {
-                messageId,
-                at: command.at,
-                provider: command.provider,
-                ...(command.player !== undefined && { player: command.player }),
-              },
-            },
-          ]
-        : [];
+      if (state.dispatchedBy !== null) return [];
+      if (command.blacklist.listed) return blacklistedFailure(state, command.at);
+      return [
+        {
+          type: 'ChatDispatched',
+          data: {
+            messageId,
+            at: command.at,
+            provider: command.provider,
+            ...(command.player !== undefined && { player: command.player }),
+            blacklistRevision: command.blacklist.revision,
+          },
+        },
+      ];
     case 'AdoptChat':
       // Taken only from the player the adopter saw: another replica adopted it first otherwise. An
       // undispatched message has nobody playing it (an ended one returned above).
@@ -248,6 +257,12 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
     default:
       return assertNever(command);
   }
+}
+
+/** The message fails, unsent, because its number is blacklisted (as a Failed report would fail it). */
+export function blacklistedFailure(state: Chat, at: string): ChatEvent[] {
+  const error = deliveryError('blacklisted', `${state.to} was blacklisted before the message was sent.`);
+  return recordStatus(state, { type: 'RecordChatStatus', status: 'Failed', at, errors: [error] });
 }
 
 export function evolve(state: ChatState, event: ChatEvent): ChatState {

@@ -12,7 +12,8 @@ export type DeliveryErrorCause =
   | 'reengagement_window_closed'
   | 'rate_limited'
   | 'platform_refused'
-  | 'customer_not_found';
+  | 'customer_not_found'
+  | 'blacklisted';
 
 const CATALOG: Readonly<Record<DeliveryErrorCause, { code: number; title: string; message: string }>> = {
   invalid_number: {
@@ -45,6 +46,11 @@ const CATALOG: Readonly<Record<DeliveryErrorCause, { code: number; title: string
     code: 5002,
     title: 'Customer not found',
     message: 'The customer is no longer in the campaign; the message was not sent.',
+  },
+  blacklisted: {
+    code: 5003,
+    title: 'Number is blacklisted',
+    message: 'The recipient number was blacklisted before the message was sent; the message was not sent.',
   },
 };
 

@@ -5,7 +5,9 @@
  * Speech requests are admitted here, so the limits hold across every replica: a request is started
  * (counted against the concurrency limit, its characters reserved against the balance) and later
  * finished (charged for what was actually spoken). A started request that is never finished (its
- * process died) stops counting once its lease ends.
+ * process died) stops counting once its lease ends. It is still remembered for a day after that
+ * (`LATE_FINISH_MS`), so a finish that comes after the lease (a store that answered late) is still
+ * charged, and only once.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, DomainError, invalid, notFound } from '../shared/errors';
@@ -74,7 +76,8 @@ export type OrganizationCommand =
       at: string;
     };
 
-export type SpeechOutcome = 'completed' | 'cancelled' | 'disconnected' | 'failed';
+/** `timed_out`: cut at its deadline, below its lease (application/speech/speech-service.ts). */
+export type SpeechOutcome = 'completed' | 'cancelled' | 'disconnected' | 'failed' | 'timed_out';
 
 export type OrganizationEvent =
   | {
@@ -235,7 +238,15 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
   snapshot: { every: 100, version: 1 },
 };
 
-/** Forgets leases that ended before `at`, so abandoned requests do not pile up in the state. */
+/** How long after its lease a started request is remembered, so that its late finish is still charged. */
+export const LATE_FINISH_MS = 24 * 60 * 60_000;
+
+/**
+ * Forgets requests whose lease ended more than `LATE_FINISH_MS` before `at`, so abandoned requests do
+ * not pile up in the state. One whose lease ended more recently no longer counts (`activeSpeechAt`)
+ * but is kept: its finish may still come, and is charged.
+ */
 function pruneExpired(active: Record<string, ActiveSpeech>, at: string): Record<string, ActiveSpeech> {
-  return Object.fromEntries(Object.entries(active).filter(([, r]) => r.leaseUntil > at));
+  const horizon = Date.parse(at) - LATE_FINISH_MS;
+  return Object.fromEntries(Object.entries(active).filter(([, r]) => Date.parse(r.leaseUntil) > horizon));
 }

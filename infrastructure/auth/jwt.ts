@@ -1,9 +1,15 @@
 /**
- * Bearer JWTs with jose: HS256 with JWT_SECRET by default, or a JWKS URL (with issuer and audience)
- * for an external identity provider. `alg: none` and every algorithm other than the configured ones
- * are refused by jose's algorithm allow-list.
+ * Bearer JWTs with jose: HS256 with JWT_SECRET by default, or a JWKS URL for an external identity
+ * provider. `alg: none` and every algorithm other than the configured ones are refused by jose's
+ * algorithm allow-list.
+ *
+ * In JWKS mode two kinds of token are taken, told apart by their algorithm and each checked with its
+ * own key and allow-list: the provider's (RS256, ES256, PS256, EdDSA; verified with the key set, and
+ * they must carry JWT_ISSUER and JWT_AUDIENCE, which the configuration requires in this mode), and the
+ * service's own, which the admin API issues (HS256 with JWT_SECRET, as without JWKS). An HS256 token
+ * is never checked against the key set, nor a provider's token against the secret.
  */
-import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 
 export type VerifiedToken = {
   organizationId: string;
@@ -15,18 +21,23 @@ export type VerifiedToken = {
 export type JwtSettings = { secret: string; jwksUrl: string | null; issuer: string | null; audience: string | null };
 
 export function tokenVerifier(settings: JwtSettings): (token: string) => Promise<VerifiedToken | null> {
-  const options = {
-    algorithms: settings.jwksUrl ? ['RS256', 'ES256', 'PS256', 'EdDSA'] : ['HS256'],
+  const claims = {
     ...(settings.issuer && { issuer: settings.issuer }),
     ...(settings.audience && { audience: settings.audience }),
   };
-  let verify: (token: string) => Promise<{ payload: JWTPayload }>;
+  const secret = new TextEncoder().encode(settings.secret);
+  // The service's own tokens, in either mode.
+  const own = (token: string) => jwtVerify(token, secret, { algorithms: ['HS256'], ...claims });
+  let verify: (token: string) => Promise<{ payload: JWTPayload }> = own;
   if (settings.jwksUrl) {
+    if (!settings.issuer || !settings.audience) throw new Error('JWKS mode needs an issuer and an audience to check');
     const jwks = createRemoteJWKSet(new URL(settings.jwksUrl));
-    verify = (token) => jwtVerify(token, jwks, options);
-  } else {
-    const secret = new TextEncoder().encode(settings.secret);
-    verify = (token) => jwtVerify(token, secret, options);
+    const provider = {
+      algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'],
+      issuer: settings.issuer,
+      audience: settings.audience,
+    };
+    verify = (token) => (decodeProtectedHeader(token).alg === 'HS256' ? own(token) : jwtVerify(token, jwks, provider));
   }
   return async (token) => {
     let payload: JWTPayload;

@@ -24,6 +24,8 @@ export type Config = {
   readYourWritesTimeoutMs: number;
   /** Longest speech text, in characters. */
   maxSpeechChars: number;
+  /** How long an admitted speech request holds its concurrency slot (`SPEECH_LEASE_MS`); it is cut before that. */
+  speechLeaseMs: number;
   /** Shared secret carriers' webhooks present on /carrier/v1; unset refuses them all. */
   carrierWebhookSecret: string | null;
   /** Shared secret chat platforms' webhooks present on /chat/v1; unset refuses them all. */
@@ -50,6 +52,10 @@ export type Config = {
   /** Live event feeds: the interval of their keep-alive comments, and how long a client may read nothing before it is let go. */
   liveFeedKeepAliveMs: number;
   liveFeedStallMs: number;
+  /** Origins whose browsers may call the API across origins (`CORS_ORIGINS`, comma-separated); none by default. */
+  corsOrigins: readonly string[];
+  /** How long a stop (SIGTERM) lets requests in flight finish before it cuts them (`SHUTDOWN_TIMEOUT_MS`). */
+  shutdownTimeoutMs: number;
   production: boolean;
 };
 
@@ -76,6 +82,25 @@ const numberFrom = (
   return n;
 };
 
+/** `https://app.example.com,http://localhost:3000`: each an origin exactly as a browser sends it (no path, no trailing slash). */
+function originsFrom(value: string | undefined): string[] {
+  const origins = (value ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = null;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin)
+      throw new ConfigError(`CORS_ORIGINS must list origins such as https://app.example.com (got "${origin}")`);
+  }
+  return origins;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -86,6 +111,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (readStore === 'mongodb' && !env.MONGODB_URL)
     throw new ConfigError('MONGODB_URL is required when READ_STORE=mongodb');
   const secrets = resolveSecrets(env, dataDir, production);
+  // A key set signs tokens for many audiences (and, at a shared provider, many tenants): the issuer and
+  // the audience are what make a token one for this service.
+  if (env.JWT_JWKS_URL && (!env.JWT_ISSUER || !env.JWT_AUDIENCE))
+    throw new ConfigError(
+      'JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE: tokens of the identity provider are checked against both',
+    );
   const services = new Set(
     (env.SERVICES || 'speech,agent')
       .split(',')
@@ -119,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     carrierWebhookSecret: env.CARRIER_WEBHOOK_SECRET || null,
     chatWebhookSecret: env.CHAT_WEBHOOK_SECRET || null,
     maxSpeechChars: numberFrom('MAX_SPEECH_CHARS', env.MAX_SPEECH_CHARS, 5000, (n) => Number.isInteger(n) && n > 0),
+    speechLeaseMs: numberFrom('SPEECH_LEASE_MS', env.SPEECH_LEASE_MS, 600_000, (n) => Number.isInteger(n) && n >= 1000),
     speechWorkers: env.SPEECH_WORKERS
       ? numberFrom('SPEECH_WORKERS', env.SPEECH_WORKERS, 0, (n) => Number.isInteger(n) && n > 0)
       : undefined,
@@ -170,12 +202,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       numberFrom('RECONCILE_AFTER_SECONDS', env.RECONCILE_AFTER_SECONDS, 300, (n) => Number.isInteger(n) && n >= 1),
     liveFeedKeepAliveMs: numberFrom('LIVE_FEED_KEEP_ALIVE_MS', env.LIVE_FEED_KEEP_ALIVE_MS, 15_000, isPositiveInteger),
     liveFeedStallMs: numberFrom('LIVE_FEED_STALL_MS', env.LIVE_FEED_STALL_MS, 30_000, isPositiveInteger),
+    corsOrigins: originsFrom(env.CORS_ORIGINS),
+    shutdownTimeoutMs: numberFrom(
+      'SHUTDOWN_TIMEOUT_MS',
+      env.SHUTDOWN_TIMEOUT_MS,
+      30_000,
+      (n) => Number.isInteger(n) && n >= 0,
+    ),
     production,
   };
 }
 
+const MIN_PRODUCTION_SECRET_BYTES = 32;
+
 /**
- * JWT_SECRET and ADMIN_TOKEN are required in production. Elsewhere, when unset, they are generated
+ * JWT_SECRET and ADMIN_TOKEN are required in production (the secret at least 32 bytes long). Elsewhere, when unset, they are generated
  * once and kept in DATA_DIR/secrets.json (readable by the owner only) so restarts keep tokens valid.
  */
 function resolveSecrets(
@@ -183,6 +224,12 @@ function resolveSecrets(
   dataDir: string,
   production: boolean,
 ): { jwtSecret: string; adminToken: string; file: string | null } {
+  // HS256 with a short key can be guessed offline from any token: 32 bytes is the hash's own size.
+  const secretBytes = Buffer.byteLength(env.JWT_SECRET ?? '', 'utf8');
+  if (production && env.JWT_SECRET && secretBytes < MIN_PRODUCTION_SECRET_BYTES)
+    throw new ConfigError(
+      `JWT_SECRET must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes when NODE_ENV=production (got ${secretBytes})`,
+    );
   if (env.JWT_SECRET && env.ADMIN_TOKEN) return { jwtSecret: env.JWT_SECRET, adminToken: env.ADMIN_TOKEN, file: null };
   if (production) throw new ConfigError('JWT_SECRET and ADMIN_TOKEN are required when NODE_ENV=production');
   mkdirSync(dataDir, { recursive: true });

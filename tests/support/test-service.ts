@@ -15,6 +15,9 @@ export function tokenOf(org: { token: string } | string | null): string | null {
   return typeof org === 'string' ? org : org.token;
 }
 
+/** The signing secret of the test service's tokens, for suites that forge tokens of their own. */
+export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret';
+
 export type Reply = { status: number; body: any; headers: Headers; text: string };
 
 export type TestService = {
@@ -44,7 +47,7 @@ export async function startTestService(
     DATA_DIR: dir.path,
     EVENT_STORE: store,
     READ_STORE: store,
-    JWT_SECRET: 'test-secret-test-secret-test-secret',
+    JWT_SECRET: TEST_JWT_SECRET,
     ADMIN_TOKEN: 'test-admin-token',
     PORT: '0',
     SERVICES: 'agent',

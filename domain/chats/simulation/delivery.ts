@@ -50,6 +50,7 @@ export function deliver(random: Random, to: string): Delivery {
     case 'invalid_number':
     case 'platform_refused':
     case 'customer_not_found':
+    case 'blacklisted':
       return fail(fate, false);
     default:
       return { outcome: fate, failure: null };

@@ -105,7 +105,12 @@ function scenario(seed: number): Step[][] {
         dispositionId: 'group',
         language: 'en',
       }),
-      call({ type: 'DialCall', provider: 'builtin', at: iso(queuedAt + 500) }),
+      call({
+        type: 'DialCall',
+        provider: 'builtin',
+        at: iso(queuedAt + 500),
+        blacklist: { listed: false, revision: -1 },
+      }),
     );
     const stage = r.int(5);
     if (stage === 0) continue;
@@ -165,7 +170,12 @@ function scenario(seed: number): Step[][] {
         agentId: r.next() < 0.7 ? r.pick(AGENTS) : null,
         dispositionId: null,
       }),
-      chat({ type: 'DispatchChat', provider: 'builtin', at: iso(at + 100) }),
+      chat({
+        type: 'DispatchChat',
+        provider: 'builtin',
+        at: iso(at + 100),
+        blacklist: { listed: false, revision: -1 },
+      }),
     );
     const status = (s: 'Sent' | 'Delivered' | 'Read' | 'Failed', later: number) =>
       chat({ type: 'RecordChatStatus', status: s, at: iso(at + later), platformMsgId: `p-${i}` });

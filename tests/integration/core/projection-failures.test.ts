@@ -78,11 +78,16 @@ describe.each(['memory', 'sqlite'] as const)('a poison event on the %s stores', 
     expect(metrics.text).toContain('projection_failed{projection="agents"} 0');
     expect(metrics.text).toContain('projections_failed 1');
 
-    // Every replica would stop on the same event: this one stays in the load balancer and says so.
+    // Every replica would stop on the same event: this one stays in the load balancer and says so. An
+    // anonymous caller learns only the statuses; the error itself is for the admin (and the logs).
     const ready = await t.request('GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ready');
-    expect(ready.body.projectionError).toContain(
+    expect(ready.body.projections).toBe('failing');
+    expect(ready.body).not.toHaveProperty('projectionError');
+    expect(ready.text).not.toContain('CustomerUpdated');
+    const detailed = await t.request('GET', '/readyz', { token: t.adminToken });
+    expect(detailed.body.projectionError).toContain(
       `projection customers stopped on the event at position ${poison} (CustomerUpdated in ${stream})`,
     );
   });
@@ -96,7 +101,8 @@ describe('a service whose read models are all fine', () => {
     t = await startTestService();
     const ready = await t.request('GET', '/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: 'ready', projectionError: null });
+    expect(ready.body).toMatchObject({ status: 'ready', projections: 'running' });
+    expect((await t.request('GET', '/readyz', { token: t.adminToken })).body).toMatchObject({ projectionError: null });
     expect((await t.request('GET', '/metrics')).text).toContain('projections_failed 0');
   });
 });

@@ -295,7 +295,12 @@ describe('open calls and chats have an owner', () => {
     const context = { organizationId: 'o1', actor: 'call-dispatcher', requestId: 'r' };
     // As a dispatcher of before this change dialed: no player.
     for (const id of [legacy!, ended!])
-      await old.handle(callDecider, callStreamId(id), { type: 'DialCall', provider: 'builtin', at: 'x' }, context);
+      await old.handle(
+        callDecider,
+        callStreamId(id),
+        { type: 'DialCall', provider: 'builtin', at: 'x', blacklist: { listed: false, revision: -1 } },
+        context,
+      );
     await old.handle(
       callDecider,
       callStreamId(ended!),

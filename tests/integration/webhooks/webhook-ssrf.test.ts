@@ -15,6 +15,7 @@ import { ALLOW_PRIVATE, callReadyOrganization, eventually, placeCall, startRecei
 jest.setTimeout(60_000);
 
 const PRIVATE_URL = 'url must not point to a private or loopback address';
+const HTTPS_ONLY = 'url must use https (http only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)';
 
 describe('webhook settings with private networks refused (default)', () => {
   let t: TestService;
@@ -53,7 +54,7 @@ describe('webhook settings with private networks refused (default)', () => {
     expect(reply.body.data).toMatchObject({ url: 'https://hooks.example.com/x', enabled: true });
     // Public literal addresses are fine; a malformed URL keeps its own message.
     expect(
-      (await t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'http://93.184.216.34/in' } }))
+      (await t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url: 'https://93.184.216.34/in' } }))
         .status,
     ).toBe(200);
     expect(
@@ -61,6 +62,17 @@ describe('webhook settings with private networks refused (default)', () => {
         .errors,
     ).toEqual(['url must be an absolute http or https URL']);
   });
+
+  it.each([['http://hooks.example.com/x'], ['http://93.184.216.34/in'], ['HTTP://hooks.example.com:8080/']])(
+    'refuses the plain-text %s with 400: deliveries carry customer data and their signature',
+    async (url) => {
+      const org = await t.newOrganization();
+      const reply = await t.request('PUT', '/api/v1/webhooks', { token: org.token, body: { url } });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({ success: false, message: 'Validation failed', errors: [HTTPS_ONLY] });
+      expect((await t.request('GET', '/api/v1/webhooks', { token: org.token })).status).toBe(404);
+    },
+  );
 });
 
 describe('webhook settings with private networks allowed', () => {

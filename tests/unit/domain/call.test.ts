@@ -50,21 +50,49 @@ describe('call', () => {
       .thenFails('invalid', 'Call k1 already exists');
   });
 
+  const clear = { listed: false, revision: 3 };
   it('is dialed once, by one provider, only while queued', () => {
-    const dialed: CallEvent = { type: 'CallDialed', data: { callId: 'k1', provider: 'builtin', at: t0 } };
-    spec.given([queued]).when({ type: 'DialCall', provider: 'builtin', at: t0 }).then([dialed]);
-    spec.given([queued, dialed]).when({ type: 'DialCall', provider: 'builtin', at: t1 }).then([]);
-    spec.given([queued, ringing]).when({ type: 'DialCall', provider: 'builtin', at: t1 }).then([]);
+    const dialed: CallEvent = {
+      type: 'CallDialed',
+      data: { callId: 'k1', provider: 'builtin', at: t0, blacklistRevision: 3 },
+    };
+    spec.given([queued]).when({ type: 'DialCall', provider: 'builtin', at: t0, blacklist: clear }).then([dialed]);
+    spec.given([queued, dialed]).when({ type: 'DialCall', provider: 'builtin', at: t1, blacklist: clear }).then([]);
+    spec.given([queued, ringing]).when({ type: 'DialCall', provider: 'builtin', at: t1, blacklist: clear }).then([]);
+  });
+
+  it('is not dialed when the blacklist it was dispatched against lists its number: it fails as blacklisted', () => {
+    spec
+      .given([queued])
+      .when({ type: 'DialCall', provider: 'builtin', at: t1, blacklist: { listed: true, revision: 7 } })
+      .then([
+        {
+          type: 'CallEnded',
+          data: {
+            callId: 'k1',
+            at: t1,
+            status: 'Failed',
+            reason: 'blacklisted',
+            durationSeconds: 0,
+            disposition: null,
+            summary: 'The call was not placed: the number was blacklisted before it was dialed.',
+            extractedData: {},
+            transcript: [],
+            transcriptId: null,
+            recordingId: null,
+          },
+        },
+      ]);
   });
 
   it('records the replica that plays it when the dial names one; a dial recorded without one still folds', () => {
     const dialedBy = (player: string): CallEvent => ({
       type: 'CallDialed',
-      data: { callId: 'k1', provider: 'builtin', at: t0, player },
+      data: { callId: 'k1', provider: 'builtin', at: t0, player, blacklistRevision: 3 },
     });
     spec
       .given([queued])
-      .when({ type: 'DialCall', provider: 'builtin', at: t0, player: 'replica-a' })
+      .when({ type: 'DialCall', provider: 'builtin', at: t0, player: 'replica-a', blacklist: clear })
       .then([dialedBy('replica-a')]);
     const legacy: CallEvent = { type: 'CallDialed', data: { callId: 'k1', provider: 'builtin', at: t0 } };
     expect([queued, legacy].reduce(callDecider.evolve, callDecider.initialState())).toMatchObject({

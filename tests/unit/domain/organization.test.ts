@@ -1,4 +1,8 @@
-import { organizationDecider, type OrganizationEvent } from '../../../domain/organizations/organization';
+import {
+  organizationDecider,
+  type OrganizationEvent,
+  type SpeechOutcome,
+} from '../../../domain/organizations/organization';
 import { specFor } from '../../support/decider-spec';
 
 const at = '2026-03-01T10:00:00.000Z';
@@ -177,4 +181,79 @@ describe('organization: speech admission and charging', () => {
           },
         },
       ]));
+
+  it('a request finished after its lease ended is still charged, once, even after others finished meanwhile', () => {
+    const finishedAt = (
+      speechId: string,
+      when: string,
+      spoken: number,
+      balance: number,
+      outcome: SpeechOutcome = 'completed',
+    ): OrganizationEvent => ({
+      type: 'SpeechRequestFinished',
+      data: {
+        speechId,
+        requestId: 'client-1',
+        charactersSpoken: spoken,
+        charged: spoken,
+        balance,
+        audioDurationMs: 2000,
+        outcome,
+        at: when,
+      },
+    });
+    const finish = (when: string) => ({
+      type: 'FinishSpeechRequest' as const,
+      speechId: 'late',
+      requestId: 'client-1',
+      charactersSpoken: 30,
+      audioDurationMs: 2000,
+      outcome: 'timed_out' as const,
+      at: when,
+    });
+    // 'late' leased until 10:00:30; 'other' finishes at 10:05, after that lease ended.
+    const history = [
+      limited,
+      started('late', 40, '2026-03-01T10:00:30.000Z'),
+      started('other', 10),
+      finishedAt('other', '2026-03-01T10:05:00.000Z', 10, 90),
+    ];
+    const charged = finishedAt('late', '2026-03-01T10:06:00.000Z', 30, 60, 'timed_out');
+    spec.given(history).when(finish('2026-03-01T10:06:00.000Z')).then([charged]);
+    spec
+      .given([...history, charged])
+      .when(finish('2026-03-01T10:07:00.000Z'))
+      .then([]);
+  });
+
+  it('forgets a request a day after its lease ended', () =>
+    spec
+      .given([
+        limited,
+        started('gone', 40, '2026-03-01T10:00:30.000Z'),
+        started('other', 10),
+        {
+          type: 'SpeechRequestFinished',
+          data: {
+            speechId: 'other',
+            requestId: 'client-1',
+            charactersSpoken: 10,
+            charged: 10,
+            balance: 90,
+            audioDurationMs: 500,
+            outcome: 'completed',
+            at: '2026-03-02T10:00:31.000Z',
+          },
+        },
+      ])
+      .when({
+        type: 'FinishSpeechRequest',
+        speechId: 'gone',
+        requestId: 'client-1',
+        charactersSpoken: 30,
+        audioDurationMs: 2000,
+        outcome: 'completed',
+        at: '2026-03-02T10:01:00.000Z',
+      })
+      .then([]));
 });

@@ -26,6 +26,10 @@ const error: DeliveryError = {
 
 const requested: ChatEvent = { type: 'ChatRequested', data: { messageId: 'm1', at: t0, ...target } };
 const dispatched: ChatEvent = { type: 'ChatDispatched', data: { messageId: 'm1', at: t0, provider: 'builtin' } };
+/** What the dispatcher read of the blacklist: the number is not on it, at revision 2. */
+const clear = { listed: false, revision: 2 };
+const dispatchedAgainst = (event: ChatEvent): ChatEvent =>
+  event.type === 'ChatDispatched' ? { ...event, data: { ...event.data, blacklistRevision: 2 } } : event;
 const accepted: ChatEvent = { type: 'ChatAccepted', data: { messageId: 'm1', at: t0, platformMsgId: 'p-1' } };
 const sent: ChatEvent = { type: 'ChatSent', data: { messageId: 'm1', at: t1 } };
 const delivered: ChatEvent = { type: 'ChatDelivered', data: { messageId: 'm1', at: t2 } };
@@ -88,15 +92,48 @@ describe('chat message', () => {
   });
 
   it('is handed to the platform once', () => {
-    spec.given([requested]).when({ type: 'DispatchChat', provider: 'builtin', at: t0 }).then([dispatched]);
-    spec.given([requested, dispatched]).when({ type: 'DispatchChat', provider: 'builtin', at: t1 }).then([]);
+    spec
+      .given([requested])
+      .when({ type: 'DispatchChat', provider: 'builtin', at: t0, blacklist: clear })
+      .then([dispatchedAgainst(dispatched)]);
+    spec
+      .given([requested, dispatched])
+      .when({ type: 'DispatchChat', provider: 'builtin', at: t1, blacklist: clear })
+      .then([]);
+  });
+
+  it('is not sent when the blacklist it was dispatched against lists its number: it fails with 5003', () => {
+    const blacklisted: DeliveryError = {
+      code: 5003,
+      title: 'Number is blacklisted',
+      message: 'The recipient number was blacklisted before the message was sent; the message was not sent.',
+      href: '/chat/v1/errors#5003',
+      error_data: { details: `${target.to} was blacklisted before the message was sent.` },
+    };
+    spec
+      .given([requested])
+      .when({ type: 'DispatchChat', provider: 'builtin', at: t1, blacklist: { listed: true, revision: 5 } })
+      .then([
+        { type: 'ChatFailed', data: { messageId: 'm1', at: t1, errors: [blacklisted] } },
+        {
+          type: 'ChatEnded',
+          data: {
+            messageId: 'm1',
+            at: t1,
+            status: 'Failed',
+            reason: 'failed',
+            disposition: null,
+            summary: 'The message was not delivered: Number is blacklisted.',
+          },
+        },
+      ]);
   });
 
   it('records the replica that plays it when the dispatch names one; a dispatch recorded without one still folds', () => {
     spec
       .given([requested])
-      .when({ type: 'DispatchChat', provider: 'builtin', at: t0, player: 'replica-a' })
-      .then([{ ...dispatched, data: { ...dispatched.data, player: 'replica-a' } }]);
+      .when({ type: 'DispatchChat', provider: 'builtin', at: t0, player: 'replica-a', blacklist: clear })
+      .then([dispatchedAgainst({ ...dispatched, data: { ...dispatched.data, player: 'replica-a' } })]);
     expect([requested, dispatched].reduce(chatDecider.evolve, chatDecider.initialState())).toMatchObject({
       dispatchedBy: 'builtin',
       player: null,
@@ -279,6 +316,6 @@ describe('chat message', () => {
   it('ignores reports after the end, whatever their order', () => {
     const history = [requested, accepted, sent, endedRead];
     spec.given(history).when(status('Read', t4)).then([]);
-    spec.given(history).when({ type: 'DispatchChat', provider: 'builtin', at: t4 }).then([]);
+    spec.given(history).when({ type: 'DispatchChat', provider: 'builtin', at: t4, blacklist: clear }).then([]);
   });
 });
