@@ -11,7 +11,7 @@
  *   and each engine's ratio to it. The texts then come from the peer's `texts.json`, so both sides
  *   speak exactly the same sentences; otherwise from the engine's own samples.
  *
- *   npx tsx bench/speech-engine.ts [--rounds 5] [--peer DIR]
+ *   npx tsx bench/speech-engine.ts [--rounds 5] [--peer DIR] [--native-workers N]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,6 +29,8 @@ const argument = (name: string) => {
 };
 const ROUNDS = Number(argument('rounds') ?? 5);
 const PEER = argument('peer');
+/** Native workers (default 1, a thread; more run in processes of their own). */
+const NATIVE_WORKERS = Number(argument('native-workers') ?? 1);
 
 // The peer's file names Odia `or`, as eSpeak does; the API says `od`.
 const peerKey = (language: LanguageCode) => (language === 'od' ? 'or' : language);
@@ -126,7 +128,7 @@ type Measured = {
 async function measure(kind: 'js' | 'native'): Promise<Measured> {
   peakRss = process.memoryUsage().rss;
   const started = performance.now();
-  const engine = createEspeakSpeechEngine({ engine: kind });
+  const engine = createEspeakSpeechEngine({ engine: kind, ...(kind === 'native' && { workers: NATIVE_WORKERS }) });
   children = engine.stats().processIds;
   await engine.warm();
   const warmUpMs = performance.now() - started;

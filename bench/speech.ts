@@ -76,6 +76,8 @@ async function measure(engine: 'js' | 'native', rows: Row[]) {
     ADMIN_TOKEN: 'bench-admin',
     LOG_LEVEL: 'error',
     SPEECH_ENGINE: engine,
+    // SPEECH_WORKERS=N from the environment: more native workers, each in a process of its own.
+    ...(process.env.SPEECH_WORKERS && { SPEECH_WORKERS: process.env.SPEECH_WORKERS }),
   });
   const service = await createService(config, { logger: silentLogger });
   await service.ready;
