@@ -14,6 +14,7 @@ import { errorHandler, sendError } from './http/errors';
 import { countRequests, markBulkWrites } from './http/foreground';
 import { DEFAULT_BODY_BYTES, jsonBody } from './http/json-body';
 import type { Metrics } from './http/metrics';
+import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { crossOrigin, noSniff } from './http/security-headers';
 import { routerOf, type RouteGroup } from './http/route';
@@ -107,6 +108,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   // The recording endpoint's errors carry no `success` field (spec 7.1), its 401 included.
   api.use(recordingErrorsWithoutSuccess);
   api.use(requireOrganization(deps.authenticate));
+  api.use(rateLimit(deps.config.rateLimit));
   api.use(body);
   const organization = of('organization');
   for (const router of mounted(organization.filter((g) => g.readsNothing))) api.use(router);

@@ -250,8 +250,15 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     ]);
     await coordinator.refresh();
   }
-  const server = createServer(app);
+  // A client that sends its request slowly (headers or body) is answered 408 and let go (http/client-errors.ts);
+  // Node looks for such requests every `connectionsCheckingInterval`, so a few times per timeout.
+  const server = createServer(
+    { connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))) },
+    app,
+  );
   server.keepAliveTimeout = 65_000;
+  server.requestTimeout = config.requestTimeoutMs;
+  server.headersTimeout = Math.min(config.requestTimeoutMs, 60_000);
   answerClientErrors(server);
   const speech = provided.find('speech');
   const socketServer = speech ? attachSpeechSocket(app, server, sockets, speech, deps.authenticate, logger) : null;

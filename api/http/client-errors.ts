@@ -7,6 +7,13 @@ import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { NOSNIFF } from './security-headers';
 
+const REQUEST_TIMEOUT = {
+  status: 408,
+  reason: 'Request Timeout',
+  error: 'RequestTimeout',
+  message: 'Request timed out',
+};
+
 const ANSWERS: Record<string, { status: number; reason: string; error: string; message: string }> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
@@ -14,12 +21,9 @@ const ANSWERS: Record<string, { status: number; reason: string; error: string; m
     error: 'RequestHeaderFieldsTooLarge',
     message: 'Request headers too large',
   },
-  HPE_REQUEST_TIMEOUT: {
-    status: 408,
-    reason: 'Request Timeout',
-    error: 'RequestTimeout',
-    message: 'Request timed out',
-  },
+  HPE_REQUEST_TIMEOUT: REQUEST_TIMEOUT,
+  // The whole request (its body too) did not arrive within REQUEST_TIMEOUT_MS.
+  ERR_HTTP_REQUEST_TIMEOUT: REQUEST_TIMEOUT,
 };
 const BAD_REQUEST = { status: 400, reason: 'Bad Request', error: 'BadRequest', message: 'Malformed HTTP request' };
 

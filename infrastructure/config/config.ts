@@ -21,6 +21,10 @@ export type Config = {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   services: ReadonlySet<'speech' | 'agent'>;
   maxBodyBytes: number;
+  /** Requests per organization on the API behind its tokens, per process: `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST`. */
+  rateLimit: { perSecond: number; burst: number };
+  /** How long a client may take to send a whole request, headers and body (`REQUEST_TIMEOUT_MS`): 408 after that. */
+  requestTimeoutMs: number;
   readYourWritesTimeoutMs: number;
   /** Longest speech text, in characters. */
   maxSpeechChars: number;
@@ -141,6 +145,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, ['debug', 'info', 'warn', 'error'] as const, 'info'),
     services: services as ReadonlySet<'speech' | 'agent'>,
     maxBodyBytes: numberFrom('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 16 * 1024 * 1024, (n) => n > 0),
+    rateLimit: {
+      perSecond: numberFrom('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200, (n) => n > 0),
+      burst: numberFrom('RATE_LIMIT_BURST', env.RATE_LIMIT_BURST, 400, (n) => Number.isInteger(n) && n >= 1),
+    },
+    requestTimeoutMs: numberFrom(
+      'REQUEST_TIMEOUT_MS',
+      env.REQUEST_TIMEOUT_MS,
+      60_000,
+      (n) => Number.isInteger(n) && n >= 100,
+    ),
     readYourWritesTimeoutMs: numberFrom(
       'READ_YOUR_WRITES_TIMEOUT_MS',
       env.READ_YOUR_WRITES_TIMEOUT_MS,
