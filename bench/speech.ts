@@ -45,8 +45,11 @@ const pct = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 let peakRss = 0;
-// The service's own memory and its worker processes' (a native engine with several workers).
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, residentWithChildren())), 50);
+// The service's own memory and its worker processes' (a native engine with several workers), found once
+// per configuration: sampling must cost the server next to nothing (process.memoryUsage() and a walk of
+// /proc every few milliseconds took a few percent of its main thread).
+let workerProcesses: number[] = [];
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, residentWithChildren(workerProcesses))), 50);
 
 type Result = { firstMs: number; totalMs: number; audioMs: number };
 
@@ -95,6 +98,7 @@ async function measure(engine: 'js' | 'native', rows: Row[]) {
 
   peakRss = 0;
   const workers = childProcessIds();
+  workerProcesses = workers;
   const cpuStart = cpuMsWithChildren(workers);
   for (const label of ['websocket', 'rest'] as const) {
     for (const clients of [1, 20]) {

@@ -32,8 +32,8 @@ const residentBytes = (pid: number): number => {
 };
 
 /** Resident bytes of this process and its children now. */
-export const residentWithChildren = (children: readonly number[] = childProcessIds()): number =>
-  process.memoryUsage().rss + children.reduce((sum, pid) => sum + residentBytes(pid), 0);
+export const residentWithChildren = (children: readonly number[]): number =>
+  process.memoryUsage.rss() + children.reduce((sum, pid) => sum + residentBytes(pid), 0);
 
 /** CPU milliseconds (user + system) of this process and of the given children, so far. */
 export function cpuMsWithChildren(children: readonly number[]): number {
