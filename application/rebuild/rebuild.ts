@@ -72,7 +72,8 @@ export class RebuildBusyError extends Error {
 }
 
 export const REBUILD_LEASE = 'rebuild:projections';
-const LEASE_TTL_MS = 60_000;
+// Renewed every quarter of it; after a rebuild that was killed, the next one may start this long after.
+const LEASE_TTL_MS = 20_000;
 const MAX_SWITCH_TRIES = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
