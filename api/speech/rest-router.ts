@@ -3,13 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
 import type { Logger } from '../../application/ports/logger';
 import type { AudioChunk } from '../../application/ports/speech-engine';
-import { SpeechError, type SpeechService, type SpeechStream } from '../../application/speech/speech-service';
+import type { SpeechService, SpeechStream } from '../../application/speech/speech-service';
 import type { SpeechOutcome } from '../../domain/organizations/organization';
 import { pcmBytes, wavHeader } from '../../infrastructure/speech';
-import { contextOf } from '../http/auth';
 import { route, type RouteSpec } from '../http/route';
 import { internalSpeechError, sendSpeechError } from './errors';
-import { readSpeechRequest, SpeechRequestSchema } from './request';
+import { admitRestSpeech } from './rest-admission';
+import { SpeechRequestSchema } from './request';
 import { synthesizeWithTimestamps, TimedSpeechSchema } from './timed-speech';
 
 const SPEECH = ['speech'];
@@ -73,28 +73,10 @@ export function speechRestRoutes(speech: SpeechService, logger: Logger): RouteSp
 /** Streams the audio of one request, or answers its refusal with the codes of spec 7.3. */
 function synthesize(speech: SpeechService, logger: Logger) {
   return async (req: Request, res: Response) => {
-    let body;
-    try {
-      body = readSpeechRequest(req.body);
-    } catch (error) {
-      return sendSpeechError(res, error as SpeechError);
-    }
-    const controller = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
-    let stream;
-    try {
-      stream = await speech.open(
-        contextOf(res),
-        // A stream of audio has no place for word timestamps: /get_speech/with_timestamps answers them.
-        { ...body, wordTimestamps: false, requestId: res.locals.requestId as string, channel: 'rest' },
-        controller.signal,
-      );
-    } catch (error) {
-      if (error instanceof SpeechError) return sendSpeechError(res, error);
-      throw error;
-    }
+    // A stream of audio has no place for word timestamps: /get_speech/with_timestamps answers them.
+    const admitted = await admitRestSpeech(speech, req, res, false);
+    if (!admitted) return;
+    const { body, stream, left } = admitted;
 
     // At its deadline the request is over (the service recorded it): a client reading nothing is let go too.
     stream.cutOff.addEventListener('abort', () => res.destroy(), { once: true });
@@ -104,7 +86,7 @@ function synthesize(speech: SpeechService, logger: Logger) {
     try {
       first = await chunks.next();
     } catch (error) {
-      const outcome = controller.signal.aborted ? 'disconnected' : 'failed';
+      const outcome = left.aborted ? 'disconnected' : 'failed';
       await finish(stream, outcome, res, logger);
       if (outcome === 'disconnected') return void res.destroy();
       logger.error('speech synthesis failed', { requestId: res.locals.requestId, error: String(error) });
@@ -120,12 +102,12 @@ function synthesize(speech: SpeechService, logger: Logger) {
         if (next.value.pcm.length > 0 && !res.write(pcmBytes(next.value.pcm))) await drained(res);
       }
     } catch (error) {
-      failed = !controller.signal.aborted && !stream.timedOut;
+      failed = !left.aborted && !stream.timedOut;
       if (failed)
         logger.error('speech synthesis failed mid-stream', { requestId: res.locals.requestId, error: String(error) });
     }
     let outcome: SpeechOutcome = failed ? 'failed' : 'completed';
-    if (controller.signal.aborted) outcome = 'disconnected';
+    if (left.aborted) outcome = 'disconnected';
     await finish(stream, outcome, res, logger);
     // The status is already sent: a stream that broke is cut off rather than ended as if complete.
     if (outcome === 'completed') res.end();

@@ -8,17 +8,11 @@ import { Type } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
 import type { Logger } from '../../application/ports/logger';
 import type { WordTimestamp } from '../../application/ports/speech-engine';
-import {
-  SpeechError,
-  timedOutMessage,
-  type SpeechService,
-  type SpeechStream,
-} from '../../application/speech/speech-service';
+import { SpeechError, timedOutMessage, type SpeechService } from '../../application/speech/speech-service';
 import type { SpeechOutcome } from '../../domain/organizations/organization';
 import { pcmBytes, wavHeader } from '../../infrastructure/speech';
-import { contextOf } from '../http/auth';
 import { internalSpeechError, sendSpeechError } from './errors';
-import { readSpeechRequest } from './request';
+import { admitRestSpeech } from './rest-admission';
 import { WordTimestampSchema, wordsJson } from './socket-messages';
 
 /** The answer: `success` as every JSON answer of the service, and the fields of the audio beside it. */
@@ -34,28 +28,10 @@ export const TimedSpeechSchema = Type.Object({
 
 export function synthesizeWithTimestamps(speech: SpeechService, logger: Logger) {
   return async (req: Request, res: Response) => {
-    let body;
-    try {
-      body = readSpeechRequest(req.body);
-    } catch (error) {
-      return sendSpeechError(res, error as SpeechError);
-    }
+    const admitted = await admitRestSpeech(speech, req, res, true);
+    if (!admitted) return;
+    const { body, stream, left } = admitted;
     const requestId = res.locals.requestId as string;
-    const controller = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
-    let stream: SpeechStream;
-    try {
-      stream = await speech.open(
-        contextOf(res),
-        { ...body, wordTimestamps: true, requestId, channel: 'rest' },
-        controller.signal,
-      );
-    } catch (error) {
-      if (error instanceof SpeechError) return sendSpeechError(res, error);
-      throw error;
-    }
 
     const pcm: Buffer[] = [];
     const words: WordTimestamp[] = [];
@@ -67,10 +43,10 @@ export function synthesizeWithTimestamps(speech: SpeechService, logger: Logger) 
       }
     } catch (error) {
       outcome = 'failed';
-      if (!controller.signal.aborted && !stream.timedOut)
+      if (!left.aborted && !stream.timedOut)
         logger.error('speech synthesis failed', { requestId, error: String(error) });
     }
-    if (controller.signal.aborted) outcome = 'disconnected';
+    if (left.aborted) outcome = 'disconnected';
     await stream
       .finish(outcome)
       .catch((error) =>
