@@ -5,6 +5,7 @@
  */
 import express, { Router, type Express, type RequestHandler } from 'express';
 import type { Foreground } from '../application/foreground';
+import type { IdempotencyKeys } from '../application/idempotency/idempotency-keys';
 import type { Logger } from '../application/ports/logger';
 import type { Config } from '../infrastructure/config/config';
 import { requireOrganization, requireSecret, type Authenticator } from './http/auth';
@@ -17,7 +18,8 @@ import type { Metrics } from './http/metrics';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { crossOrigin, noSniff } from './http/security-headers';
-import { routerOf, type RouteGroup } from './http/route';
+import { idempotency } from './http/idempotency';
+import { routerOf, type IdempotencyStep, type RouteGroup } from './http/route';
 import { recordingErrorsWithoutSuccess } from './media/router';
 
 /** Routes whose bodies carry up to 10,000 items (customer records, numbers) may be `maxBodyBytes` long. */
@@ -54,11 +56,13 @@ export type AppDeps = {
    */
   readsCaughtUp: (projections: readonly string[]) => Promise<void>;
   shuttingDown: () => boolean;
+  /** Where the `Idempotency-Key`s of the idempotent routes are recorded (the event store). */
+  idempotencyKeys: IdempotencyKeys;
 };
 
 /** Routers of `groups`, each mounted so that a request passes the ones whose first path segment cannot match. */
-const mounted = (groups: readonly RouteGroup[], before: readonly RequestHandler[] = []) =>
-  groups.map((group) => bySegment(routerOf(group.routes, before)));
+const mounted = (groups: readonly RouteGroup[], before: readonly RequestHandler[], idempotent: IdempotencyStep) =>
+  groups.map((group) => bySegment(routerOf(group.routes, before, idempotent)));
 
 /** The application, and the router the speech WebSocket route joins once the server exists. */
 export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
@@ -90,11 +94,13 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   }
   // Bodies are read after each group's authentication, never for an anonymous caller.
   const body = bodyReader(deps.config.maxBodyBytes);
+  const idempotent = idempotency(deps.idempotencyKeys, deps.logger);
   const of = (security: RouteGroup['security']) => deps.groups.filter((g) => g.security === security);
 
-  for (const group of of('public')) app.use(group.prefix || '/', ...mounted([group]));
+  for (const group of of('public')) app.use(group.prefix || '/', ...mounted([group], [], idempotent));
   const admin = of('admin');
-  if (admin.length > 0) app.use('/admin/v1', requireSecret(deps.config.adminToken), body, ...mounted(admin));
+  if (admin.length > 0)
+    app.use('/admin/v1', requireSecret(deps.config.adminToken), body, ...mounted(admin, [], idempotent));
 
   // Authenticated during the handshake (speech/socket-auth.ts), before the token check below.
   const sockets = Router();
@@ -102,7 +108,7 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
 
   // Providers' webhooks: each route checks the provider's shared secret, then reads the body.
   for (const group of of('secret'))
-    app.use(group.prefix, routerOf(group.routes, [group.guard ?? requireSecret(null), body]));
+    app.use(group.prefix, routerOf(group.routes, [group.guard ?? requireSecret(null), body], idempotent));
 
   const api = Router();
   // The recording endpoint's errors carry no `success` field (spec 7.1), its 401 included.
@@ -111,12 +117,17 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   api.use(rateLimit(deps.config.rateLimit));
   api.use(body);
   const organization = of('organization');
-  for (const router of mounted(organization.filter((g) => g.readsNothing))) api.use(router);
+  for (const router of mounted(
+    organization.filter((g) => g.readsNothing),
+    [],
+    idempotent,
+  ))
+    api.use(router);
   if (deps.config.services.has('agent'))
     for (const group of organization.filter((g) => !g.readsNothing)) {
       // Each route waits for the read models it reads only: a stopped one holds up no other route.
       const door = group.reads.length > 0 ? [readsIncludeEarlierWrites(() => deps.readsCaughtUp(group.reads))] : [];
-      api.use(...mounted([group], [...door, markBulkWrites(deps.foreground)]));
+      api.use(...mounted([group], [...door, markBulkWrites(deps.foreground)], idempotent));
     }
   app.use('/api/v1', api);
 

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import type { WebSocketServer } from 'ws';
 import { CommandHandler } from '../application/command-handler';
 import { Foreground } from '../application/foreground';
+import { IdempotencyKeys } from '../application/idempotency/idempotency-keys';
 import { LeaseCoordinator, type LeasedWork } from '../application/lease-coordinator';
 import { Lookups } from '../application/lookups';
 import type { EventStore } from '../application/ports/event-store';
@@ -237,6 +238,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     foreground,
     readsCaughtUp,
     shuttingDown: () => shuttingDown,
+    idempotencyKeys: new IdempotencyKeys(events, { now: env.now, newId: env.newId, replica: deps.replica }),
   });
   // Queued calls are dialed, chats sent and timers run by agent processes only, each on one replica at a time.
   if (config.services.has('agent')) {

@@ -22,6 +22,7 @@ export function agentRoutes(service: AgentService): RouteSpec[] {
       scopes: WRITE,
       body: CreateAgentBody,
       success: { status: 201, description: 'The agent' },
+      idempotent: true,
       handler: async (_req, res, body) => {
         const data = await service.create(contextOf(res), body);
         res.status(201).json({ success: true, message: 'Agent created successfully', data });

@@ -21,6 +21,7 @@ export function callRoutes(initiate: InitiateCalls): RouteSpec[] {
           { status: 207, description: 'Some of the selected customers got a call: `results` says why not the others' },
         ],
       },
+      idempotent: true,
       handler: async (req, res, body) => {
         const answer = await initiate.run(contextOf(res), paramOf(req, 'campaignId'), body);
         res.status(answer.status).json(answer.body);

@@ -20,6 +20,7 @@ export function campaignRoutes(service: CampaignService): RouteSpec[] {
       scopes: WRITE,
       body: CreateCampaignBody,
       success: { status: 201, description: 'The campaign (and, with `jsonData`, what adding its customers answered)' },
+      idempotent: true,
       handler: async (_req, res, body) => {
         checkDates(body.startDate, body.endDate);
         const { customers, ...data } = await service.create(contextOf(res), body);

@@ -23,6 +23,7 @@ export function chatRoutes(templates: TemplateService, initiate: InitiateChat): 
       scopes: WRITE,
       body: CreateTemplateBody,
       success: { status: 201, description: 'The template' },
+      idempotent: true,
       handler: async (_req, res, body) => {
         const data = await templates.create(contextOf(res), body);
         res.status(201).json({ success: true, message: 'Template created successfully', data });
@@ -61,6 +62,7 @@ export function chatRoutes(templates: TemplateService, initiate: InitiateChat): 
           },
         ],
       },
+      idempotent: true,
       handler: async (req, res, body) => {
         const answer = await initiate.run(contextOf(res), paramOf(req, 'campaignId'), body);
         res.status(answer.status).json(answer.body);

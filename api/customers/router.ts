@@ -24,6 +24,7 @@ export function customerRoutes(service: CustomerService): RouteSpec[] {
         description: 'Every record added (207 when some were: `results` and `errors` say which)',
         also: [{ status: 207, description: 'Some records were added: `results` and `errors` say which' }],
       },
+      idempotent: true,
       handler: async (_req, res, body) => {
         const { status, body: answer } = await service.addBulk(contextOf(res), body);
         res.status(status).json(answer);
@@ -38,6 +39,7 @@ export function customerRoutes(service: CustomerService): RouteSpec[] {
       body: AddCustomerBody,
       errors: [404, 409],
       success: { status: 201, description: 'The customer added (and the call or workflow it started)' },
+      idempotent: true,
       handler: async (_req, res, body) => {
         res.status(201).json(await service.add(contextOf(res), body));
       },

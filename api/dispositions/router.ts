@@ -27,6 +27,7 @@ export function dispositionRoutes(service: DispositionService): RouteSpec[] {
       body: CreateGroupBody,
       errors: [409],
       success: { status: 201, description: 'The group' },
+      idempotent: true,
       handler: async (_req, res, body) => {
         const data = await service.createGroup(contextOf(res), body);
         res.status(201).json({ success: true, message: 'Disposition group created successfully', data });
@@ -122,6 +123,7 @@ export function dispositionRoutes(service: DispositionService): RouteSpec[] {
       body: CreateDispositionBody,
       errors: [409],
       success: { status: 201, description: 'The disposition' },
+      idempotent: true,
       handler: async (_req, res, body) => {
         const data = await service.create(contextOf(res), body);
         res.status(201).json({ success: true, message: 'Disposition created successfully', data });

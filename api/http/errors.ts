@@ -24,6 +24,7 @@ const ERROR_NAMES: Record<number, string> = {
   409: 'Conflict',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
+  422: 'UnprocessableEntity',
   429: 'TooManyRequests',
   431: 'RequestHeaderFieldsTooLarge',
   500: 'InternalServerError',

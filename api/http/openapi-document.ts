@@ -31,11 +31,11 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'Missing scope, or a resource of another organization',
   404: 'Not found',
   408: 'The request did not arrive in time',
-  409: 'Conflict with existing data',
+  409: 'Conflict with existing data, or a request with the same `Idempotency-Key` is still in progress',
   413: 'Request body too large',
   415: 'Content-Type must be application/json',
   416: 'Requested range not satisfiable',
-  422: 'Unprocessable request',
+  422: 'The `Idempotency-Key` was used before with a different request body or endpoint',
   429: 'Too many requests',
   431: 'Request headers too large',
   500: 'An unexpected error occurred',
@@ -93,6 +93,24 @@ function namedVariants(schema: unknown, prefix: string, named: Record<string, un
   return copy;
 }
 
+/** The `Idempotency-Key` request header of an idempotent route (api/http/idempotency.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute).',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
+/** The success answers of an idempotent route may be replays. */
+const REPLAYED_HEADERS = {
+  'Idempotent-Replayed': {
+    description: '`true` when this is the recorded answer to an earlier request with the same `Idempotency-Key`',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
 function successContent(spec: RouteSpec): Record<string, unknown> {
   const contentType = spec.success?.contentType ?? 'application/json';
   if (contentType !== 'application/json') return { [contentType]: { schema: { type: 'string', format: 'binary' } } };
@@ -109,16 +127,18 @@ function operation(group: RouteGroup, spec: RouteSpec, named: Record<string, unk
     schema: { type: 'string' },
   }));
   const query = (spec.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } }));
-  const statuses = [...new Set([...implicitErrors(group.security, spec), ...(spec.errors ?? [])])].sort(
-    (a, b) => a - b,
-  );
+  const idempotencyErrors = spec.idempotent ? [409, 422] : [];
+  const statuses = [
+    ...new Set([...implicitErrors(group.security, spec), ...(spec.errors ?? []), ...idempotencyErrors]),
+  ].sort((a, b) => a - b);
   const success = spec.success ?? { status: 200, description: 'JSON: `success` and `data` (or `message`)' };
+  const replayed = spec.idempotent ? { headers: REPLAYED_HEADERS } : {};
   return {
     operationId: spec.operationId,
     summary: spec.summary,
     security: SECURITY[group.security],
     ...(spec.scopes && spec.scopes.length > 0 && { 'x-required-scope': spec.scopes.join(' or ') }),
-    parameters: [...params, ...query],
+    parameters: [...params, ...query, ...(spec.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
     ...(spec.body && {
       requestBody: {
         required: true,
@@ -126,11 +146,15 @@ function operation(group: RouteGroup, spec: RouteSpec, named: Record<string, unk
       },
     }),
     responses: {
-      [String(success.status)]: { description: success.description, content: successContent(spec) },
+      [String(success.status)]: {
+        description: success.description,
+        ...replayed,
+        content: successContent(spec),
+      },
       ...Object.fromEntries(
         (spec.success?.also ?? []).map((other) => [
           String(other.status),
-          { description: other.description, content: successContent(spec) },
+          { description: other.description, ...replayed, content: successContent(spec) },
         ]),
       ),
       ...Object.fromEntries(

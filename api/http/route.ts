@@ -1,12 +1,13 @@
 /**
  * A route, declared once: its method and path, the scopes that admit it, its body schema, its query
  * parameters, the errors it answers, and its handler. The same declaration mounts the Express route
- * (path, scope check, body validation) and writes the route's entry in /openapi.json, so none of them
+ * (path, scope check, `Idempotency-Key`, body validation) and writes the route's entry in /openapi.json, so none of them
  * is written twice.
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { requireScope } from './auth';
+import { markFailed } from './idempotency';
 import { validate } from './validation';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -43,6 +44,11 @@ export type RouteSpec<S extends TSchema = TSchema> = {
     /** Other success statuses with the same content: 206 for a byte range, 207 when a bulk request succeeded in part. */
     also?: readonly { status: number; description: string }[];
   };
+  /**
+   * Takes an `Idempotency-Key` (api/http/idempotency.ts): a retry with the same key and body answers the
+   * first answer and does nothing again. For the routes that create or start something.
+   */
+  idempotent?: boolean;
   handler: (req: Request, res: Response, body: Static<S>) => unknown;
 };
 
@@ -66,15 +72,34 @@ export const route = <S extends TSchema>(spec: RouteSpec<S>): RouteSpec => spec 
 /** `/dispositions/{id}` as Express writes it: `/dispositions/:id`. */
 export const expressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** One Express router for `routes`: each with `before` (a guard, the body reader), its scope check, its body validation and its handler. */
-export function routerOf(routes: readonly RouteSpec[], before: readonly RequestHandler[] = []): Router {
+/** The middleware of an idempotent route, from its method and declared path (api/http/idempotency.ts). */
+export type IdempotencyStep = (method: Method, path: string) => RequestHandler;
+
+/**
+ * One Express router for `routes`: each with `before` (a guard, the body reader), its scope check, its
+ * `Idempotency-Key` handling when it is `idempotent`, its body validation and its handler.
+ */
+export function routerOf(
+  routes: readonly RouteSpec[],
+  before: readonly RequestHandler[] = [],
+  idempotency?: IdempotencyStep,
+): Router {
   const router = Router();
   for (const spec of routes) {
     const steps: RequestHandler[] = [...before];
     if (spec.scopes && spec.scopes.length > 0) steps.push(requireScope(...spec.scopes));
+    if (spec.idempotent) {
+      if (!idempotency) throw new Error(`${spec.operationId} is idempotent, but its router has no idempotency step`);
+      steps.push(idempotency(spec.method, spec.path));
+    }
     steps.push(async (req, res) => {
-      const body = spec.body && spec.bodyCheck !== 'handler' ? validate(spec.body, req.body) : req.body;
-      await spec.handler(req, res, body);
+      try {
+        const body = spec.body && spec.bodyCheck !== 'handler' ? validate(spec.body, req.body) : req.body;
+        await spec.handler(req, res, body);
+      } catch (error) {
+        markFailed(res);
+        throw error;
+      }
     });
     router[spec.method](expressPath(spec.path), ...steps);
   }

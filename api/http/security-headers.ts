@@ -10,8 +10,8 @@ export const NOSNIFF = 'nosniff';
 
 /** What a browser may send across origins, and read back: the API's own headers only. */
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
-const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-ID, Last-Event-ID, Range';
-const EXPOSED_HEADERS = 'X-Request-ID, Retry-After, Content-Range, Content-Length';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-ID, Last-Event-ID, Range, Idempotency-Key';
+const EXPOSED_HEADERS = 'X-Request-ID, Retry-After, Content-Range, Content-Length, Idempotent-Replayed';
 /** How long a browser may reuse a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

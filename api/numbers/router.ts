@@ -37,6 +37,7 @@ export function numberRoutes(service: NumberService): RouteSpec[] {
       summary: 'Buy numbers (each succeeds or fails on its own)',
       scopes: WRITE,
       body: BuyNumbersBody,
+      idempotent: true,
       handler: async (_req, res, body) => {
         const items = body.map((item) => ({
           number: normalizeDialString(item.number),

@@ -24,6 +24,7 @@ export function workflowRoutes(service: WorkflowService): RouteSpec[] {
       body: CreateWorkflowBody,
       bodyCheck: 'handler',
       success: { status: 201, description: 'The workflow' },
+      idempotent: true,
       handler: async (req, res) => {
         const data = await service.create(contextOf(res), validateWorkflowBody(req.body));
         res.status(201).json({ success: true, message: 'Workflow created successfully', data });

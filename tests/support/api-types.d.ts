@@ -1297,7 +1297,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict with existing data */
+        /** @description Conflict with existing data, or a request with the same `Idempotency-Key` is still in progress */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1326,6 +1326,15 @@ export interface components {
         };
         /** @description Requested range not satisfiable */
         RangeNotSatisfiable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The `Idempotency-Key` was used before with a different request body or endpoint */
+        UnprocessableEntity: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1416,7 +1425,10 @@ export interface operations {
     buyNumbers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1434,6 +1446,8 @@ export interface operations {
             /** @description JSON: `success` and `data` (or `message`) */
             200: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1444,8 +1458,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -1591,7 +1607,10 @@ export interface operations {
     createDispositionGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1608,6 +1627,8 @@ export interface operations {
             /** @description The group */
             201: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1621,6 +1642,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -1879,7 +1901,10 @@ export interface operations {
     createDisposition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1896,6 +1921,8 @@ export interface operations {
             /** @description The disposition */
             201: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1909,6 +1936,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2055,7 +2083,10 @@ export interface operations {
     createAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2077,6 +2108,8 @@ export interface operations {
             /** @description The agent */
             201: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2087,8 +2120,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2347,7 +2382,10 @@ export interface operations {
     initiateCalls: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 campaignId: string;
             };
@@ -2375,6 +2413,8 @@ export interface operations {
             /** @description Every selected customer got a call (207 when some did, 500 when none did: `results` says why) */
             200: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2384,6 +2424,8 @@ export interface operations {
             /** @description Some of the selected customers got a call: `results` says why not the others */
             207: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2395,8 +2437,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2497,7 +2541,10 @@ export interface operations {
     createChatTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2515,6 +2562,8 @@ export interface operations {
             /** @description The template */
             201: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2525,8 +2574,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2567,7 +2618,10 @@ export interface operations {
     initiateChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 campaignId: string;
             };
@@ -2598,6 +2652,8 @@ export interface operations {
             /** @description Every selected customer got a message (207 some did, 500 none did) */
             200: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2607,6 +2663,8 @@ export interface operations {
             /** @description Some of the selected customers got a message: `results` says why not the others */
             207: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2618,8 +2676,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2718,7 +2778,10 @@ export interface operations {
     createWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2784,6 +2847,8 @@ export interface operations {
             /** @description The workflow */
             201: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2794,8 +2859,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2993,7 +3060,10 @@ export interface operations {
     addCustomersInBulk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3016,6 +3086,8 @@ export interface operations {
             /** @description Every record added (207 when some were: `results` and `errors` say which) */
             201: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3025,6 +3097,8 @@ export interface operations {
             /** @description Some records were added: `results` and `errors` say which */
             207: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3036,8 +3110,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3046,7 +3122,10 @@ export interface operations {
     addCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3072,6 +3151,8 @@ export interface operations {
             /** @description The customer added (and the call or workflow it started) */
             201: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3086,6 +3167,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3171,7 +3253,10 @@ export interface operations {
     createCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3204,6 +3289,8 @@ export interface operations {
             /** @description The campaign (and, with `jsonData`, what adding its customers answered) */
             201: {
                 headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3214,8 +3301,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

@@ -321,6 +321,12 @@ function caseArbitrary(op: Operation, root: Schema, fixture: Fixture): fc.Arbitr
       ),
       'last-event-id': fc.constantFrom('0', '-1', 'abc', '99999999999999999999', ''),
       accept: fc.constantFrom('application/json', 'text/html', '*/*', 'application/xml'),
+      // Taken by the routes that create or start something: a key seen before answers the first answer
+      // or 422, an empty or over-long one 400 (docs/api-decisions.md, "Idempotency-Key").
+      'idempotency-key': fc.oneof(
+        fc.constantFrom('fuzz-key', '', ' ', 'k'.repeat(255), 'k'.repeat(256)),
+        fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+      ),
     },
     { requiredKeys: [] },
   );

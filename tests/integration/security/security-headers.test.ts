@@ -99,6 +99,7 @@ describe('CORS_ORIGINS', () => {
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Content-Type/);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Idempotency-Key/);
     expect(preflight.headers.get('vary')).toMatch(/Origin/);
     expect(preflight.headers.get('x-content-type-options')).toBe('nosniff');
 
@@ -109,6 +110,7 @@ describe('CORS_ORIGINS', () => {
     expect(get.status).toBe(200);
     expect(get.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
     expect(get.headers.get('access-control-expose-headers')).toMatch(/X-Request-ID/);
+    expect(get.headers.get('access-control-expose-headers')).toMatch(/Idempotent-Replayed/);
     const refused = await t.request('GET', '/api/v1/dispositions', { headers: { origin: ALLOWED } });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('access-control-allow-origin')).toBe(ALLOWED);
