@@ -28,7 +28,7 @@
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, notFound } from '../shared/errors';
 import type { BlacklistReading } from '../calls/call';
-import { deliveryError } from './delivery-errors';
+import { deliveryError, type DeliveryError } from './delivery-errors';
 
 export type ChatStatus = 'Accepted' | 'Sent' | 'Delivered' | 'Read' | 'Failed';
 export const CHAT_STATUSES: readonly ChatStatus[] = ['Accepted', 'Sent', 'Delivered', 'Read', 'Failed'];
@@ -36,14 +36,8 @@ const RANK: Record<Exclude<ChatStatus, 'Failed'>, number> = { Accepted: 0, Sent:
 
 export const CHAT_NOT_FOUND = 'Chat message not found';
 
-/** A delivery error as spec 2.3 shows it. */
-export type DeliveryError = {
-  code: number;
-  title: string;
-  message: string;
-  href: string;
-  error_data: { details: string };
-};
+// A delivery error as spec 2.3 shows it: defined with the catalog of delivery errors.
+export type { DeliveryError } from './delivery-errors';
 export type ConversationRole = 'assistant' | 'user';
 export type DispositionRef = { id: string; name: string };
 

@@ -4,7 +4,14 @@
  * written out in docs/chat-errors.md), and `details`
  * says what happened to this message.
  */
-import type { DeliveryError } from './chat';
+/** A delivery error as spec 2.3 shows it. */
+export type DeliveryError = {
+  code: number;
+  title: string;
+  message: string;
+  href: string;
+  error_data: { details: string };
+};
 
 export type DeliveryErrorCause =
   | 'invalid_number'
