@@ -115,6 +115,7 @@ export async function createAdminComposition(config: Config): Promise<AdminCompo
         all: await everyProjection(),
         names,
         owner: `${hostname()}:${process.pid}:admin`,
+        leaseTtlMs: config.leaseTtlMs,
         ...(onProgress && { onProgress }),
       }),
     async verify(names, onProgress) {

@@ -40,6 +40,11 @@ export type RebuildOptions = {
   names?: readonly string[];
   /** Who rebuilds, in the lease. */
   owner: string;
+  /**
+   * How long the rebuild's lease lasts without renewal (renewed every quarter of it): after a rebuild
+   * that was killed, the next one may start this long after. The service's LEASE_TTL_MS; 20 s by default.
+   */
+  leaseTtlMs?: number;
   onProgress?: (progress: RebuildProgress) => void;
   /** How long the previous generation is kept after the switch for reads already under way; 5 s by default. */
   retireAfterMs?: number;
@@ -72,7 +77,6 @@ export class RebuildBusyError extends Error {
 }
 
 export const REBUILD_LEASE = 'rebuild:projections';
-// Renewed every quarter of it; after a rebuild that was killed, the next one may start this long after.
 const LEASE_TTL_MS = 20_000;
 const MAX_SWITCH_TRIES = 1000;
 
@@ -80,18 +84,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function rebuildProjections(options: RebuildOptions): Promise<RebuildSummary> {
   const { reads } = options;
-  const lease = await reads.leases.acquire(REBUILD_LEASE, options.owner, LEASE_TTL_MS);
+  const ttlMs = options.leaseTtlMs ?? LEASE_TTL_MS;
+  const lease = await reads.leases.acquire(REBUILD_LEASE, options.owner, ttlMs);
   if (!lease) {
     const held = (await reads.leases.list(REBUILD_LEASE)).find((l) => l.name === REBUILD_LEASE);
     throw new RebuildBusyError(held?.owner ?? null);
   }
   let held: Lease = lease;
   const renewal = setInterval(() => {
-    reads.leases.renew(held, LEASE_TTL_MS).then(
+    reads.leases.renew(held, ttlMs).then(
       (renewed) => void (renewed && (held = renewed)),
       () => undefined,
     );
-  }, LEASE_TTL_MS / 4);
+  }, ttlMs / 4);
   renewal.unref();
   try {
     return await rebuild(options);

@@ -35,6 +35,8 @@ describe('a rebuild killed halfway', () => {
       DATA_DIR: t.service.config.dataDir,
       JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x',
       ADMIN_TOKEN: 'cli-admin',
+      // The killed rebuild's lease lapses after this; the next rebuild then takes over.
+      LEASE_TTL_MS: '3000',
     };
   });
   afterAll(() => t?.stop());
@@ -46,7 +48,7 @@ describe('a rebuild killed halfway', () => {
         (await t.request('POST', '/api/v1/dispositions', { token: org.token, body: { name: `D${d}` } })).status,
       ).toBe(201);
     // Enough history for the rebuild to take a few seconds: notes the audit index records, in big appends.
-    for (let batch = 0; batch < 80; batch++)
+    for (let batch = 0; batch < 50; batch++)
       await t.service.events.appendToStream(
         `note-${batch}`,
         Array.from({ length: 1000 }, (_, i) => ({
@@ -111,7 +113,7 @@ describe('a rebuild killed halfway', () => {
         env,
       }).catch(async (error: { stderr?: string; stdout?: string }) => {
         if (!`${error.stderr}${error.stdout}`.includes('Another rebuild is running')) throw error;
-        await new Promise((r) => setTimeout(r, 2000));
+        await new Promise((r) => setTimeout(r, 1000));
         return undefined;
       });
     }
