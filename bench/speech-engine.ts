@@ -19,7 +19,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { LanguageCode, SynthesisRequest } from '../application/ports/speech-engine';
 import { createEspeakSpeechEngine, type EspeakSpeechEngine } from '../infrastructure/speech';
-import { chooseEngine } from '../infrastructure/speech/engine-kind';
+import { nativeEngineMissing } from '../infrastructure/speech/engine-kind';
 import { languageCodes, languages } from '../infrastructure/speech/languages';
 import { cpuMsWithChildren, residentWithChildren } from './support/memory';
 
@@ -163,13 +163,9 @@ async function main() {
   console.log(
     `speech engine benchmark: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; ${TEXTS.length} languages, ${peerTexts ? "the peer's texts" : "the engine's sample texts"}, 24,000 Hz`,
   );
-  const kinds: ('js' | 'native')[] = ['js'];
-  try {
-    chooseEngine('native');
-    kinds.push('native');
-  } catch (error) {
-    console.log(`native engine not measured: ${(error as Error).message}`);
-  }
+  const missing = nativeEngineMissing();
+  if (missing) console.log(`native engine not measured: ${missing}`);
+  const kinds: ('js' | 'native')[] = missing ? ['js'] : ['js', 'native'];
   const results: Measured[] = [];
   for (const kind of kinds) results.push(await measure(kind));
   const peer = peerCpu();

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createService } from '../api/composition';
 import { loadConfig } from '../infrastructure/config/config';
-import { chooseEngine } from '../infrastructure/speech/engine-kind';
+import { nativeEngineMissing } from '../infrastructure/speech/engine-kind';
 import { silentLogger } from '../infrastructure/logging/json-logger';
 import { tempDir } from '../tests/support/temp-dir';
 import { childProcessIds, cpuMsWithChildren, residentWithChildren } from './support/memory';
@@ -126,13 +126,9 @@ async function main() {
   console.log(
     `machine: ${cpus().length} cores, node ${process.version}; text: ${TEXT.length} characters, ${SAMPLE_RATE} Hz; ${ROUNDS} rounds each`,
   );
-  const engines: ('js' | 'native')[] = ['js'];
-  try {
-    chooseEngine('native');
-    engines.push('native');
-  } catch (error) {
-    console.log(`native engine not measured: ${(error as Error).message}`);
-  }
+  const missing = nativeEngineMissing();
+  if (missing) console.log(`native engine not measured: ${missing}`);
+  const engines: ('js' | 'native')[] = missing ? ['js'] : ['js', 'native'];
   const rows: Row[] = [];
   for (const engine of engines) await measure(engine, rows);
   clearInterval(sampler);

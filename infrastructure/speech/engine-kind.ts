@@ -47,3 +47,13 @@ export function chooseEngine(setting: EngineSetting, probe: () => NativeLibraryS
         reason: `${NATIVE_LIBRARY} found, but not the build whose output repeats exactly (Debian 12's 1.51+dfsg-10+deb12u2); SPEECH_ENGINE=native uses it anyway`,
       };
 }
+
+/** Why the native engine cannot run in this process, or undefined when it can. */
+export function nativeEngineMissing(): string | undefined {
+  try {
+    chooseEngine('native');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

@@ -5,7 +5,7 @@ export {
   type EspeakSpeechEngineOptions,
   type EngineStats,
 } from './espeak-speech-engine';
-export { chooseEngine, type EngineChoice, type EngineSetting } from './engine-kind';
+export { chooseEngine, nativeEngineMissing, type EngineChoice, type EngineSetting } from './engine-kind';
 export type { EngineKind } from './worker/protocol';
 export { publicVoices, findVoice } from './voices';
 export { languages, isLanguageCode } from './languages';

@@ -10,11 +10,9 @@
  * between blocks of audio, reach a child process as messages that its main thread writes into the
  * shared memory of its own worker.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../shared/start-worker';
+import { startProcess, startWorker } from '../shared/start-worker';
 import { signalJob, type SegmentJob, type WorkerData, type WorkerMessage } from './worker/protocol';
 
 export type SynthesisHost = {
@@ -51,7 +49,10 @@ export function threadHost(data: ProcessWorkerData): SynthesisHost {
 }
 
 export function processHost(data: ProcessWorkerData): SynthesisHost {
-  const child = forkModule(workerDirectory, 'synthesis-process');
+  const child = startProcess(workerDirectory, 'synthesis-process', {
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   // A slot is sent only when it changes: the engine sets the yield slots on every turn of its queue.
   const signalled = [0, 0];
   let exiting = false;
@@ -82,16 +83,4 @@ export function processHost(data: ProcessWorkerData): SynthesisHost {
       await exited;
     },
   };
-}
-
-/** Forks a module next to this one, compiled (dist) or from its TypeScript source (tests, tsx). */
-function forkModule(directory: string, name: string): ChildProcess {
-  const options = { serialization: 'advanced' as const, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as const };
-  const js = join(directory, `${name}.js`);
-  if (existsSync(js)) return fork(js, [], { ...options, stdio: [...options.stdio] });
-  return fork(join(directory, `${name}.ts`), [], {
-    ...options,
-    stdio: [...options.stdio],
-    execArgv: ['--require', require.resolve('tsx/cjs')],
-  });
 }

@@ -1,6 +1,6 @@
 /** Helpers for the speech suites: a WebSocket client that records messages, and WAV/PCM decoding. */
 import WebSocket from 'ws';
-import { chooseEngine } from '../../infrastructure/speech';
+import { nativeEngineMissing } from '../../infrastructure/speech';
 
 export type Message = { type: string; [key: string]: any };
 
@@ -92,16 +92,6 @@ export function rms(samples: Int16Array): number {
 
 /** The two eSpeak NG builds the engine suites run on; the native one only where Debian's library is installed. */
 export const speechEngineKinds = ['js', 'native'] as const;
-
-/** Why the native engine cannot run on this machine, or undefined when it can. */
-export const nativeEngineMissing = (): string | undefined => {
-  try {
-    chooseEngine('native');
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-};
 
 /** `describe` for an engine kind, skipped with a printed reason when that engine cannot run here. */
 export const describeEngine = (kind: (typeof speechEngineKinds)[number]): jest.Describe => {
