@@ -62,6 +62,7 @@ export type SpeechStream = {
   /** Characters whose audio was produced so far. */
   readonly charactersSpoken: number;
   readonly audioDurationMs: number;
+  /** Records the end once; every call resolves when that record is durable. */
   finish(outcome: SpeechOutcome): Promise<void>;
 };
 
@@ -162,7 +163,7 @@ export class SpeechService {
 
     let charactersSpoken = 0;
     let samples = 0;
-    let finished = false;
+    let finishing: Promise<void> | undefined;
     let timedOut = false;
     const commands = this.commands;
     const env = this.env;
@@ -182,6 +183,27 @@ export class SpeechService {
     this.unfinished.add(recorded);
     void recorded.then(() => this.unfinished.delete(recorded));
     const cut = () => new SpeechError('internal_error', timedOutMessage(deadlineMs));
+    const record = async (outcome: SpeechOutcome): Promise<void> => {
+      clearTimeout(deadline);
+      try {
+        await commands.handle(
+          organizationDecider,
+          stream,
+          {
+            type: 'FinishSpeechRequest',
+            speechId,
+            requestId,
+            charactersSpoken,
+            audioDurationMs: Math.round((samples / input.sampleRate) * 1000),
+            outcome: timedOut ? 'timed_out' : outcome,
+            at: env.now().toISOString(),
+          },
+          context,
+        );
+      } finally {
+        ended();
+      }
+    };
     const self: SpeechStream = {
       cutOff: cutOff.signal,
       chunks: (async function* () {
@@ -209,28 +231,10 @@ export class SpeechService {
       get audioDurationMs() {
         return Math.round((samples / input.sampleRate) * 1000);
       },
-      async finish(outcome) {
-        if (finished) return;
-        finished = true;
-        clearTimeout(deadline);
-        try {
-          await commands.handle(
-            organizationDecider,
-            stream,
-            {
-              type: 'FinishSpeechRequest',
-              speechId,
-              requestId,
-              charactersSpoken,
-              audioDurationMs: Math.round((samples / input.sampleRate) * 1000),
-              outcome: timedOut ? 'timed_out' : outcome,
-              at: env.now().toISOString(),
-            },
-            context,
-          );
-        } finally {
-          ended();
-        }
+      // Recorded once, by whichever caller comes first (the consumer, or the deadline), and every caller
+      // waits for that recording: none answers its client before the end is durable.
+      finish(outcome) {
+        return (finishing ??= record(outcome));
       },
     };
     return self;
