@@ -10,3 +10,14 @@ export const APPEND_SLICE = 500;
 export async function sliceBoundary(handedOver: number): Promise<void> {
   if (handedOver % APPEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * An append handed over, settled as soon as it is: bulk work awaits its appends only after handing over
+ * the last one, so an early refusal (a duplicate of a 10,000-record add) must not wait unobserved
+ * meanwhile, where Node takes it for an unhandled rejection and ends the process.
+ */
+export const handedOver = <T>(append: Promise<T>): Promise<PromiseSettledResult<T>> =>
+  append.then(
+    (value) => ({ status: 'fulfilled', value }),
+    (reason: unknown) => ({ status: 'rejected', reason }),
+  );

@@ -10,3 +10,10 @@ export function derivedId(...parts: readonly string[]): string {
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
+
+/**
+ * The id a request with an origin (an `Idempotency-Key`) gives to the thing `parts` name, the same in
+ * every run of it; undefined without one, for the caller to generate a fresh id.
+ */
+export const originId = (ctx: { origin?: string }, ...parts: readonly string[]): string | undefined =>
+  ctx.origin === undefined ? undefined : derivedId(ctx.origin, ...parts);

@@ -63,6 +63,7 @@ export function idempotency(keys: IdempotencyKeys, logger: Logger) {
           res.setHeader('Retry-After', '1');
           throw new HttpError(409, IN_PROGRESS_MESSAGE);
         case 'run':
+          res.locals.ctx = { ...ctx, origin: admission.claim.origin };
           recordAnswer(res, admission.claim, logger);
           next();
       }

@@ -8,7 +8,8 @@
 import { callDecider, callStreamId } from '../../domain/calls/call';
 import { languageKey } from '../../domain/customers/keys';
 import type { CommandContext, CommandHandler } from '../command-handler';
-import { sliceBoundary } from '../append-slices';
+import { handedOver, sliceBoundary } from '../append-slices';
+import { originId } from '../derived-id';
 import { customerContact, type CampaignScope, type CustomerContact } from '../customers/customer-contact';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
@@ -106,20 +107,26 @@ export class CallPlacer {
     const at = this.env.now().toISOString();
     const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
     const placement: Placement = { initiated: [], failed: [] };
-    const placing: Promise<void>[] = [];
+    const placing: Promise<PromiseSettledResult<void>>[] = [];
     for (const [i, c] of candidates.entries()) {
       if (blacklisted(c.phone)) {
         placement.failed.push({ customerKey: c.customerKey, error: BLACKLISTED, reason: 'blacklisted' });
         continue;
       }
+      // A request run again after a crash (its Idempotency-Key's origin) reaches the calls its first run queued.
+      const callId = c.callId ?? originId(ctx, 'call', c.campaignId, c.customerKey);
       placing.push(
-        this.placeOne(c, numbers[i % numbers.length]!, config, at, context).then(
-          (callId) => void placement.initiated.push({ customerKey: c.customerKey, callId }),
+        handedOver(
+          this.placeOne({ ...c, callId }, numbers[i % numbers.length]!, config, at, context).then(
+            (placed) => void placement.initiated.push({ customerKey: c.customerKey, callId: placed }),
+          ),
         ),
       );
       await sliceBoundary(placing.length);
     }
-    await Promise.all(placing);
+    // A call that could not be queued (the store failing) fails the placement, as it always did.
+    const failure = (await Promise.all(placing)).find((o) => o.status === 'rejected');
+    if (failure) throw failure.reason;
     return placement;
   }
 

@@ -21,7 +21,8 @@ import {
   type PlacementFailure,
 } from '../calls/call-placer';
 import type { CommandHandler, CommandResult } from '../command-handler';
-import { sliceBoundary } from '../append-slices';
+import { handedOver, sliceBoundary } from '../append-slices';
+import { originId } from '../derived-id';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import {
   chatStreamId,
@@ -80,13 +81,17 @@ export class ChatSender implements ChatSending {
     const settings = config.conversationSettings;
 
     const failed: PlacementFailure[] = [];
-    const requested: { customerKey: string; messageId: string; result: Promise<CommandResult<unknown>> }[] = [];
+    const requested: {
+      customerKey: string;
+      messageId: string;
+      result: Promise<PromiseSettledResult<CommandResult<unknown>>>;
+    }[] = [];
     for (const c of candidates) {
       if (blacklisted(c.phone)) {
         failed.push({ customerKey: c.customerKey, error: BLACKLISTED, reason: 'blacklisted' });
         continue;
       }
-      const messageId = c.messageId ?? this.env.newId();
+      const messageId = c.messageId ?? originId(ctx, 'chat', c.campaignId, c.customerKey) ?? this.env.newId();
       const command = {
         type: 'RequestChat' as const,
         messageId,
@@ -107,12 +112,12 @@ export class ChatSender implements ChatSending {
       requested.push({
         customerKey: c.customerKey,
         messageId,
-        result: this.commands.handle(chatDecider, chatStreamId(messageId), command, context),
+        result: handedOver(this.commands.handle(chatDecider, chatStreamId(messageId), command, context)),
       });
       await sliceBoundary(requested.length);
     }
 
-    const outcomes = await Promise.allSettled(requested.map((r) => r.result));
+    const outcomes = await Promise.all(requested.map((r) => r.result));
     const initiated: ChatPlacement['initiated'] = [];
     outcomes.forEach((outcome, i) => {
       const { customerKey, messageId } = requested[i]!;

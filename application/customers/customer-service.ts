@@ -22,8 +22,9 @@ import type { CustomerDocument } from '../../projections/customers/customers';
 import type { CommandContext, CommandHandler, CommandResult } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
 import type { ReadCollection } from '../ports/read-store';
-import { sliceBoundary } from '../append-slices';
+import { handedOver, sliceBoundary } from '../append-slices';
 import { clip } from '../clip';
+import { originId } from '../derived-id';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { callCandidate, errorsByBatch, type BatchError, type CallConfig, type CallPlacer } from '../calls/call-placer';
 
@@ -100,7 +101,7 @@ export class CustomerService {
     const errors = recordErrors(ctx.organizationType, input.data, 'data.');
     if (errors.length > 0) throw invalid('Validation failed', { errors });
     const campaign = await this.assertCampaign(ctx, input.campaignId);
-    const record = this.withKey(ctx, input.data);
+    const record = this.withKey(ctx, input.data, 0);
     const id = record[keyFieldOf(ctx.organizationType)] as string;
     // A workflow the request names must be the organization's: checked before anything is added.
     if (input.useWorkflow && input.workflowId) await this.workflows.check(ctx, input.workflowId);
@@ -151,7 +152,7 @@ export class CustomerService {
     input.records.forEach((raw, index) => {
       const invalidRecord = recordRefusal(ctx.organizationType, raw, index);
       if (invalidRecord) return void invalidRecords.push(invalidRecord);
-      const record = this.withKey(ctx, raw as CustomerRecord);
+      const record = this.withKey(ctx, raw as CustomerRecord, index);
       const id = record[keyField] as string;
       // The first record with a key wins; a later one in the same request fails.
       if (seen.has(id))
@@ -162,19 +163,21 @@ export class CustomerService {
 
     const context = this.context(ctx);
     const at = this.env.now().toISOString();
-    const pending: Promise<CommandResult<unknown>>[] = [];
+    const pending: Promise<PromiseSettledResult<CommandResult<unknown>>>[] = [];
     for (const [i, { id, record }] of accepted.entries()) {
       pending.push(
-        this.commands.handle(
-          customerDecider,
-          customerStreamId(input.campaignId, id),
-          this.addCommand(ctx, input.campaignId, id, record, at),
-          context,
+        handedOver(
+          this.commands.handle(
+            customerDecider,
+            customerStreamId(input.campaignId, id),
+            this.addCommand(ctx, input.campaignId, id, record, at),
+            context,
+          ),
         ),
       );
       await sliceBoundary(i + 1);
     }
-    const outcomes = await Promise.allSettled(pending);
+    const outcomes = await Promise.all(pending);
     let successful = 0;
     const added: { id: string; record: CustomerRecord }[] = [];
     outcomes.forEach((outcome, i) => {
@@ -294,11 +297,14 @@ export class CustomerService {
     return ownedCampaign(state, ctx.organizationId);
   }
 
-  /** A Lead Generation record without `lead_id` gets a generated one (spec 2.7). */
-  private withKey(ctx: RequestContext, record: CustomerRecord): CustomerRecord {
+  /**
+   * A Lead Generation record without `lead_id` gets a generated one (spec 2.7); a request with an
+   * origin derives it from its place in the request, so a second run of the request gives the same.
+   */
+  private withKey(ctx: RequestContext, record: CustomerRecord, index: number): CustomerRecord {
     const keyField = keyFieldOf(ctx.organizationType);
     return record[keyField] === undefined || record[keyField] === null
-      ? { ...record, [keyField]: this.env.newId() }
+      ? { ...record, [keyField]: originId(ctx, 'lead', String(index)) ?? this.env.newId() }
       : record;
   }
 
@@ -317,6 +323,7 @@ export class CustomerService {
       organizationType: ctx.organizationType,
       record,
       at,
+      ...(ctx.origin !== undefined && { origin: ctx.origin }),
     };
   }
 

@@ -7,12 +7,15 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  bindingAfter,
   decideOnKey,
   evolveIdempotency,
   idempotencyStreamId,
   initialIdempotencyState,
+  requestOrigin,
   type ClaimData,
   type IdempotencyEvent,
+  type IdempotencyState,
   type RequestFingerprint,
   type StoredAnswer,
 } from '../../domain/idempotency/idempotent-request';
@@ -34,6 +37,8 @@ export type KeyedRequest = {
 
 /** A claim this request holds: it runs, then records its answer or gives the key back. */
 export type Claim = {
+  /** The same for every run of the request under this key (requestOrigin): what it makes carries it. */
+  origin: string;
   complete(answer: StoredAnswer): Promise<void>;
   release(status: number): Promise<void>;
 };
@@ -114,7 +119,7 @@ export class IdempotencyKeys {
       const decision = decideOnKey(state, fingerprint, now, this.staleAfterMs);
       if (decision.kind === 'replay' || decision.kind === 'mismatch') return decision;
       if (decision.kind === 'claim' || (await this.abandoned(decision.claim))) {
-        const claim = await this.claim(streamId, request, fingerprint, revision, now);
+        const claim = await this.claim(streamId, state, request, fingerprint, revision, now);
         if (claim) return { kind: 'run', claim };
         continue; // another request claimed it first: see what it is
       }
@@ -132,6 +137,7 @@ export class IdempotencyKeys {
 
   private async claim(
     streamId: string,
+    state: IdempotencyState,
     request: KeyedRequest,
     fingerprint: RequestFingerprint,
     revision: number | 'no_stream',
@@ -152,6 +158,7 @@ export class IdempotencyKeys {
       throw error;
     }
     return {
+      origin: requestOrigin(streamId, bindingAfter(state.binding, data)),
       complete: async (answer) => {
         const completedAt = this.options.now().toISOString();
         const { status, headers, body } = answer;

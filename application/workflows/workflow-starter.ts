@@ -21,7 +21,7 @@ import type { WorkflowStarter } from '../customers/customer-service';
 import type { Logger } from '../ports/logger';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { derivedId } from '../derived-id';
-import { sliceBoundary } from '../append-slices';
+import { handedOver, sliceBoundary } from '../append-slices';
 
 export function workflowStarter(deps: {
   commands: CommandHandler;
@@ -65,9 +65,11 @@ export function workflowStarter(deps: {
     const at = env.now().toISOString();
     const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
     const customerKeyField = keyFieldOf(ctx.organizationType);
-    const pending: Promise<{ position: number }>[] = [];
+    const pending: Promise<PromiseSettledResult<{ position: number }>>[] = [];
     for (const [i, { customerKey }] of customers.entries()) {
-      const runId = derivedId('workflow-run', ctx.requestId, workflow.workflowId, campaign.campaignId, customerKey);
+      // One run per request and customer: the origin of a request with an Idempotency-Key outlives a crash.
+      const request = ctx.origin ?? ctx.requestId;
+      const runId = derivedId('workflow-run', request, workflow.workflowId, campaign.campaignId, customerKey);
       const target: RunTarget = {
         runId,
         workflowId: workflow.workflowId,
@@ -81,16 +83,18 @@ export function workflowStarter(deps: {
         steps: workflow.steps,
       };
       pending.push(
-        commands.handle(
-          workflowRunDecider,
-          workflowRunStreamId(runId),
-          { type: 'StartWorkflowRun', at, ...target },
-          context,
+        handedOver(
+          commands.handle(
+            workflowRunDecider,
+            workflowRunStreamId(runId),
+            { type: 'StartWorkflowRun', at, ...target },
+            context,
+          ),
         ),
       );
       await sliceBoundary(i + 1);
     }
-    const outcomes = await Promise.allSettled(pending);
+    const outcomes = await Promise.all(pending);
     const started = outcomes.filter((o) => o.status === 'fulfilled');
     const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
     if (failures.length > 0)

@@ -23,6 +23,8 @@ export type CustomerState =
       organizationId: string;
       organizationType: OrganizationType;
       record: CustomerRecord;
+      /** The request that added the customer, when it had an origin (an Idempotency-Key), and the record it added. */
+      addedBy?: { origin: string; record: CustomerRecord };
     };
 
 export type CustomerCommand =
@@ -34,6 +36,8 @@ export type CustomerCommand =
       organizationType: OrganizationType;
       record: CustomerRecord;
       at: string;
+      /** What names the request across its runs (RequestContext.origin): a second run adds nothing more. */
+      origin?: string;
     }
   /** `changes`: fields to set; a field set to null is removed. */
   | { type: 'UpdateCustomer'; organizationId: string; changes: CustomerRecord; at: string };
@@ -48,6 +52,7 @@ export type CustomerEvent =
         organizationType: OrganizationType;
         record: CustomerRecord;
         at: string;
+        origin?: string;
       };
     }
   | { type: 'CustomerUpdated'; data: { campaignId: string; customerId: string; changes: CustomerRecord; at: string } };
@@ -60,7 +65,11 @@ export const customerEventTypes = [
 export function decide(command: CustomerCommand, state: CustomerState): CustomerEvent[] {
   switch (command.type) {
     case 'AddCustomer': {
-      if (state.status !== 'none') throw conflict(customerExists(command.organizationType));
+      if (state.status !== 'none') {
+        // The same request run again (after a crash cut its first run) finds its own add: nothing more.
+        if (sameAdd(state, command)) return [];
+        throw conflict(customerExists(command.organizationType));
+      }
       const keyField = keyFieldOf(command.organizationType);
       const errors = recordErrors(command.organizationType, command.record, 'data.');
       if (command.record[keyField] !== command.customerId) errors.push(`data.${keyField} must be the customer id`);
@@ -94,14 +103,26 @@ export function decide(command: CustomerCommand, state: CustomerState): Customer
   }
 }
 
+const sameAdd = (
+  state: Extract<CustomerState, { status: 'active' }>,
+  command: { origin?: string; record: CustomerRecord },
+) =>
+  command.origin !== undefined &&
+  state.addedBy?.origin === command.origin &&
+  JSON.stringify(state.addedBy.record) === JSON.stringify(command.record);
+
 const sameValue = (current: unknown, next: unknown) =>
   next === null ? current === undefined : JSON.stringify(current) === JSON.stringify(next);
 
 export function evolve(state: CustomerState, event: CustomerEvent): CustomerState {
   switch (event.type) {
     case 'CustomerAdded': {
-      const { at: _at, ...customer } = event.data;
-      return { status: 'active', ...customer };
+      const { at: _at, origin, ...customer } = event.data;
+      return {
+        status: 'active',
+        ...customer,
+        ...(origin !== undefined && { addedBy: { origin, record: customer.record } }),
+      };
     }
     case 'CustomerUpdated':
       return state.status === 'active' ? { ...state, record: mergeRecord(state.record, event.data.changes) } : state;

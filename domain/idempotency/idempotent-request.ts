@@ -37,27 +37,48 @@ export type IdempotencyEvent =
   /** The request failed in a way a retry may not meet (a 5xx it did not decide on itself): the key is free again. */
   | DomainEvent<'IdempotencyKeyReleased', { status: number; releasedAt: string }>;
 
-export type IdempotencyState =
+/**
+ * The key's binding to one request: from the claim that first ran it until the newest claim of it
+ * expires. A request cut short (its process died, or it failed and gave the key back) and run again
+ * by a retry keeps the binding, so what the first run did is recognised by the second as its own
+ * (`since` names it: see `requestOrigin`). A claim made after the binding expired starts a new one.
+ */
+export type KeyBinding = { since: string; until: string };
+
+export type IdempotencyState = { binding: KeyBinding | null } & (
   | { kind: 'free' }
   | { kind: 'claimed'; claim: ClaimData; parts: string[] }
-  | { kind: 'completed'; claim: ClaimData; answer: StoredAnswer };
+  | { kind: 'completed'; claim: ClaimData; answer: StoredAnswer }
+);
 
-export const initialIdempotencyState = (): IdempotencyState => ({ kind: 'free' });
+export const initialIdempotencyState = (): IdempotencyState => ({ kind: 'free', binding: null });
+
+/**
+ * What names a request across the runs of its key's binding, for the things it makes to carry
+ * (derived ids, the origin of a customer added): the same in every run, another after the key expires.
+ */
+export const requestOrigin = (streamId: string, binding: KeyBinding): string => `${streamId}@${binding.since}`;
+
+export function bindingAfter(binding: KeyBinding | null, claim: ClaimData): KeyBinding {
+  if (binding && Date.parse(claim.claimedAt) < Date.parse(binding.until))
+    return { since: binding.since, until: claim.expiresAt };
+  return { since: claim.claimedAt, until: claim.expiresAt };
+}
 
 export function evolveIdempotency(state: IdempotencyState, event: IdempotencyEvent): IdempotencyState {
   switch (event.type) {
     case 'IdempotencyKeyClaimed':
-      return { kind: 'claimed', claim: event.data, parts: [] };
+      return { kind: 'claimed', claim: event.data, parts: [], binding: bindingAfter(state.binding, event.data) };
     case 'IdempotentResponsePart':
       return state.kind === 'claimed' ? { ...state, parts: [...state.parts, event.data.text] } : state;
     case 'IdempotentRequestCompleted': {
       if (state.kind !== 'claimed') return state;
       const { status, headers, body, parts } = event.data;
       const text = body ?? state.parts.slice(state.parts.length - (parts ?? 0)).join('');
-      return { kind: 'completed', claim: state.claim, answer: { status, headers, body: text } };
+      return { kind: 'completed', claim: state.claim, answer: { status, headers, body: text }, binding: state.binding };
     }
     case 'IdempotencyKeyReleased':
-      return { kind: 'free' };
+      return { kind: 'free', binding: state.binding };
   }
 }
 

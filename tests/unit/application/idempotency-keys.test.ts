@@ -102,11 +102,13 @@ describe('idempotency keys', () => {
     expect((await keys.admit({ ...request, organizationId: 'o2' })).kind).toBe('run');
   });
 
-  it('frees a released key for the retry to run', async () => {
+  it('frees a released key for the retry to run, which keeps the origin of the first run', async () => {
     const store = new MemoryEventStore();
     const keys = keysOn(store, 'a', ['a']).keys;
-    await run(await keys.admit(request)).release(503);
+    const first = run(await keys.admit(request));
+    await first.release(503);
     const again = run(await keys.admit(request));
+    expect(again.origin).toBe(first.origin);
     await again.complete(answer);
     expect(await keys.admit(request)).toEqual({ kind: 'replay', answer });
   });
@@ -121,9 +123,11 @@ describe('idempotency keys', () => {
 
   it('takes over the claim of a replica no longer alive, and one older than the stale bound', async () => {
     const store = new MemoryEventStore();
-    run(await keysOn(store, 'dead', ['dead']).keys.admit(request));
+    const abandoned = run(await keysOn(store, 'dead', ['dead']).keys.admit(request));
     const survivor = keysOn(store, 'b', ['b'], { waitMs: 100 }).keys;
     const taken = run(await survivor.admit(request));
+    // The run taken over is the same request: what the dead run made is found by the new one.
+    expect(taken.origin).toBe(abandoned.origin);
     await taken.complete(answer);
     expect(await survivor.admit(request)).toEqual({ kind: 'replay', answer });
 
@@ -135,12 +139,15 @@ describe('idempotency keys', () => {
     expect((await late.keys.admit(other)).kind).toBe('run');
   });
 
-  it('frees a key after its time to live, for any request', async () => {
+  it('frees a key after its time to live, for any request, which is another origin', async () => {
     const store = new MemoryEventStore();
     const { keys, shift } = keysOn(store, 'a', ['a'], { ttlMs: 1000 });
-    await run(await keys.admit(request)).complete(answer);
+    const first = run(await keys.admit(request));
+    await first.complete(answer);
     shift(1000);
     const next = run(await keys.admit({ ...request, body: { name: 'May', campaignType: 'emi' } }));
+    expect(next.origin).not.toBe(first.origin);
+    expect(run(await keys.admit({ ...request, key: 'k9' })).origin).not.toBe(first.origin);
     await next.complete({ ...answer, body: '{"success":true,"again":true}' });
     expect(await keys.admit({ ...request, body: { name: 'May', campaignType: 'emi' } })).toEqual({
       kind: 'replay',

@@ -55,6 +55,30 @@ describe('customer', () => {
       .thenFails('conflict', 'Customer with this lead_id already exists in this campaign');
   });
 
+  it('takes an add from the request that made it (its origin, the same record) as done, and refuses any other', () => {
+    const originAdded: CustomerEvent = { ...added, data: { ...added.data, origin: 'key@1' } };
+    spec
+      .given([])
+      .when({ ...add, origin: 'key@1' })
+      .then([originAdded]);
+    spec
+      .given([originAdded])
+      .when({ ...add, origin: 'key@1' })
+      .then([]);
+    spec
+      .given([originAdded])
+      .when({ ...add, origin: 'key@2' })
+      .thenFails('conflict', 'Customer with this loan_id already exists in this campaign');
+    spec
+      .given([originAdded])
+      .when({ ...add, origin: 'key@1', record: { ...record, branch: 'Nashik' } })
+      .thenFails('conflict', 'Customer with this loan_id already exists in this campaign');
+    spec
+      .given([added])
+      .when({ ...add, origin: 'key@1' })
+      .thenFails('conflict', 'Customer with this loan_id already exists in this campaign');
+  });
+
   it('refuses an invalid record, naming the fields', () =>
     spec
       .given([])

@@ -1,0 +1,238 @@
+/**
+ * A bulk add of 10,000 customers is cut by SIGKILL, and the client sends it again to the restarted
+ * service. With the same `Idempotency-Key` the retry completes what the first run left and answers as
+ * if the request had run once: every record added once, every call queued once (whether the kill came
+ * while the customers were being added or while their calls were being queued). Without a key the
+ * retry cannot tell its own records from anyone's: it adds the rest and counts those already there as
+ * `failed`. Either way no record is stored twice, and `projections verify` finds nothing.
+ */
+import Database from 'better-sqlite3';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { prepareOrganization, loan, type Ready } from '../integration/workflows/setup';
+import { ROOT, startServerProcess, type ServerProcess } from '../support/server-process';
+import { tempDir } from '../support/temp-dir';
+
+jest.setTimeout(240_000);
+
+const RECORDS = 10_000;
+const ADMIN = 'bulk-crash-admin';
+const run = promisify(execFile);
+
+type Reply = { status: number; body: any; text: string; headers: Headers };
+
+/** The service's events of each type, counted by a reader of its file beside it (as an auditor could). */
+function countEvents(dataDir: string, types: readonly string[]): Record<string, number> {
+  const db = new Database(join(dataDir, 'events.db'), { readonly: true, timeout: 10_000 });
+  try {
+    const count = db.prepare('SELECT COUNT(*) AS n FROM events WHERE type = ?');
+    return Object.fromEntries(types.map((type) => [type, (count.get(type) as { n: number }).n]));
+  } finally {
+    db.close();
+  }
+}
+
+/** How often each value of `field` occurs in the data of the events of `type`, in a campaign. */
+function occurrences(dataDir: string, type: string, campaignId: string, field: string): Map<string, number> {
+  const db = new Database(join(dataDir, 'events.db'), { readonly: true, timeout: 10_000 });
+  try {
+    const rows = db
+      .prepare(
+        `SELECT json_extract(data, '$.' || ?) AS value, COUNT(*) AS n FROM events
+         WHERE type = ? AND json_extract(data, '$.campaignId') = ? GROUP BY value`,
+      )
+      .all(field, type, campaignId) as { value: string; n: number }[];
+    return new Map(rows.map((r) => [r.value, r.n]));
+  } finally {
+    db.close();
+  }
+}
+
+/** A service on `dataDir`, and requests to it with the organization's token (set once it exists). */
+async function serviceOn(dataDir: string) {
+  const env = {
+    DATA_DIR: dataDir,
+    JWT_SECRET: 'bulk-crash-secret-bulk-crash-secret',
+    ADMIN_TOKEN: ADMIN,
+    // A killed process's claim of a key is taken over once its replica's lease has run out.
+    LEASE_TTL_MS: '1000',
+  };
+  let server: ServerProcess = await startServerProcess(env);
+  let token = ADMIN;
+  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const reply = await fetch(server.url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await reply.text();
+    return { status: reply.status, body: text ? JSON.parse(text) : undefined, text, headers: reply.headers } as Reply;
+  };
+  return {
+    request,
+    get server() {
+      return server;
+    },
+    useToken: (t: string) => void (token = t),
+    async kill() {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    },
+    async restart() {
+      server = await startServerProcess(env);
+    },
+    async stop() {
+      if (server.child.exitCode !== null) return;
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    },
+    async verify() {
+      const { SERVICES: _services, ...rest } = process.env;
+      const cli = join(ROOT, 'api', 'admin', 'cli.ts');
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'projections', 'verify'], {
+        cwd: ROOT,
+        env: { ...rest, ...env },
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      return JSON.parse(stdout) as { success: boolean; data: { differences: unknown[] } };
+    },
+  };
+}
+
+type Service = Awaited<ReturnType<typeof serviceOn>>;
+
+async function readyService(dataDir: string): Promise<{ service: Service; ready: Ready; campaignId: string }> {
+  const service = await serviceOn(dataDir);
+  const org = (await service.request('POST', '/admin/v1/organizations', { name: 'Bulk Crash', type: 'collection' }))
+    .body.data.id as string;
+  const token = (await service.request('POST', `/admin/v1/organizations/${org}/tokens`, {})).body.data.token as string;
+  service.useToken(token);
+  const ready = await prepareOrganization({ id: org, token }, (method, path, body) =>
+    service.request(method, `/api/v1${path}`, body),
+  );
+  const created = await service.request('POST', '/api/v1/campaigns/create', {
+    name: 'Ten thousand',
+    campaignType: 'emi',
+  });
+  expect(created.status).toBe(201);
+  return { service, ready, campaignId: created.body.data.id as string };
+}
+
+/** Sends the request and kills the service once `cut(counts)` holds; gives the counts it saw then. */
+async function killDuring(
+  service: Service,
+  dataDir: string,
+  send: () => Promise<Reply>,
+  cut: (counts: Record<string, number>) => boolean,
+): Promise<Record<string, number>> {
+  const sent = send().catch(() => null); // the connection is cut by the kill
+  for (let i = 0; ; i++) {
+    const counts = countEvents(dataDir, ['CustomerAdded', 'CallQueued']);
+    if (cut(counts)) {
+      await service.kill();
+      await sent;
+      return countEvents(dataDir, ['CustomerAdded', 'CallQueued']);
+    }
+    if (i > 20_000) throw new Error(`the request never reached the point to cut it: ${JSON.stringify(counts)}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+/** Sends again until the key's claim left by the killed process is taken over (409 while it is not). */
+async function retry(send: () => Promise<Reply>): Promise<Reply> {
+  for (let i = 0; ; i++) {
+    const reply = await send();
+    if (reply.status !== 409 || i > 100) return reply;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const records = (prefix: string) => Array.from({ length: RECORDS }, (_, i) => loan(`${prefix}-${i}`));
+
+describe('a 10,000-record bulk add cut by SIGKILL, sent again', () => {
+  it.each([
+    ['while its customers are added', (c: Record<string, number>) => c.CustomerAdded! >= 2_000],
+    ['while their calls are queued', (c: Record<string, number>) => c.CallQueued! >= 2_000],
+  ])('with the same Idempotency-Key, %s: completes and answers as if once', async (_when, cut) => {
+    const dir = tempDir();
+    const { service, ready, campaignId } = await readyService(dir.path);
+    try {
+      const body = {
+        campaignId,
+        records: records('K'),
+        initiateCall: true,
+        callConfig: { agentId: ready.agentId, dispositionId: ready.groupId },
+      };
+      const send = () => service.request('POST', '/api/v1/customers/add/bulk', body, { 'Idempotency-Key': 'bulk-1' });
+      const atKill = await killDuring(service, dir.path, send, cut);
+      // The kill came in the middle: part of the request was stored, and its answer was never sent.
+      expect(atKill.CustomerAdded! + atKill.CallQueued!).toBeLessThan(2 * RECORDS);
+
+      await service.restart();
+      const reply = await retry(send);
+      expect(reply.status).toBe(201);
+      expect(reply.body.results).toEqual({
+        total: RECORDS,
+        valid: RECORDS,
+        invalid: 0,
+        successful: RECORDS,
+        failed: 0,
+        batchesProcessed: RECORDS / 500,
+      });
+      expect(reply.body.errors).toEqual([]);
+      expect(reply.body.callResults).toMatchObject({ totalRequested: RECORDS, initiated: RECORDS, failed: 0 });
+      // A third sending is a replay of that answer.
+      const replay = await send();
+      expect([replay.status, replay.body]).toEqual([201, reply.body]);
+
+      const added = occurrences(dir.path, 'CustomerAdded', campaignId, 'customerId');
+      const queued = occurrences(dir.path, 'CallQueued', campaignId, 'customerKey');
+      expect({ customers: added.size, calls: queued.size }).toEqual({ customers: RECORDS, calls: RECORDS });
+      expect([...added.values(), ...queued.values()].filter((n) => n !== 1)).toEqual([]);
+      const dialed = occurrences(dir.path, 'CallDialed', campaignId, 'callId');
+      expect([...dialed.values()].filter((n) => n !== 1)).toEqual([]);
+      const listed = await service.request('GET', `/api/v1/campaigns/${campaignId}/customers?limit=1`);
+      expect(listed.body.pagination.total).toBe(RECORDS);
+
+      await service.stop();
+      expect((await service.verify()).data.differences).toEqual([]);
+    } finally {
+      if (service.server.child.exitCode === null) await service.kill();
+      dir.remove();
+    }
+  });
+
+  it('without a key: adds the rest and counts the records already there as failed', async () => {
+    const dir = tempDir();
+    const { service, campaignId } = await readyService(dir.path);
+    try {
+      const body = { campaignId, records: records('N') };
+      const send = () => service.request('POST', '/api/v1/customers/add/bulk', body);
+      const atKill = await killDuring(service, dir.path, send, (c) => c.CustomerAdded! >= 2_000);
+      expect(atKill.CustomerAdded).toBeLessThan(RECORDS);
+
+      await service.restart();
+      const reply = await send().catch((e) => {
+        throw new Error(`${e}\n${service.server.output()}`);
+      });
+      expect(reply.status).toBe(207);
+      expect(reply.body.results).toMatchObject({
+        total: RECORDS,
+        valid: RECORDS,
+        successful: RECORDS - atKill.CustomerAdded!,
+        failed: atKill.CustomerAdded,
+      });
+      expect(new Set(reply.body.errors.map((e: { reason: string }) => e.reason))).toEqual(new Set(['already_exists']));
+      const added = occurrences(dir.path, 'CustomerAdded', campaignId, 'customerId');
+      expect(added.size).toBe(RECORDS);
+      expect([...added.values()].filter((n) => n !== 1)).toEqual([]);
+
+      await service.stop();
+      expect((await service.verify()).data.differences).toEqual([]);
+    } finally {
+      if (service.server.child.exitCode === null) await service.kill();
+      dir.remove();
+    }
+  });
+});
