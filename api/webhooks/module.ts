@@ -21,7 +21,7 @@ import { webhooksProjections } from '../../projections/webhooks';
 import { isTransient } from '../../infrastructure/shared/transient-errors';
 
 /** An attempt's claim outlives the longest request by a wide margin, so only a dead claimer loses it. */
-const leaseMs = (timeoutMs: number) => Math.max(60_000, timeoutMs * 3);
+const leaseMs = (configuredMs: number, timeoutMs: number) => Math.max(configuredMs, timeoutMs * 3);
 
 export const webhooksModule: ModuleDefinition = {
   name: 'webhooks',
@@ -39,7 +39,7 @@ export const webhooksModule: ModuleDefinition = {
       now: env.now,
       newId: env.newId,
       policy: { baseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
-      leaseMs: leaseMs(config.webhookTimeoutMs),
+      leaseMs: leaseMs(config.webhookLeaseMs, config.webhookTimeoutMs),
       concurrency: 16,
       logger,
       isTransient,

@@ -43,6 +43,8 @@ export type Config = {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
+  /** How long an attempt's claim is reserved to its claimer (at least 3 × the timeout): a claimer that died gives it up then. */
+  webhookLeaseMs: number;
   /** Lets webhooks reach loopback, private and reserved addresses (off: such destinations are refused, SSRF). */
   webhookAllowPrivateNetworks: boolean;
   /** Seconds without activity after which an open chat is closed (reason `inactive`); real time, not scaled by SIMULATION_SPEED. */
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       10_000,
       (n) => Number.isInteger(n) && n > 0,
     ),
+    webhookLeaseMs: numberFrom('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 60_000, (n) => Number.isInteger(n) && n >= 1000),
     webhookAllowPrivateNetworks:
       oneOf(
         'WEBHOOK_ALLOW_PRIVATE_NETWORKS',

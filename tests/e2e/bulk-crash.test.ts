@@ -6,47 +6,40 @@
  * retry cannot tell its own records from anyone's: it adds the rest and counts those already there as
  * `failed`. Either way no record is stored twice, and `projections verify` finds nothing.
  */
-import Database from 'better-sqlite3';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { prepareOrganization, loan, type Ready } from '../integration/workflows/setup';
-import { ROOT, startServerProcess, type ServerProcess } from '../support/server-process';
+import { eventRows } from '../support/event-file';
+import { projectionDifferences } from '../support/projections-verify';
+import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 
 jest.setTimeout(240_000);
 
 const RECORDS = 10_000;
 const ADMIN = 'bulk-crash-admin';
-const run = promisify(execFile);
 
 type Reply = { status: number; body: any; text: string; headers: Headers };
 
-/** The service's events of each type, counted by a reader of its file beside it (as an auditor could). */
+/** The service's events of each type, counted. */
 function countEvents(dataDir: string, types: readonly string[]): Record<string, number> {
-  const db = new Database(join(dataDir, 'events.db'), { readonly: true, timeout: 10_000 });
-  try {
-    const count = db.prepare('SELECT COUNT(*) AS n FROM events WHERE type = ?');
-    return Object.fromEntries(types.map((type) => [type, (count.get(type) as { n: number }).n]));
-  } finally {
-    db.close();
-  }
+  const counts = eventRows<{ type: string; n: number }>(
+    dataDir,
+    `SELECT type, COUNT(*) AS n FROM events WHERE type IN (${types.map(() => '?').join(', ')}) GROUP BY type`,
+    ...types,
+  );
+  return Object.fromEntries(types.map((type) => [type, counts.find((c) => c.type === type)?.n ?? 0]));
 }
 
 /** How often each value of `field` occurs in the data of the events of `type`, in a campaign. */
 function occurrences(dataDir: string, type: string, campaignId: string, field: string): Map<string, number> {
-  const db = new Database(join(dataDir, 'events.db'), { readonly: true, timeout: 10_000 });
-  try {
-    const rows = db
-      .prepare(
-        `SELECT json_extract(data, '$.' || ?) AS value, COUNT(*) AS n FROM events
-         WHERE type = ? AND json_extract(data, '$.campaignId') = ? GROUP BY value`,
-      )
-      .all(field, type, campaignId) as { value: string; n: number }[];
-    return new Map(rows.map((r) => [r.value, r.n]));
-  } finally {
-    db.close();
-  }
+  const rows = eventRows<{ value: string; n: number }>(
+    dataDir,
+    `SELECT json_extract(data, '$.' || ?) AS value, COUNT(*) AS n FROM events
+     WHERE type = ? AND json_extract(data, '$.campaignId') = ? GROUP BY value`,
+    field,
+    type,
+    campaignId,
+  );
+  return new Map(rows.map((r) => [r.value, r.n]));
 }
 
 /** A service on `dataDir`, and requests to it with the organization's token (set once it exists). */
@@ -87,16 +80,7 @@ async function serviceOn(dataDir: string) {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     },
-    async verify() {
-      const { SERVICES: _services, ...rest } = process.env;
-      const cli = join(ROOT, 'api', 'admin', 'cli.ts');
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'projections', 'verify'], {
-        cwd: ROOT,
-        env: { ...rest, ...env },
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      return JSON.parse(stdout) as { success: boolean; data: { differences: unknown[] } };
-    },
+    verify: () => projectionDifferences(env),
   };
 }
 
@@ -196,7 +180,7 @@ describe('a 10,000-record bulk add cut by SIGKILL, sent again', () => {
       expect(listed.body.pagination.total).toBe(RECORDS);
 
       await service.stop();
-      expect((await service.verify()).data.differences).toEqual([]);
+      expect(await service.verify()).toEqual([]);
     } finally {
       if (service.server.child.exitCode === null) await service.kill();
       dir.remove();
@@ -229,7 +213,7 @@ describe('a 10,000-record bulk add cut by SIGKILL, sent again', () => {
       expect([...added.values()].filter((n) => n !== 1)).toEqual([]);
 
       await service.stop();
-      expect((await service.verify()).data.differences).toEqual([]);
+      expect(await service.verify()).toEqual([]);
     } finally {
       if (service.server.child.exitCode === null) await service.kill();
       dir.remove();

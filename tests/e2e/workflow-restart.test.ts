@@ -3,11 +3,12 @@
  * place_call`, stops while the runs wait, and a new service on the same DATA_DIR finishes them. Then
  * every customer has exactly two calls (in the event store and in the logs) and every step of every
  * run started and completed exactly once. A second case kills the server process (SIGKILL) while the
- * runs are moving, with the same expectations.
+ * runs are moving, with the same expectations, and `projections verify` finds nothing after it.
  */
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../infrastructure/sqlite/sqlite-event-store';
 import type { RecordedEvent } from '../../application/ports/event-store';
+import { projectionDifferences } from '../support/projections-verify';
 import { startServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { startTestService } from '../support/test-service';
@@ -174,6 +175,7 @@ describe('workflow runs across a restart (sqlite)', () => {
       await second.exited;
       second = null;
       expectEveryStepOnce(await readAllEvents(dir.path), campaignId, runs);
+      expect(await projectionDifferences(env)).toEqual([]);
     } finally {
       if (first.child.exitCode === null) first.child.kill('SIGKILL');
       if (second) {
