@@ -17,3 +17,19 @@ export function derivedId(...parts: readonly string[]): string {
  */
 export const originId = (ctx: { origin?: string }, ...parts: readonly string[]): string | undefined =>
   ctx.origin === undefined ? undefined : derivedId(ctx.origin, ...parts);
+
+/**
+ * The id of what a request creates: a fresh one, or, for a request with an origin, the one derived from
+ * it, and then whether a run of the same request cut short by a crash created it already (`made`:
+ * nothing to create again, the answer shows what is there).
+ */
+export async function creationId(
+  ctx: { origin?: string },
+  newId: () => string,
+  kind: string,
+  made: (id: string) => Promise<boolean>,
+): Promise<{ id: string; made: boolean }> {
+  const derived = originId(ctx, kind);
+  if (derived === undefined) return { id: newId(), made: false };
+  return { id: derived, made: await made(derived) };
+}

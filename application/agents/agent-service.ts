@@ -14,6 +14,7 @@ import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
+import { creationId } from '../derived-id';
 
 export type AgentView = Omit<AgentDocument, 'organizationId'>;
 export type AgentInput = {
@@ -33,7 +34,16 @@ export class AgentService {
   ) {}
 
   async create(ctx: RequestContext, input: AgentInput): Promise<AgentView> {
-    const agentId = this.env.newId();
+    const { id: agentId, made } = await creationId(
+      ctx,
+      () => this.env.newId(),
+      'agent',
+      async (id) => {
+        const { state } = await this.commands.load(agentDecider, agentStreamId(id));
+        return state.status !== 'none';
+      },
+    );
+    if (made) return this.get(ctx, agentId);
     const details: AgentDetails = {
       name: input.name.trim(),
       description: input.description ?? '',

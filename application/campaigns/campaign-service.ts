@@ -26,6 +26,7 @@ import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
+import { creationId } from '../derived-id';
 
 export type CampaignView = Omit<CampaignDocument, 'organizationId'>;
 export type CampaignInput = Partial<CampaignDetails> & {
@@ -56,7 +57,22 @@ export class CampaignService {
   async create(ctx: RequestContext, input: CampaignInput): Promise<CampaignView & { customers?: ImportedCustomers }> {
     await this.checkReferences(ctx, input);
     checkRecords(ctx, input.jsonData);
-    const campaignId = this.env.newId();
+    const { id: campaignId, made } = await creationId(
+      ctx,
+      () => this.env.newId(),
+      'campaign',
+      async (id) => {
+        const { state } = await this.commands.load(campaignDecider, campaignStreamId(id));
+        return state.status !== 'none';
+      },
+    );
+    // A run cut short by a crash may have created the campaign and not imported all its records yet.
+    if (!made) await this.createCampaign(ctx, campaignId, input);
+    const customers = await this.importRecords(ctx, campaignId, input.jsonData);
+    return { ...(await this.get(ctx, campaignId)), ...(customers && { customers }) };
+  }
+
+  private async createCampaign(ctx: RequestContext, campaignId: string, input: CampaignInput): Promise<void> {
     await this.execute(ctx, campaignId, {
       type: 'CreateCampaign',
       campaignId,
@@ -77,8 +93,6 @@ export class CampaignService {
       // Present only when given, so campaigns without a workflow read as they always did.
       ...(input.workflowId && { workflowId: input.workflowId }),
     });
-    const customers = await this.importRecords(ctx, campaignId, input.jsonData);
-    return { ...(await this.get(ctx, campaignId)), ...(customers && { customers }) };
   }
 
   async list(

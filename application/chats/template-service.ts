@@ -12,6 +12,7 @@ import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
+import { creationId } from '../derived-id';
 
 export type TemplateView = Omit<ChatTemplateDocument, 'organizationId'>;
 export type TemplateInput = { name: string; language?: LanguageCode; body: string };
@@ -24,7 +25,16 @@ export class TemplateService {
   ) {}
 
   async create(ctx: RequestContext, input: TemplateInput): Promise<TemplateView> {
-    const templateId = this.env.newId();
+    const { id: templateId, made } = await creationId(
+      ctx,
+      () => this.env.newId(),
+      'template',
+      async (id) => {
+        const { state } = await this.commands.load(templateDecider, chatTemplateStreamId(id));
+        return state.status !== 'none';
+      },
+    );
+    if (made) return this.get(ctx, templateId);
     const command = {
       type: 'CreateChatTemplate' as const,
       templateId,

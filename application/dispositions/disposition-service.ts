@@ -13,6 +13,7 @@ import { assertNotForeign, ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
+import { creationId } from '../derived-id';
 
 export const DISPOSITION_FORBIDDEN = 'Access denied - Disposition belongs to another organization';
 export const GROUP_FORBIDDEN = 'Access denied - Disposition group belongs to another organization';
@@ -38,7 +39,13 @@ export class DispositionService {
     ctx: RequestContext,
     input: { name: string; description?: string; priority?: number },
   ): Promise<DispositionView> {
-    const dispositionId = this.env.newId();
+    const { id: dispositionId, made } = await creationId(
+      ctx,
+      () => this.env.newId(),
+      'disposition',
+      async (id) => (await this.catalog(ctx)).dispositions.has(id),
+    );
+    if (made) return this.get(ctx, dispositionId);
     await this.execute(ctx, {
       type: 'CreateDisposition',
       dispositionId,
@@ -91,7 +98,13 @@ export class DispositionService {
     ctx: RequestContext,
     input: { name: string; description?: string; dispositions?: string[] },
   ): Promise<GroupView> {
-    const groupId = this.env.newId();
+    const { id: groupId, made } = await creationId(
+      ctx,
+      () => this.env.newId(),
+      'group',
+      async (id) => (await this.catalog(ctx)).groups.has(id),
+    );
+    if (made) return this.getGroup(ctx, groupId, false);
     await this.execute(ctx, {
       type: 'CreateDispositionGroup',
       groupId,
@@ -168,6 +181,10 @@ export class DispositionService {
         return doc ? [dispositionView(doc)] : [];
       }),
     };
+  }
+
+  private async catalog(ctx: RequestContext) {
+    return (await this.commands.load(catalogDecider, catalogStreamId(ctx.organizationId))).state;
   }
 
   private async execute(ctx: RequestContext, command: CommandInput): Promise<void> {

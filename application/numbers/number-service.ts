@@ -147,7 +147,15 @@ export class NumberService {
           const bought = await this.commands.handle(
             phoneNumberDecider,
             phoneNumberStreamId(number),
-            { type: 'BuyNumber', provider, number, stocked, organizationId: ctx.organizationId, at },
+            {
+              type: 'BuyNumber',
+              provider,
+              number,
+              stocked,
+              organizationId: ctx.organizationId,
+              at,
+              ...(ctx.origin !== undefined && { origin: ctx.origin }),
+            },
             context,
           );
           return { result: { number, success: true, error: null }, position: bought.position };

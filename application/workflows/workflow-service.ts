@@ -23,6 +23,7 @@ import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
+import { creationId } from '../derived-id';
 
 export type WorkflowView = Omit<WorkflowDocument, 'organizationId'>;
 export type RunView = {
@@ -57,7 +58,16 @@ export class WorkflowService {
   ) {}
 
   async create(ctx: RequestContext, input: WorkflowDefinition): Promise<WorkflowView> {
-    const workflowId = this.env.newId();
+    const { id: workflowId, made } = await creationId(
+      ctx,
+      () => this.env.newId(),
+      'workflow',
+      async (id) => {
+        const { state } = await this.commands.load(workflowDecider, workflowStreamId(id));
+        return state.status !== 'none';
+      },
+    );
+    if (made) return this.get(ctx, workflowId);
     await this.checkSteps(ctx.organizationId, input.steps);
     await this.execute(ctx, workflowId, {
       type: 'CreateWorkflow',

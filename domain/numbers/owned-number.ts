@@ -16,7 +16,8 @@ export const NUMBER_ALREADY_OWNED = 'Number already owned by your organization';
 
 export type OwnedNumber = StockedNumber & { provider: string; organizationId: string; purchasedAt: string };
 
-export type PhoneNumberState = { status: 'unowned' } | ({ status: 'owned' } & OwnedNumber);
+/** `boughtBy`: the origin of the request that bought it (RequestContext.origin), when it had one. */
+export type PhoneNumberState = { status: 'unowned' } | ({ status: 'owned'; boughtBy?: string } & OwnedNumber);
 
 /** `stocked`: the number as the provider's inventory offers it, null when it does not. */
 export type PhoneNumberCommand = {
@@ -26,11 +27,13 @@ export type PhoneNumberCommand = {
   stocked: StockedNumber | null;
   organizationId: string;
   at: string;
+  /** What names the request across its runs: a second run of the purchase buys nothing more. */
+  origin?: string;
 };
 
 export type PhoneNumberEvent = {
   type: 'NumberPurchased';
-  data: StockedNumber & { provider: string; organizationId: string; at: string };
+  data: StockedNumber & { provider: string; organizationId: string; at: string; origin?: string };
 };
 
 export const phoneNumberEventTypes = ['NumberPurchased'] as const satisfies readonly PhoneNumberEvent['type'][];
@@ -38,8 +41,11 @@ export const phoneNumberEventTypes = ['NumberPurchased'] as const satisfies read
 export function decide(command: PhoneNumberCommand, state: PhoneNumberState): PhoneNumberEvent[] {
   switch (command.type) {
     case 'BuyNumber': {
-      if (state.status === 'owned')
+      if (state.status === 'owned') {
+        // The same purchase run again (after a crash cut its first run) finds the number its own: nothing more.
+        if (command.origin !== undefined && state.boughtBy === command.origin) return [];
         throw conflict(state.organizationId === command.organizationId ? NUMBER_ALREADY_OWNED : NUMBER_NOT_AVAILABLE);
+      }
       if (!command.stocked || command.stocked.number !== command.number) throw notFound(NUMBER_NOT_AVAILABLE);
       return [
         {
@@ -49,6 +55,7 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
             provider: command.provider,
             organizationId: command.organizationId,
             at: command.at,
+            ...(command.origin !== undefined && { origin: command.origin }),
           },
         },
       ];
@@ -61,8 +68,8 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
 export function evolve(state: PhoneNumberState, event: PhoneNumberEvent): PhoneNumberState {
   switch (event.type) {
     case 'NumberPurchased': {
-      const { at, ...owned } = event.data;
-      return { status: 'owned', ...owned, purchasedAt: at };
+      const { at, origin, ...owned } = event.data;
+      return { status: 'owned', ...owned, purchasedAt: at, ...(origin !== undefined && { boughtBy: origin }) };
     }
     default:
       return assertNever(event.type);

@@ -77,7 +77,7 @@ export const numbersProjection: Projection<NumberDocument> = {
         };
       }
       case 'NumberPurchased': {
-        const { at, organizationId, provider, ...number } = event.data;
+        const { at, organizationId, provider, origin: _origin, ...number } = event.data;
         return {
           id,
           ...number,
