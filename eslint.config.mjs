@@ -58,6 +58,23 @@ export default tseslint.config(
     },
   },
   {
+    // The console is a client of the public API like any other: it imports none of the service's code.
+    files: ['console/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/domain/**', '**/application/**', '**/projections/**', '**/infrastructure/**', '**/api/**'],
+              message: 'The console talks to the service over HTTP only (console/src/client/api.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON answers of any shape.
     files: ['tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -21,6 +21,7 @@ import { crossOrigin, noSniff } from './http/security-headers';
 import { idempotency } from './http/idempotency';
 import { routerOf, type IdempotencyStep, type RouteGroup } from './http/route';
 import { recordingErrorsWithoutSuccess } from './media/router';
+import { CONSOLE_PATH, consoleFiles } from './console/static-files';
 
 /** Routes whose bodies carry up to 10,000 items (customer records, numbers) may be `maxBodyBytes` long. */
 const BULK_ROUTES = [
@@ -98,6 +99,8 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   const of = (security: RouteGroup['security']) => deps.groups.filter((g) => g.security === security);
 
   for (const group of of('public')) app.use(group.prefix || '/', ...mounted([group], [], idempotent));
+  // The operator console: static files, each of its calls an API call with the operator's token.
+  if (deps.config.services.has('agent')) app.use(CONSOLE_PATH, consoleFiles());
   const admin = of('admin');
   if (admin.length > 0)
     app.use('/admin/v1', requireSecret(deps.config.adminToken), body, ...mounted(admin, [], idempotent));

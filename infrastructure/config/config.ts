@@ -193,7 +193,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       10_000,
       (n) => Number.isInteger(n) && n > 0,
     ),
-    webhookLeaseMs: numberFrom('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 60_000, (n) => Number.isInteger(n) && n >= 1000),
+    webhookLeaseMs: numberFrom(
+      'WEBHOOK_LEASE_MS',
+      env.WEBHOOK_LEASE_MS,
+      60_000,
+      (n) => Number.isInteger(n) && n >= 1000,
+    ),
     webhookAllowPrivateNetworks:
       oneOf(
         'WEBHOOK_ALLOW_PRIVATE_NETWORKS',

@@ -1,0 +1,135 @@
+/** The small pieces every page is made of: a page frame, fields with labels, errors in place, tables, paging. */
+import type { ComponentChildren, JSX } from 'preact';
+import { ApiError } from '../client/api';
+
+export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <header class="page-header">
+        <h1 id="page-title">{props.title}</h1>
+        {props.actions && <div class="page-actions">{props.actions}</div>}
+      </header>
+      {props.children}
+    </section>
+  );
+}
+
+/** The API's error message where the action was taken, with its per-field details when it gave some. */
+export function ErrorNote(props: { error: Error | undefined }) {
+  const { error } = props;
+  if (!error) return null;
+  const details = error instanceof ApiError ? detailLines(error.details) : [];
+  return (
+    <div class="error" role="alert">
+      <strong>{error.message}</strong>
+      {details.length > 0 && (
+        <ul>
+          {details.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function detailLines(details: unknown): string[] {
+  if (!details || typeof details !== 'object') return [];
+  const errors = (details as { errors?: unknown }).errors;
+  if (Array.isArray(errors)) return errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
+  return [];
+}
+
+type FieldProps = { label: string; hint?: string; children: ComponentChildren };
+
+/** A labelled control: the label wraps it, so a click or a screen reader finds the two together. */
+export function Field(props: FieldProps) {
+  return (
+    <label class="field">
+      <span class="field-label">{props.label}</span>
+      {props.children}
+      {props.hint && <span class="field-hint">{props.hint}</span>}
+    </label>
+  );
+}
+
+export function Loading(props: { what?: string }) {
+  return (
+    <p class="loading" role="status" aria-live="polite">
+      Loading{props.what ? ` ${props.what}` : ''}…
+    </p>
+  );
+}
+
+export type Column<Row> = { title: string; cell: (row: Row) => ComponentChildren; class?: string };
+
+export function Table<Row>(props: {
+  caption: string;
+  columns: readonly Column<Row>[];
+  rows: readonly Row[];
+  rowKey: (row: Row) => string;
+  empty?: string;
+}) {
+  if (props.rows.length === 0) return <p class="empty">{props.empty ?? 'Nothing here yet.'}</p>;
+  return (
+    <div class="table-scroll">
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th scope="col" key={c.title} class={c.class}>
+                {c.title}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr key={props.rowKey(row)}>
+              {props.columns.map((c) => (
+                <td key={c.title} class={c.class}>
+                  {c.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export type PageInfo = { page: number; total_pages: number; total: number };
+
+/** Previous and next, and where the operator is: the API's pagination object. */
+export function Pager(props: { pagination: PageInfo | undefined; onPage: (page: number) => void }) {
+  const p = props.pagination;
+  if (!p || p.total_pages <= 1) return p ? <p class="count">{p.total} in all</p> : null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={p.page <= 1} onClick={() => props.onPage(p.page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {p.page} of {p.total_pages} ({p.total} in all)
+      </span>
+      <button type="button" disabled={p.page >= p.total_pages} onClick={() => props.onPage(p.page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+/** A form that runs `onSubmit` without reloading the page. */
+export function Form(props: { label: string; onSubmit: () => void; children: ComponentChildren; class?: string }) {
+  const submit = (event: JSX.TargetedEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    props.onSubmit();
+  };
+  return (
+    <form class={props.class ?? 'form'} aria-label={props.label} onSubmit={submit}>
+      {props.children}
+    </form>
+  );
+}
