@@ -11,6 +11,7 @@ import { eventRows } from '../support/event-file';
 import { projectionDifferences } from '../support/projections-verify';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
+import { describeOnFirstPass } from '../support/check-pass';
 
 jest.setTimeout(240_000);
 
@@ -134,7 +135,7 @@ async function retry(send: () => Promise<Reply>): Promise<Reply> {
 
 const records = (prefix: string) => Array.from({ length: RECORDS }, (_, i) => loan(`${prefix}-${i}`));
 
-describe('a 10,000-record bulk add cut by SIGKILL, sent again', () => {
+describeOnFirstPass('a 10,000-record bulk add cut by SIGKILL, sent again', () => {
   it.each([
     ['while its customers are added', (c: Record<string, number>) => c.CustomerAdded! >= 2_000],
     ['while their calls are queued', (c: Record<string, number>) => c.CallQueued! >= 2_000],

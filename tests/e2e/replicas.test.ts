@@ -8,6 +8,7 @@ import { SqliteEventStore } from '../../infrastructure/sqlite/sqlite-event-store
 import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
 import { REPLICA_SCENARIO_TIMEOUT_MS, runReplicaScenario, type ReplicaInspector } from '../support/replica-scenario';
 import { tempDir } from '../support/temp-dir';
+import { describeOnFirstPass } from '../support/check-pass';
 
 jest.setTimeout(REPLICA_SCENARIO_TIMEOUT_MS);
 
@@ -42,7 +43,7 @@ function sqliteInspector(dataDir: string): ReplicaInspector {
   };
 }
 
-describe('three processes on one data directory', () => {
+describeOnFirstPass('three processes on one data directory', () => {
   const dir = tempDir();
   afterAll(() => dir.remove());
 

@@ -13,6 +13,7 @@ import { eventRows } from '../support/event-file';
 import { projectionDifferences } from '../support/projections-verify';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
+import { describeOnFirstPass } from '../support/check-pass';
 
 jest.setTimeout(180_000);
 
@@ -57,7 +58,7 @@ function perDelivery(dataDir: string, type: string): Map<string, number> {
   return new Map(rows.map((r) => [r.id, r.n]));
 }
 
-describe('webhook delivery cut by SIGKILL', () => {
+describeOnFirstPass('webhook delivery cut by SIGKILL', () => {
   it('delivers every webhook after a restart, sending again only the attempts in flight at the kill', async () => {
     const dir = tempDir();
     const receiver = await slowReceiver();
