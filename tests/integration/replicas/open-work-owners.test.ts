@@ -107,6 +107,8 @@ describe('open calls and chats have an owner', () => {
   };
   const caughtUp = async () => expect(await runner.waitFor(await events.headPosition(), 5000)).toBe(true);
   const expired = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** How long the replica about to die stays alive: long enough for its work to be dispatched on a loaded machine. */
+  const DYING_MS = 1500;
 
   /** A replica as the calls and chats modules build it: its own command handler, provider and name. */
   function replica(name: string) {
@@ -233,7 +235,7 @@ describe('open calls and chats have an owner', () => {
   });
 
   it('adopts the calls of a dead replica exactly once when two replicas sweep at the same moment', async () => {
-    await register('a', 200);
+    await register('a', DYING_MS);
     await register('b');
     await register('c');
     const [a, b, c] = [replica('a'), replica('b'), replica('c')];
@@ -242,7 +244,7 @@ describe('open calls and chats have an owner', () => {
     await caughtUp();
     // While a's lease runs, nothing is adopted.
     expect(await b.sweepCalls()).toBe(0);
-    await expired(250);
+    await expired(DYING_MS + 50);
     expect(await alive()).toEqual(new Set(['b', 'c']));
 
     const [byB, byC] = await Promise.all([b.sweepCalls(), c.sweepCalls()]);
@@ -265,7 +267,7 @@ describe('open calls and chats have an owner', () => {
   });
 
   it('adopts the chats of a dead replica exactly once when two replicas sweep at the same moment', async () => {
-    await register('a', 200);
+    await register('a', DYING_MS);
     await register('b');
     await register('c');
     const [a, b, c] = [replica('a'), replica('b'), replica('c')];
@@ -273,7 +275,7 @@ describe('open calls and chats have an owner', () => {
     await a.dispatch(chats);
     await caughtUp();
     expect(await b.sweepChats()).toBe(0);
-    await expired(250);
+    await expired(DYING_MS + 50);
 
     const [byB, byC] = await Promise.all([b.sweepChats(), c.sweepChats()]);
     expect(byB + byC).toBe(30);

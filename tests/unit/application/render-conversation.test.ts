@@ -40,6 +40,9 @@ describe('customerVoiceFor', () => {
   });
 });
 
+// Whole conversations are synthesized by the JavaScript build of eSpeak NG: slow when the machine is busy.
+jest.setTimeout(120_000);
+
 describe('renderConversation (eSpeak NG engine)', () => {
   let engine: EspeakSpeechEngine;
   beforeAll(() => {
