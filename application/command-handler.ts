@@ -200,6 +200,14 @@ export class CommandHandler {
    * The current state of an aggregate, read from the store: from the cached revision on, or else from
    * the stream's last snapshot (deciders with `snapshot`) or its first event.
    */
+  /** Whether the stream holds any event (what a request's earlier run may have created: application/derived-id.ts). */
+  async exists<Command, Event extends DomainEvent, State>(
+    decider: Decider<Command, Event, State>,
+    streamId: string,
+  ): Promise<boolean> {
+    return (await this.load(decider, streamId)).revision >= 0;
+  }
+
   async load<Command, Event extends DomainEvent, State>(
     decider: Decider<Command, Event, State>,
     streamId: string,

@@ -38,10 +38,7 @@ export class AgentService {
       ctx,
       () => this.env.newId(),
       'agent',
-      async (id) => {
-        const { state } = await this.commands.load(agentDecider, agentStreamId(id));
-        return state.status !== 'none';
-      },
+      (id) => this.commands.exists(agentDecider, agentStreamId(id)),
     );
     if (made) return this.get(ctx, agentId);
     const details: AgentDetails = {

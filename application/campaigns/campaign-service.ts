@@ -61,10 +61,7 @@ export class CampaignService {
       ctx,
       () => this.env.newId(),
       'campaign',
-      async (id) => {
-        const { state } = await this.commands.load(campaignDecider, campaignStreamId(id));
-        return state.status !== 'none';
-      },
+      (id) => this.commands.exists(campaignDecider, campaignStreamId(id)),
     );
     // A run cut short by a crash may have created the campaign and not imported all its records yet.
     if (!made) await this.createCampaign(ctx, campaignId, input);

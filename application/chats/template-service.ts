@@ -29,10 +29,7 @@ export class TemplateService {
       ctx,
       () => this.env.newId(),
       'template',
-      async (id) => {
-        const { state } = await this.commands.load(templateDecider, chatTemplateStreamId(id));
-        return state.status !== 'none';
-      },
+      (id) => this.commands.exists(templateDecider, chatTemplateStreamId(id)),
     );
     if (made) return this.get(ctx, templateId);
     const command = {

@@ -62,10 +62,7 @@ export class WorkflowService {
       ctx,
       () => this.env.newId(),
       'workflow',
-      async (id) => {
-        const { state } = await this.commands.load(workflowDecider, workflowStreamId(id));
-        return state.status !== 'none';
-      },
+      (id) => this.commands.exists(workflowDecider, workflowStreamId(id)),
     );
     if (made) return this.get(ctx, workflowId);
     await this.checkSteps(ctx.organizationId, input.steps);
