@@ -11,7 +11,7 @@
  *   and each engine's ratio to it. The texts then come from the peer's `texts.json`, so both sides
  *   speak exactly the same sentences; otherwise from the engine's own samples.
  *
- *   npx tsx bench/speech-engine.ts [--rounds 5] [--peer DIR] [--native-workers N]
+ *   npx tsx bench/speech-engine.ts [--rounds 5] [--peer DIR] [--native-workers N] [--engines js,native]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,6 +31,8 @@ const ROUNDS = Number(argument('rounds') ?? 5);
 const PEER = argument('peer');
 /** Native workers (default 1, a thread; more run in processes of their own). */
 const NATIVE_WORKERS = Number(argument('native-workers') ?? 1);
+/** Which builds to measure (default both). */
+const ENGINES = (argument('engines') ?? 'js,native').split(',');
 
 // The peer's file names Odia `or`, as eSpeak does; the API says `od`.
 const peerKey = (language: LanguageCode) => (language === 'od' ? 'or' : language);
@@ -165,7 +167,7 @@ async function main() {
   );
   const missing = nativeEngineMissing();
   if (missing) console.log(`native engine not measured: ${missing}`);
-  const kinds: ('js' | 'native')[] = missing ? ['js'] : ['js', 'native'];
+  const kinds = (['js', 'native'] as const).filter((kind) => ENGINES.includes(kind) && !(kind === 'native' && missing));
   const results: Measured[] = [];
   for (const kind of kinds) results.push(await measure(kind));
   const peer = peerCpu();

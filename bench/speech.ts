@@ -8,7 +8,9 @@
  * Both eSpeak NG builds run in the same run, one after the other (the native one where Debian's
  * library is installed), and a last table puts them side by side.
  *
- *   npx tsx bench/speech.ts [--rounds 10]
+ *   npx tsx bench/speech.ts [--rounds 10] [--engines js,native] [--transports websocket,rest] [--clients 1,20]
+ *
+ * To see where the server's main thread spends its time: `npx tsx --cpu-prof bench/speech.ts ...`.
  */
 import { cpus } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +28,14 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const ROUNDS = arg('rounds', 10);
+const list = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return (i >= 0 ? process.argv[i + 1]! : fallback).split(',');
+};
+/** Which builds, transports and numbers of clients to measure (default all). */
+const ENGINES = list('engines', 'js,native');
+const TRANSPORTS = list('transports', 'websocket,rest');
+const CLIENTS = list('clients', '1,20').map(Number);
 const TEXT =
   'Namaste! This is a reminder that your EMI of 4,500 rupees for the loan ending 1234 is due on the fifth. Please pay on time to avoid late fees; reply or call us if you need any help.'.slice(
     0,
@@ -100,8 +110,8 @@ async function measure(engine: 'js' | 'native', rows: Row[]) {
   const workers = childProcessIds();
   workerProcesses = workers;
   const cpuStart = cpuMsWithChildren(workers);
-  for (const label of ['websocket', 'rest'] as const) {
-    for (const clients of [1, 20]) {
+  for (const label of (['websocket', 'rest'] as const).filter((transport) => TRANSPORTS.includes(transport))) {
+    for (const clients of CLIENTS) {
       const { results, seconds } = await load(url, token, label, clients);
       const audioSeconds = results.reduce((s, r) => s + r.audioMs, 0) / 1000;
       const first = results.map((r) => r.firstMs);
@@ -128,13 +138,15 @@ async function main() {
   );
   const missing = nativeEngineMissing();
   if (missing) console.log(`native engine not measured: ${missing}`);
-  const engines: ('js' | 'native')[] = missing ? ['js'] : ['js', 'native'];
+  const engines = (['js', 'native'] as const).filter(
+    (engine) => ENGINES.includes(engine) && !(engine === 'native' && missing),
+  );
   const rows: Row[] = [];
   for (const engine of engines) await measure(engine, rows);
   clearInterval(sampler);
 
   console.log('\nside by side (first audio p50 / p95, real-time factor)');
-  for (const { label, clients } of rows.filter((r) => r.engine === 'js')) {
+  for (const { label, clients } of rows.filter((r) => r.engine === engines[0])) {
     const cells = engines.map((engine) => {
       const r = rows.find((x) => x.engine === engine && x.label === label && x.clients === clients)!;
       return `${engine} ${r.p50.toFixed(1)} / ${r.p95.toFixed(1)} ms, ${r.rtf.toFixed(0)}x`;

@@ -49,7 +49,7 @@ export function attachSpeechSocket(
     (ws, req) => {
       const ctx = socketContext(req);
       closeAtExpiry(ws, ctx.tokenExpiresAt);
-      serveSpeechSocket(ws, ctx, speech, logger);
+      serveSpeechSocket(ws, req.socket, ctx, speech, logger);
     },
   );
   const wss = instance.getWss();

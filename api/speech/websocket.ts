@@ -16,15 +16,26 @@ import { wavHeader } from '../../infrastructure/speech';
 import { internalSpeechError } from './errors';
 import { readRequestId, readSpeechRequest } from './request';
 import { wordsJson, type ServerMessage } from './socket-messages';
+import { serializeMessage, writeOncePerTurn, type Corkable } from './socket-writes';
 
 /** Above this much unsent data, a request waits for the client before producing more. */
 const HIGH_WATER_BYTES = 1 << 20;
 
-export function serveSpeechSocket(ws: WebSocket, ctx: RequestContext, speech: SpeechService, logger: Logger): void {
+/** `socket` is the connection under `ws`: what is sent in one turn of the event loop is written at once. */
+export function serveSpeechSocket(
+  ws: WebSocket,
+  socket: Corkable,
+  ctx: RequestContext,
+  speech: SpeechService,
+  logger: Logger,
+): void {
   const connectionId = randomUUID();
   const running = new Map<string, { controller: AbortController; reason: 'cancelled' | 'disconnected' | null }>();
+  const holdWrites = writeOncePerTurn(socket);
   const send = (message: ServerMessage) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    if (ws.readyState !== ws.OPEN) return;
+    holdWrites();
+    ws.send(serializeMessage(message));
   };
   const sendError = (requestId: string | undefined, error: SpeechError) =>
     send({

@@ -1,5 +1,5 @@
 /**
- * The parts of the Emscripten builds of eSpeak NG, Sonic and the Speex resampler that the worker
+ * The parts of the Emscripten builds of eSpeak NG and Sonic that the worker
  * uses. The packages ship JavaScript only; these shapes were read from their sources.
  */
 declare module '@echogarden/espeak-ng-emscripten' {
@@ -40,30 +40,5 @@ declare module '@echogarden/sonic-wasm' {
     HEAP16: Int16Array;
   };
   const factory: () => Promise<SonicModule>;
-  export default factory;
-}
-
-declare module '@echogarden/speex-resampler-wasm/simd' {
-  export type SpeexModule = {
-    _malloc(bytes: number): number;
-    _free(pointer: number): void;
-    _speex_resampler_init(channels: number, inRate: number, outRate: number, quality: number, error: number): number;
-    _speex_resampler_destroy(state: number): void;
-    _speex_resampler_reset_mem(state: number): number;
-    _speex_resampler_skip_zeros(state: number): number;
-    _speex_resampler_get_input_latency(state: number): number;
-    /** `inLength` and `outLength` point to uint32 counts: capacities in, samples used and produced out. */
-    _speex_resampler_process_int(
-      state: number,
-      channel: number,
-      input: number,
-      inLength: number,
-      output: number,
-      outLength: number,
-    ): number;
-    HEAP16: Int16Array;
-    HEAPU32: Uint32Array;
-  };
-  const factory: () => Promise<SpeexModule>;
   export default factory;
 }

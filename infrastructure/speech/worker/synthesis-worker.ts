@@ -1,6 +1,6 @@
 /**
  * Entry point of a synthesis worker thread: loads eSpeak NG (the JavaScript build or, for the native
- * engine, Debian's library), Sonic and Speex (ESM-only packages, hence the dynamic imports), warms up, announces itself ready, then synthesizes the
+ * engine, Debian's library), Sonic (an ESM-only package, hence the dynamic import) and the resampler, warms up, announces itself ready, then synthesizes the
  * segments it is sent, one at a time.
  *
  * A job's first chunk is posted at once (it sets the time to first audio); the next ones go in batches
@@ -73,12 +73,11 @@ const jobRunner =
   };
 
 async function start(): Promise<void> {
-  const [espeak, changeSpeed, resample] = await Promise.all([
+  const [espeak, changeSpeed] = await Promise.all([
     engine === 'native' ? loadNativeEspeak() : loadEspeak(),
     loadSpeedChanger(),
-    loadResampler(),
   ]);
-  const run = jobRunner({ espeak, changeSpeed, resample });
+  const run = jobRunner({ espeak, changeSpeed, resample: loadResampler() });
   const { deterministic } = warmUp(run, control, limits, warmUpRounds);
 
   port.on('message', (job: SegmentJob) => {

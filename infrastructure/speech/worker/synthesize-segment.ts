@@ -1,6 +1,6 @@
 /**
  * One run of a segment through the pipeline: eSpeak (22,050 Hz) -> Sonic when the speed is not 1 ->
- * Speex to the requested rate -> 100 ms chunks. Audio leaves as soon as eSpeak produces it; the
+ * the polyphase resampler to the requested rate -> 100 ms chunks. Audio leaves as soon as eSpeak produces it; the
  * segment's last chunk is returned rather than sent, so the engine knows which chunk completes it.
  * Between blocks the run checks whether it should stop (`interrupt`). A job that times its words also
  * collects eSpeak's word events and where its sound ends, which the engine turns into word timestamps.
