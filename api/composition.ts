@@ -42,7 +42,7 @@ import { answerClientErrors } from './http/client-errors';
 import { Metrics } from './http/metrics';
 import { openApiDocument } from './http/openapi-document';
 import { Registry, type Module, type ModuleDeps } from './module';
-import { allProjections, MODULES } from './modules';
+import { modulesOver } from './modules';
 import { attachSpeechSocket } from './speech/socket';
 import { GOING_AWAY_CLOSE } from './speech/socket-auth';
 
@@ -101,6 +101,9 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     ttlMs: config.leaseTtlMs,
     logger,
   });
+  // What the event store offers decides some read models (the audit's event index): the modules over it.
+  const definitions = modulesOver(events);
+  const allProjections = definitions.flatMap((definition) => definition.projections);
   const runner = new ProjectionRunner(events, reads, allProjections, {
     logger,
     giveWay: () => foreground.quietOfBulk(BULK_GIVE_WAY_MS),
@@ -117,14 +120,16 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   await runner.start();
   // A group per module: the read models one feature owns move together.
   coordinator.add(
-    MODULES.filter((m) => m.projections.length > 0).map((m) => {
-      const names = m.projections.map((p) => p.name);
-      return {
-        lease: `projections:${m.name}`,
-        start: (fence) => runner.take(names, fence),
-        stop: () => runner.drop(names),
-      } satisfies LeasedWork;
-    }),
+    definitions
+      .filter((m) => m.projections.length > 0)
+      .map((m) => {
+        const names = m.projections.map((p) => p.name);
+        return {
+          lease: `projections:${m.name}`,
+          start: (fence) => runner.take(names, fence),
+          stop: () => runner.drop(names),
+        } satisfies LeasedWork;
+      }),
   );
   await coordinator.start();
 
@@ -197,7 +202,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     shuttingDown: () => shuttingDown,
     replica: { name: coordinator.owner, alive: () => coordinator.alive() },
   };
-  for (const definition of MODULES) {
+  for (const definition of definitions) {
     const built = { name: definition.name, ...(await definition.build(deps)) };
     modules.push(built);
     const reads = definition.reads.map((p) => p.name);

@@ -76,6 +76,11 @@ export type ModuleDefinition = {
    */
   reads: readonly AnyProjection[];
   build: (deps: ModuleDeps) => Promise<Omit<Module, 'name'>> | Omit<Module, 'name'>;
+  /**
+   * The module as it runs over this event store, when what the store offers changes the read models it
+   * keeps (the audit keeps no event index over a store that searches its own events); itself otherwise.
+   */
+  over?: (events: EventStore) => ModuleDefinition;
 };
 
 /** The services modules lend each other, by name. Taking one no earlier module lent is a wiring error, found at start. */

@@ -2,6 +2,7 @@
  * Every feature of the service, in the order they are built: a module may use what the modules before
  * it provide (api/provided.ts). Adding a feature is adding its module here (docs/adding-a-feature.md).
  */
+import type { EventStore } from '../application/ports/event-store';
 import { adminModule } from './admin/module';
 import { agentsModule } from './agents/module';
 import { analyticsModule } from './analytics/module';
@@ -43,5 +44,9 @@ export const MODULES: readonly ModuleDefinition[] = [
   opsModule,
 ];
 
-/** Every read model the service keeps: those of every module, in the order of the modules. */
-export const allProjections = MODULES.flatMap((module) => module.projections);
+/** The modules as they run over `events` (`ModuleDefinition.over`). */
+export const modulesOver = (events: EventStore): readonly ModuleDefinition[] =>
+  MODULES.map((module) => module.over?.(events) ?? module);
+
+/** Every read model the service keeps over `events`: those of every module, in the order of the modules. */
+export const projectionsOver = (events: EventStore) => modulesOver(events).flatMap((module) => module.projections);

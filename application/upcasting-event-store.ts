@@ -13,6 +13,7 @@ import type { EventVersions } from './event-versions';
 import type {
   AppendResult,
   EventData,
+  EventSearch,
   EventStore,
   ExpectedRevision,
   ReadAllOptions,
@@ -23,12 +24,22 @@ import { eventVersions } from './upcasters';
 
 export class UpcastingEventStore implements EventStore {
   readonly appended$: Observable<number>;
+  /**
+   * Offered when the store offers it: whether it can search is what readers look at. The filters
+   * compare what is stored, so an event an upcaster renames is found under its stored type (no upcaster
+   * renames one today; one that does must make the search look under both names).
+   */
+  readonly searchEvents?: EventStore['searchEvents'];
 
   constructor(
     private readonly store: EventStore,
     private readonly versions: EventVersions = eventVersions,
   ) {
     this.appended$ = store.appended$;
+    const search = store.searchEvents?.bind(store);
+    if (search)
+      this.searchEvents = async (query: EventSearch, options: ReadAllOptions & { maxCount: number }) =>
+        this.current(await search(query, options));
   }
 
   appendToStream(

@@ -13,7 +13,7 @@ import { timeOrderedId } from '../application/time-ordered-id';
 import type { EventData } from '../application/ports/event-store';
 import { loadConfig } from '../infrastructure/config/config';
 import { silentLogger } from '../infrastructure/logging/json-logger';
-import { allProjections } from '../api/modules';
+import { projectionsOver } from '../api/modules';
 import { tempDir } from '../tests/support/temp-dir';
 import { runLoad } from './support/run-load';
 
@@ -147,13 +147,14 @@ async function rebuild(): Promise<void> {
     written += batch.length;
   }
   console.log(`seeded    events=${written} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const runner = new ProjectionRunner(service.events, service.reads, allProjections, { batchSize: 2000 });
+  const projections = projectionsOver(service.events);
+  const runner = new ProjectionRunner(service.events, service.reads, projections, { batchSize: 2000 });
   await runner.reset();
   const t1 = performance.now();
   await runner.catchUp();
   const seconds = (performance.now() - t1) / 1000;
   console.log(
-    `rebuild   events=${written}  projections=${allProjections.length}  time=${seconds.toFixed(2)} s  speed=${(written / seconds).toFixed(0)} events/s`,
+    `rebuild   events=${written}  projections=${projections.length}  time=${seconds.toFixed(2)} s  speed=${(written / seconds).toFixed(0)} events/s`,
   );
   await service.close();
   dir.remove();

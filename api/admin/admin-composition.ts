@@ -64,10 +64,13 @@ export type AdminComposition = {
   close(): Promise<void>;
 };
 
-/** Every read model of the service, loaded when a projections command needs them (not for the others). */
-const everyProjection = async () =>
+/**
+ * Every read model the service keeps over this event store (not the audit's event index over one that
+ * searches its own events), loaded when a projections command needs them (not for the others).
+ */
+const everyProjection = async (events: EventStore) =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require('../modules') as typeof import('../modules')).allProjections;
+  (require('../modules') as typeof import('../modules')).projectionsOver(events);
 
 export async function createAdminComposition(config: Config): Promise<AdminComposition> {
   // Events read in the current shape of their types, as the service reads them (docs/event-versions.md).
@@ -107,19 +110,19 @@ export async function createAdminComposition(config: Config): Promise<AdminCompo
     },
   };
   const projections: AdminComposition['projections'] = {
-    names: async () => (await everyProjection()).map((p) => p.name),
+    names: async () => (await everyProjection(events)).map((p) => p.name),
     rebuild: async (names, onProgress) =>
       rebuildProjections({
         events,
         reads: (await numbersReadModel()).store,
-        all: await everyProjection(),
+        all: await everyProjection(events),
         names,
         owner: `${hostname()}:${process.pid}:admin`,
         leaseTtlMs: config.leaseTtlMs,
         ...(onProgress && { onProgress }),
       }),
     async verify(names, onProgress) {
-      const all = await everyProjection();
+      const all = await everyProjection(events);
       const live = (await numbersReadModel()).store;
       const dir = mkdtempSync(join(tmpdir(), 'verify-read-models-'));
       const scratch = new SqliteReadStore(join(dir, 'read.db'));

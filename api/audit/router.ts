@@ -18,7 +18,7 @@ const STREAM_PARAMETERS = ['after', 'limit'];
 const STATE_PARAMETERS = ['at'];
 const MAX_TYPES = 50;
 
-/** `audit`: the organization's events, from the event index; `events`: the store, for one stream's history. */
+/** `audit`: the organization's events (api/audit/module.ts); `events`: the store, for one stream's history. */
 export function auditRoutes(audit: AuditService, events: EventStore): RouteSpec[] {
   const streams = new StreamAudit(events);
   return [

@@ -1,16 +1,16 @@
 /**
  * The organization's own event history, in global order, for its auditors (`GET /audit/events`): every
- * decision the service made for it, with who asked and in which request (the events' metadata). Pages
- * are read from the audit's event index (projections/audit/event-index.ts), which keeps each event as
- * the audit shows it, secrets masked; the filters select on the stream, the type, the actor, the request
- * and the recorded time, never on data, so no filter tells anything about a secret.
+ * decision the service made for it, with who asked and in which request (the events' metadata). Each
+ * event is shown as every view of the history shows it, secrets masked (`eventView`); the filters
+ * select on the stream, the type, the actor, the request and the recorded time, never on data, so no
+ * filter tells anything about a secret.
  *
  * A page is one range of one index (organization, filters, position) after the cursor, so it costs the
- * same however many events the store holds, this organization's or others'.
+ * same however many events the store holds, this organization's or others'. Where that index is depends
+ * on the event store: one that searches its own events answers directly (`EventStoreAudit`); for one
+ * that cannot, the audit keeps an event index as a read model (`EventIndexAudit`).
  */
-import type { Condition, ReadCollection, ReadStore } from '../ports/read-store';
 import type { RequestContext } from '../request-context';
-import type { EventIndexDocument } from '../../projections/audit/event-index';
 import type { AuditEvent } from './event-view';
 
 export type AuditQuery = {
@@ -32,84 +32,24 @@ export type AuditPage = {
   data: AuditEvent[];
   /**
    * The `after` of the next page: the position of the last event returned while `has_more`; on the
-   * last page, the position the event index covered when it was read (past other organizations' events).
+   * last page, the position the search covered when it was read (past other organizations' events).
    */
   next_after: number;
   /** false once no event after `next_after` matched when the page was read. */
   has_more: boolean;
 };
 
-type PositionRange = { gte: number; lte?: number };
+export type AuditService = {
+  page(ctx: RequestContext, query: AuditQuery): Promise<AuditPage>;
+};
 
-export class AuditService {
-  /**
-   * `index`: the event index's collection; `checkpointOf`: how far the index has been committed
-   * (the read store's checkpoint of its projection).
-   */
-  constructor(
-    private readonly index: ReadCollection<EventIndexDocument>,
-    private readonly checkpointOf: () => ReturnType<ReadStore['checkpoint']>,
-  ) {}
-
-  async page(ctx: RequestContext, query: AuditQuery): Promise<AuditPage> {
-    // Read before the page: commits move the checkpoint with their documents, so the page sees every event up to it.
-    const covered = await this.checkpointOf();
-    const lastPage = (data: AuditEvent[]): AuditPage => ({
-      data,
-      next_after: Math.max(query.after, covered, data.at(-1)?.position ?? -1),
-      has_more: false,
-    });
-    const where: Record<string, Condition> = { organizationId: ctx.organizationId };
-    if (query.stream !== undefined) where.stream = query.stream;
-    if (query.actor !== undefined) where.actor = query.actor;
-    if (query.requestId !== undefined) where.requestId = query.requestId;
-    const positions = await this.positionsRecordedIn(ctx.organizationId, query);
-    if (positions === null) return lastPage([]);
-    const range = { field: 'position', ...positions, gte: Math.max(query.after + 1, positions.gte) };
-    // One index range per type (equality keeps each in position order), merged: a list costs its length in pages.
-    const types = query.types ? [...new Set(query.types)] : [undefined];
-    const found = await Promise.all(
-      types.map((type) =>
-        this.index.find({
-          where: type === undefined ? where : { ...where, type },
-          range,
-          sort: { field: 'position', order: 'asc' },
-          limit: query.limit + 1,
-        }),
-      ),
-    );
-    const docs = found.flat().sort((a, b) => a.position - b.position);
-    const page = docs.slice(0, query.limit);
-    const data = page.filter((doc) => recordedWithin(doc, query)).map((doc) => doc.event);
-    if (docs.length <= query.limit) return lastPage(data);
-    return { data, next_after: page.at(-1)!.position, has_more: true };
-  }
-
-  /**
-   * The positions of the organization's events recorded in the time range: from the first recorded at
-   * or after its start to the last recorded at or before its end; null when none is. Positions follow
-   * recorded times (each store stamps an append's time as it orders it: SQLite under its write lock,
-   * EventStoreDB on its leader), so this is one lookup in the recorded-time index at each end; a page
-   * still keeps only events whose own time is in the range, should a clock ever step back.
-   */
-  private async positionsRecordedIn(organizationId: string, query: AuditQuery): Promise<PositionRange | null> {
-    const edge = async (order: 'asc' | 'desc', bound: { gte: string } | { lte: string }) => {
-      const [doc] = await this.index.find({
-        where: { organizationId },
-        range: { field: 'recordedAt', ...bound },
-        // Equal times sort by id, which sorts as the position does: the first, or the last, of them.
-        sort: { field: 'recordedAt', order },
-        limit: 1,
-      });
-      return doc?.position ?? null;
-    };
-    const first = query.startTime === undefined ? 0 : await edge('asc', { gte: query.startTime });
-    const last = query.endTime === undefined ? undefined : await edge('desc', { lte: query.endTime });
-    if (first === null || last === null) return null;
-    return last === undefined ? { gte: first } : { gte: first, lte: last };
-  }
+/**
+ * The page of `found` (at most `limit` + 1 events after the cursor, in position order): the extra one
+ * only tells there is more. `covered`: the position up to which the search saw every event.
+ */
+export function pageOf<T extends { position: number }>(query: AuditQuery, found: T[], covered: number) {
+  const page = found.slice(0, query.limit);
+  const hasMore = found.length > query.limit;
+  const next_after = hasMore ? page.at(-1)!.position : Math.max(query.after, covered, page.at(-1)?.position ?? -1);
+  return { page, cursor: { next_after, has_more: hasMore } };
 }
-
-const recordedWithin = (doc: EventIndexDocument, query: AuditQuery) =>
-  (query.startTime === undefined || doc.recordedAt >= query.startTime) &&
-  (query.endTime === undefined || doc.recordedAt <= query.endTime);

@@ -33,6 +33,21 @@ export type ReadAllOptions = {
   maxCount?: number;
 };
 
+/**
+ * Which events `searchEvents` finds: those whose metadata names the organization, narrowed by every
+ * other field given. Times are ISO 8601 in UTC, both ends inclusive, compared with `recordedAt`.
+ */
+export type EventSearch = {
+  organizationId: string;
+  streamId?: string;
+  /** Any of these types; every type when absent. */
+  types?: readonly string[];
+  actor?: string;
+  requestId?: string;
+  recordedFrom?: string;
+  recordedTo?: string;
+};
+
 export class WrongExpectedRevisionError extends Error {
   constructor(
     readonly streamId: string,
@@ -54,6 +69,13 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of all streams in global order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Optional: an organization's events matching `search`, in global order after `after`, at most
+   * `maxCount`; every event up to the head read before the search is seen. A store that indexes its
+   * events' metadata offers it (sqlite), so the audit reads the store itself; without it the audit keeps
+   * an index of its own (projections/audit/event-index.ts).
+   */
+  searchEvents?(search: EventSearch, options: ReadAllOptions & { maxCount: number }): Promise<RecordedEvent[]>;
   /** Position of the newest event, -1 when the store is empty. */
   headPosition(): Promise<number>;
   /**

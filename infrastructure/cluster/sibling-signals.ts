@@ -64,12 +64,15 @@ export function relaySiblingSignals(from: Worker, workers: () => Iterable<Worker
 /** The event store, telling the other processes whenever one of its appends is on disk. */
 export class SignallingEventStore implements EventStore {
   readonly appended$: Observable<number>;
+  /** Offered when the store offers it: whether it can search is what readers look at. */
+  readonly searchEvents?: EventStore['searchEvents'];
 
   constructor(
     private readonly store: EventStore,
     private readonly signals: SiblingSignals,
   ) {
     this.appended$ = store.appended$;
+    this.searchEvents = store.searchEvents?.bind(store);
   }
 
   async appendToStream(

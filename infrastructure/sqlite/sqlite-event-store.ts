@@ -8,6 +8,9 @@
  * orders their appends, and each process notices the others' by watching the file's data version
  * (every couple of milliseconds while events flow, less often when idle), so its subscriptions wake
  * as they do for its own appends.
+ *
+ * It also finds an organization's events by their metadata (`searchEvents`, sqlite-event-search.ts),
+ * from indexes of the events table, which the audit reads instead of keeping an index of its own.
  */
 import type Database from 'better-sqlite3';
 import { Subject } from 'rxjs';
@@ -15,6 +18,7 @@ import type { Worker } from 'node:worker_threads';
 import type {
   AppendResult,
   EventData,
+  EventSearch,
   EventStore,
   ExpectedRevision,
   ReadAllOptions,
@@ -23,6 +27,7 @@ import type {
 } from '../../application/ports/event-store';
 import { WrongExpectedRevisionError } from '../../application/ports/event-store';
 import { startWorker } from '../shared/start-worker';
+import { createSearchIndexes, EventSearchQueries } from './sqlite-event-search';
 import { storeError } from './store-error';
 import { openEventsDatabase, type AppendOutcome, type AppendRequest, type WriterReply } from './sqlite-events-schema';
 
@@ -63,6 +68,7 @@ export class SqliteEventStore implements EventStore {
   private closed: Promise<void> | null = null;
   private readonly writerExited: Promise<void>;
   private readonly statements;
+  private readonly searches: EventSearchQueries<Row>;
   /**
    * The newest events this process appended, in position order without gaps. Subscribers following
    * the store (projections, process managers) read them from here instead of reading and parsing
@@ -78,8 +84,10 @@ export class SqliteEventStore implements EventStore {
   private watcher: NodeJS.Timeout | null = null;
 
   constructor(file: string) {
-    // The writer creates the schema; open it here first so the read connection finds the table.
-    openEventsDatabase(file).close();
+    // The writer creates the schema; open it here first so the read connection finds the table and its indexes.
+    const setup = openEventsDatabase(file);
+    createSearchIndexes(setup);
+    setup.close();
     this.db = openEventsDatabase(file, { readonly: true });
     this.writer = startWorker(__dirname, 'sqlite-writer.worker', { workerData: { file } });
     this.writer.on('message', (reply: WriterReply) => this.settle(reply));
@@ -103,6 +111,7 @@ export class SqliteEventStore implements EventStore {
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
+    this.searches = new EventSearchQueries<Row>(this.db);
     this.knownHead = this.statements.head.get()?.position ?? -1;
     this.watch();
   }
@@ -250,6 +259,11 @@ export class SqliteEventStore implements EventStore {
     // request's read-your-writes door asks), and the watcher wakes subscribers when it moves.
     if (after >= this.knownHead) return [];
     return this.statements.all.all(options.after ?? -1, options.maxCount ?? Number.MAX_SAFE_INTEGER).map(toRecorded);
+  }
+
+  async searchEvents(search: EventSearch, options: ReadAllOptions & { maxCount: number }): Promise<RecordedEvent[]> {
+    const head = await this.headPosition();
+    return this.searches.search(search, options.after ?? -1, options.maxCount, head).map(toRecorded);
   }
 
   async headPosition(): Promise<number> {

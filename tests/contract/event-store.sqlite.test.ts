@@ -1,8 +1,10 @@
+import Database from 'better-sqlite3';
 import { filter, firstValueFrom } from 'rxjs';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../infrastructure/sqlite/sqlite-event-store';
 import { anEvent } from '../support/events';
 import { tempDir } from '../support/temp-dir';
+import { eventSearchContract } from './event-search.contract';
 import { eventStoreContract } from './event-store.contract';
 
 eventStoreContract('sqlite', async () => {
@@ -21,6 +23,46 @@ eventStoreContract('sqlite', async () => {
       dir.remove();
     },
   };
+});
+
+eventSearchContract('sqlite', async () => {
+  const dir = tempDir();
+  const store = new SqliteEventStore(join(dir.path, 'events.db'));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      dir.remove();
+    },
+  };
+});
+
+describe('sqlite event store: a file written before the search indexes existed', () => {
+  it('gets them on opening, and searches the events already there', async () => {
+    const dir = tempDir();
+    const file = join(dir.path, 'events.db');
+    const before = new SqliteEventStore(file);
+    const { position } = await before.appendToStream('s-1', [anEvent('Noted', { n: 1 })]);
+    await before.close();
+    const db = new Database(file);
+    const indexes = () =>
+      db
+        .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'events_by_%'")
+        .pluck()
+        .all();
+    for (const name of indexes()) db.exec(`DROP INDEX ${name}`);
+    expect(indexes()).toEqual([]);
+    const reopened = new SqliteEventStore(file);
+    try {
+      expect(indexes().length).toBeGreaterThan(0);
+      const found = await reopened.searchEvents({ organizationId: 'org-test', types: ['Noted'] }, { maxCount: 10 });
+      expect(found.map((e) => e.position)).toEqual([position]);
+    } finally {
+      db.close();
+      await reopened.close();
+      dir.remove();
+    }
+  });
 });
 
 describe('sqlite event store: two processes on one file', () => {

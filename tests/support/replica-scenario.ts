@@ -9,7 +9,7 @@
  * processes' backs: the SQLite files (tests/e2e/replicas.test.ts), or EventStoreDB and MongoDB
  * (tests/e2e/replicas.production.test.ts).
  */
-import { allProjections } from '../../api/modules';
+import { projectionsOver } from '../../api/modules';
 import type { EventStore } from '../../application/ports/event-store';
 import type { ReadStore } from '../../application/ports/read-store';
 import { ProjectionRunner } from '../../application/projection-runner';
@@ -235,6 +235,7 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
     // The read models the three processes built equal a rebuild from the first event.
     const { events: store, reads: live } = await inspector.openStores();
     const fresh = new MemoryReadStore();
+    const allProjections = projectionsOver(store);
     try {
       await new ProjectionRunner(store, fresh, allProjections).catchUp();
       const head = await store.headPosition();
