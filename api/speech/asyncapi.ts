@@ -50,7 +50,11 @@ export function asyncApiDocument(): Record<string, unknown> {
         protocol: 'ws',
         description: 'This service (wss behind TLS)',
         variables: { host: { default: 'localhost:8080', description: 'Host and port of the service' } },
-        security: [{ $ref: '#/components/securitySchemes/bearer' }, { $ref: '#/components/securitySchemes/query' }],
+        security: [
+          { $ref: '#/components/securitySchemes/bearer' },
+          { $ref: '#/components/securitySchemes/subprotocol' },
+          { $ref: '#/components/securitySchemes/query' },
+        ],
       },
     },
     channels: {
@@ -59,6 +63,8 @@ export function asyncApiDocument(): Record<string, unknown> {
         title: 'Speech',
         description:
           'Authenticated at the handshake (HTTP 401 or 403 and no socket otherwise); needs the speech scope. ' +
+          'The token comes in the Authorization header or, from a browser (which cannot set headers on a WebSocket), as the subprotocols `bearer, <token>` ' +
+          "(`new WebSocket(url, ['bearer', token])`; the service answers `Sec-WebSocket-Protocol: bearer`), or as ?token= (which puts it in URLs and logs). " +
           'A malformed message is answered with an error message and the connection stays open; a frame the service refuses closes it with one of the codes of x-close-codes. ' +
           'The service also closes a socket when the token it was opened with expires (4001) and when it stops (1001).',
         'x-close-codes': {
@@ -77,11 +83,19 @@ export function asyncApiDocument(): Record<string, unknown> {
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An organization token' },
+        subprotocol: {
+          type: 'httpApiKey',
+          name: 'Sec-WebSocket-Protocol',
+          in: 'header',
+          description:
+            "The same token offered as the subprotocol after `bearer`: `Sec-WebSocket-Protocol: bearer, <token>`, as a browser sends it for `new WebSocket(url, ['bearer', token])`. The service selects `bearer` in its answer",
+        },
         query: {
           type: 'httpApiKey',
           name: 'token',
           in: 'query',
-          description: 'The same token as ?token=, for browsers, which cannot set headers on a WebSocket',
+          description:
+            'The same token as ?token=, for clients that can set neither a header nor a subprotocol (the URL, token included, may be logged)',
         },
       },
       messages: Object.fromEntries(

@@ -1,7 +1,9 @@
 /**
  * Authentication of the WebSocket handshake, before the upgrade: a bad or missing token is answered
- * with HTTP 401 (a missing scope with 403), and no socket is opened. Browsers cannot set headers on a
- * WebSocket, so a `token` query parameter is accepted too.
+ * with HTTP 401 (a missing scope with 403), and no socket is opened. The token comes in the
+ * `Authorization` header; browsers cannot set headers on a WebSocket but can offer subprotocols, so
+ * `Sec-WebSocket-Protocol: bearer, <token>` carries it too (the service answers `bearer`, never the token),
+ * and so does a `token` query parameter, for clients that can do neither (a URL is logged: avoid it).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -31,12 +33,22 @@ const refuse = (done: Parameters<Verify>[1], code: number, error: string, messag
   });
 };
 
+/** The subprotocol a browser offers, followed by its token, to authenticate without a header or a URL. */
+export const BEARER_PROTOCOL = 'bearer';
+
+/** The token offered as the subprotocol after `bearer` (`Sec-WebSocket-Protocol: bearer, <token>`). */
+function protocolToken(header: string | string[] | undefined): string | undefined {
+  const offered = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((p) => p.trim());
+  const at = offered.indexOf(BEARER_PROTOCOL);
+  return at >= 0 ? offered[at + 1] || undefined : undefined;
+}
+
 export function verifySpeechClient(authenticate: Authenticator): Verify {
   return (info, done) => {
     const url = new URL(info.req.url ?? '/', 'http://localhost');
     if (url.pathname !== SPEECH_SOCKET_PATH) return refuse(done, 404, 'NotFound', 'Route not found');
-    const query = url.searchParams.get('token');
-    const header = info.req.headers.authorization ?? (query ? `Bearer ${query}` : undefined);
+    const token = protocolToken(info.req.headers['sec-websocket-protocol']) ?? url.searchParams.get('token');
+    const header = info.req.headers.authorization ?? (token ? `Bearer ${token}` : undefined);
     const requestId = (info.req.headers['x-request-id'] as string | undefined) ?? randomUUID();
     authenticate(header, requestId).then(
       (ctx) => {

@@ -37,6 +37,13 @@ export function authHeaders(): Record<string, string> {
 let onUnauthorized: () => void = () => {};
 export const whenUnauthorized = (handler: () => void) => void (onUnauthorized = handler);
 
+/** What the envelope adds to its message: `details`, or the per-field `errors` a validation failure lists. */
+function detailsOf(body: unknown): unknown {
+  if (!body || typeof body !== 'object') return undefined;
+  const { details, errors } = body as { details?: unknown; errors?: unknown };
+  return details ?? (errors === undefined ? undefined : { errors });
+}
+
 function messageOf(status: number, body: unknown): string {
   if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string')
     return (body as { message: string }).message;
@@ -61,10 +68,8 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   }
   if (response.status === 401) onUnauthorized();
   // A bulk add answers 207 (some added) and 400 (none added) with its per-record errors: the page reads those.
-  if (!response.ok && response.status !== 207) {
-    const details = parsed && typeof parsed === 'object' ? (parsed as { details?: unknown }).details : undefined;
-    throw new ApiError(response.status, messageOf(response.status, parsed), details, parsed);
-  }
+  if (!response.ok && response.status !== 207)
+    throw new ApiError(response.status, messageOf(response.status, parsed), detailsOf(parsed), parsed);
   return parsed as T;
 }
 

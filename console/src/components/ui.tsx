@@ -1,5 +1,6 @@
 /** The small pieces every page is made of: a page frame, fields with labels, errors in place, tables, paging. */
-import type { ComponentChildren, JSX } from 'preact';
+import { cloneElement, isValidElement, type ComponentChildren, type JSX } from 'preact';
+import { useId } from 'preact/hooks';
 import { ApiError } from '../client/api';
 
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
@@ -42,13 +43,31 @@ function detailLines(details: unknown): string[] {
 
 type FieldProps = { label: string; hint?: string; children: ComponentChildren };
 
-/** A labelled control: the label wraps it, so a click or a screen reader finds the two together. */
+/**
+ * A labelled control. A single control is named by the label alone (`for` its id: a select wrapped in
+ * its label would be named by its options' text too); anything else is wrapped by the label.
+ */
 export function Field(props: FieldProps) {
+  const id = useId();
+  const hint = props.hint && <span class="field-hint">{props.hint}</span>;
+  const child = props.children;
+  if (isValidElement(child) && typeof child.type === 'string') {
+    const own = (child.props as { id?: string }).id ?? id;
+    return (
+      <div class="field">
+        <label class="field-label" for={own}>
+          {props.label}
+        </label>
+        {cloneElement(child, { id: own })}
+        {hint}
+      </div>
+    );
+  }
   return (
     <label class="field">
       <span class="field-label">{props.label}</span>
-      {props.children}
-      {props.hint && <span class="field-hint">{props.hint}</span>}
+      {child}
+      {hint}
     </label>
   );
 }
