@@ -1,0 +1,164 @@
+/**
+ * The creation form, folded until opened (its lists are read only then). The types offered follow the
+ * organization's type as its campaigns show it (the API tells it nowhere else); with no campaign yet
+ * all three are offered, and the API's refusal of the wrong one says which are allowed.
+ */
+import { useState } from 'preact/hooks';
+import { useLocation } from 'wouter-preact';
+import { api } from '../../client/api';
+import { ChoiceSelect } from '../../components/choice-select';
+import { Problem } from '../../components/problem';
+import { Field, Form } from '../../components/ui';
+import { useAction, useLoad } from '../../components/use-load';
+import type { Campaign, CampaignType, Paged } from './model';
+
+const LANGUAGES = [
+  'english',
+  'hindi',
+  'bengali',
+  'telugu',
+  'marathi',
+  'tamil',
+  'gujarati',
+  'kannada',
+  'malayalam',
+  'punjabi',
+  'odia',
+  'assamese',
+];
+
+const TYPE_NAMES: Record<CampaignType, string> = {
+  emi: 'EMI collection',
+  edi: 'EDI collection',
+  lead: 'Lead generation',
+};
+
+export function CreateCampaign() {
+  const [open, setOpen] = useState(false);
+  return (
+    <details class="card create" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Create a campaign</summary>
+      {open && <CreateCampaignForm />}
+    </details>
+  );
+}
+
+type Draft = {
+  name: string;
+  campaignType: CampaignType | '';
+  description: string;
+  language: string;
+  startDate: string;
+  endDate: string;
+  agentId: string;
+  dispositionGroupId: string;
+  tags: string;
+};
+
+const EMPTY: Draft = {
+  name: '',
+  campaignType: '',
+  description: '',
+  language: '',
+  startDate: '',
+  endDate: '',
+  agentId: '',
+  dispositionGroupId: '',
+  tags: '',
+};
+
+/** The body the API takes: the optional fields left empty are left out. */
+function bodyOf(draft: Draft) {
+  const tags = draft.tags
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  return {
+    name: draft.name.trim(),
+    campaignType: draft.campaignType,
+    ...(draft.description.trim() && { description: draft.description.trim() }),
+    ...(draft.language && { language: draft.language }),
+    ...(draft.startDate && { startDate: draft.startDate }),
+    ...(draft.endDate && { endDate: draft.endDate }),
+    ...(draft.agentId && { agentId: draft.agentId }),
+    ...(draft.dispositionGroupId && { dispositionGroupId: draft.dispositionGroupId }),
+    ...(tags.length > 0 && { tags }),
+  };
+}
+
+function CreateCampaignForm() {
+  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [, navigate] = useLocation();
+  const set = (field: keyof Draft) => (e: { currentTarget: { value: string } }) =>
+    setDraft((d) => ({ ...d, [field]: e.currentTarget.value }));
+  const sample = useLoad(() => api<Paged<Campaign>>('GET', '/campaigns', undefined, { limit: 1 }), []);
+  const known = sample.data?.data[0]?.campaignType;
+  let types: CampaignType[] = ['emi', 'edi', 'lead'];
+  if (known) types = known === 'lead' ? ['lead'] : ['emi', 'edi'];
+  const create = useAction(async () => {
+    const created = await api<{ data: Campaign }>('POST', '/campaigns/create', bodyOf(draft));
+    navigate(`/${created.data.id}`);
+  });
+  return (
+    <Form label="Create a campaign" onSubmit={() => void create.run()}>
+      <Field label="Name">
+        <input name="name" required maxLength={200} value={draft.name} onInput={set('name')} />
+      </Field>
+      <Field
+        label="Type"
+        hint={known ? undefined : 'Collection organizations run EMI or EDI campaigns, lead generation ones Lead.'}
+      >
+        <select name="campaignType" required value={draft.campaignType} onChange={set('campaignType')}>
+          <option value="">Choose…</option>
+          {types.map((t) => (
+            <option key={t} value={t}>
+              {TYPE_NAMES[t]}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Language">
+        <select name="language" value={draft.language} onChange={set('language')}>
+          <option value="">Not set</option>
+          {LANGUAGES.map((l) => (
+            <option key={l} value={l}>
+              {l[0]!.toUpperCase() + l.slice(1)}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Starts on">
+        <input type="date" name="startDate" value={draft.startDate} onInput={set('startDate')} />
+      </Field>
+      <Field label="Ends on">
+        <input type="date" name="endDate" value={draft.endDate} onInput={set('endDate')} />
+      </Field>
+      <ChoiceSelect
+        label="Agent"
+        path="/agents"
+        name="agentId"
+        none="None"
+        value={draft.agentId}
+        onChange={(agentId) => setDraft((d) => ({ ...d, agentId }))}
+      />
+      <ChoiceSelect
+        label="Disposition group"
+        path="/dispositions/groups/list"
+        name="dispositionGroupId"
+        none="None"
+        value={draft.dispositionGroupId}
+        onChange={(dispositionGroupId) => setDraft((d) => ({ ...d, dispositionGroupId }))}
+      />
+      <Field label="Tags" hint="Separated by commas">
+        <input name="tags" value={draft.tags} onInput={set('tags')} />
+      </Field>
+      <Field label="Description">
+        <textarea name="description" rows={2} maxLength={2000} value={draft.description} onInput={set('description')} />
+      </Field>
+      <Problem error={create.error} />
+      <button type="submit" disabled={create.busy}>
+        {create.busy ? 'Creating…' : 'Create campaign'}
+      </button>
+    </Form>
+  );
+}

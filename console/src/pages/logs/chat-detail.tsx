@@ -1,0 +1,99 @@
+/**
+ * One chat: its status, its conversation as the customer saw it, and the platform's delivery errors
+ * (code, title, message, details, and the platform's reference for the code).
+ */
+import { Link } from 'wouter-preact';
+import { api } from '../../client/api';
+import { Problem } from '../../components/problem';
+import { Loading, Page } from '../../components/ui';
+import { useLoad } from '../../components/use-load';
+import { Fact } from './fact';
+import { keyOf, statusClass, when, type ChatDetail as Chat } from './model';
+
+export function ChatDetail(props: { id: string }) {
+  const chat = useLoad(
+    () => api<{ data: Chat }>('GET', `/communication/chat/${encodeURIComponent(props.id)}`),
+    [props.id],
+  );
+  const back = (
+    <p class="back">
+      <Link href="/">← All logs</Link>
+    </p>
+  );
+  if (!chat.data)
+    return (
+      <Page title="Chat">
+        {back}
+        <Problem error={chat.error} />
+        {chat.loading && <Loading what="the chat" />}
+      </Page>
+    );
+  const c = chat.data.data;
+  return (
+    <Page
+      title={`Chat with ${c.name || c.to}`}
+      actions={
+        <button type="button" class="secondary" onClick={chat.reload}>
+          Refresh
+        </button>
+      }
+    >
+      {back}
+      <dl class="log-facts">
+        <Fact label="Status">
+          <span class={statusClass(c.status)}>{c.status}</span>
+        </Fact>
+        <Fact label="Customer">
+          {c.name} {keyOf(c) && <code>{keyOf(c)}</code>}
+        </Fact>
+        <Fact label="To">{c.to}</Fact>
+        <Fact label="Platform message id">
+          <code>{c.platform_msg_id}</code>
+        </Fact>
+      </dl>
+      <div class="call-media">
+        <section aria-labelledby="conversation-title">
+          <h2 id="conversation-title">Conversation</h2>
+          {c.conversation.length === 0 ? (
+            <p class="empty">No message yet.</p>
+          ) : (
+            <ol class="transcript">
+              {c.conversation.map((m, i) => (
+                <li key={i} class={m.role === 'assistant' ? 'turn turn-agent' : 'turn turn-customer'}>
+                  <span class="speaker">
+                    {m.role === 'assistant' ? 'Agent' : 'Customer'}{' '}
+                    <time dateTime={m.timestamp}>{when(m.timestamp)}</time>
+                  </span>
+                  <span class="said">{m.content}</span>
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+        <section aria-labelledby="delivery-title">
+          <h2 id="delivery-title">Delivery</h2>
+          {c.errors.length === 0 ? (
+            <p class="notice">No delivery error: the message is {c.status.toLowerCase()}.</p>
+          ) : (
+            <ul class="delivery-errors">
+              {c.errors.map((e, i) => (
+                <li key={i} class="error">
+                  <strong>
+                    {e.code} {e.title}
+                  </strong>
+                  <p>{e.message}</p>
+                  {e.error_data?.details && <p>{e.error_data.details}</p>}
+                  {e.href && (
+                    <a href={e.href} target="_blank" rel="noreferrer noopener">
+                      What error {e.code} means
+                    </a>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </Page>
+  );
+}
