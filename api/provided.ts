@@ -5,6 +5,7 @@
 import type { BlobStore } from '../application/ports/blob-store';
 import type { BlacklistService } from '../application/blacklist/blacklist-service';
 import type { CallPlacer } from '../application/calls/call-placer';
+import type { ProviderAnswer } from '../application/inbound/inbound-simulation';
 import type { ChatSending } from '../application/chats/chat-sending';
 import type { CustomerService, WorkflowStarter } from '../application/customers/customer-service';
 import type { NumberService } from '../application/numbers/number-service';
@@ -16,6 +17,10 @@ export type Provided = {
   numbers: NumberService;
   blacklist: BlacklistService;
   callPlacer: CallPlacer;
+  /** The built-in carrier's simulated inbound calls: a caller `from` calls `number` (docs/inbound.md). */
+  inboundCalls: (call: { number: string; from: string }) => Promise<ProviderAnswer>;
+  /** The built-in chat platform's simulated inbound chats: `from` writes first to `number` (docs/inbound.md). */
+  inboundChats: (chat: { number: string; from: string }) => Promise<ProviderAnswer>;
   /** Where call recordings are kept (written by the carrier's calls, read by the recording routes). */
   recordings: BlobStore;
   chatSending: ChatSending;

@@ -56,6 +56,20 @@ export class Lookups {
     return (await this.collections.customers.get(customerDocumentId(campaignId, customerKey)))?.data ?? null;
   }
 
+  /**
+   * The organization's customers whose record has this phone number, in any campaign, the latest
+   * added first (an inbound caller is matched by it: docs/inbound.md). The number is matched as the
+   * records may write it: with or without its leading `+`.
+   */
+  async customersByPhone(organizationId: string, phone: string, limit = 20): Promise<CustomerDocument[]> {
+    const digits = phone.replace(/^\+/, '');
+    return this.collections.customers.find({
+      where: { organizationId, phone_number: { in: [digits, `+${digits}`] } },
+      sort: { field: 'addedSeq', order: 'desc' },
+      limit,
+    });
+  }
+
   /** The organization's agent, or null (also for another organization's). */
   async agent(organizationId: string, agentId: string): Promise<AgentDocument | null> {
     const agent = await this.collections.agents.get(agentId);

@@ -1,16 +1,31 @@
-/** The administration API (decisions.md section 2): organizations, tokens, credits and the number inventory. */
+/**
+ * The administration API (decisions.md section 2): organizations, tokens, credits, the number
+ * inventory, and simulated inbound traffic on the built-in providers (docs/inbound.md).
+ */
+import type { InboundSimulation } from '../../application/inbound/inbound-simulation';
 import type { NumberService } from '../../application/numbers/number-service';
+import { normalizeDialString } from '../../domain/numbers/phone-number';
 import type { OrganizationService } from '../../application/organizations/organization-service';
 import type { CommandContext } from '../../application/command-handler';
 import { paramOf } from '../http/auth';
 import { route, type RouteSpec } from '../http/route';
 import { validate } from '../http/validation';
 import { inventoryItems, StockNumbersBody } from '../numbers/schemas';
-import { AdjustCreditsBody, expiresInSeconds, IssueTokenBody, RegisterOrganizationBody } from './schemas';
+import {
+  AdjustCreditsBody,
+  expiresInSeconds,
+  IssueTokenBody,
+  RegisterOrganizationBody,
+  SimulateInboundBody,
+} from './schemas';
 
 const admin = (requestId: string): CommandContext => ({ organizationId: null, actor: 'admin', requestId });
 
-export function adminRoutes(organizations: OrganizationService, numbers: NumberService): RouteSpec[] {
+export function adminRoutes(
+  organizations: OrganizationService,
+  numbers: NumberService,
+  inbound: InboundSimulation,
+): RouteSpec[] {
   return [
     route({
       method: 'post',
@@ -78,6 +93,25 @@ export function adminRoutes(organizations: OrganizationService, numbers: NumberS
         res
           .status(201)
           .json({ success: true, data: await numbers.stock(admin(res.locals.requestId), inventoryItems(req.body)) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/simulate/inbound',
+      operationId: 'simulateInbound',
+      summary: 'Simulate a caller calling, or writing first to, a number on the built-in providers',
+      body: SimulateInboundBody,
+      success: {
+        status: 200,
+        description: 'What the provider was told: answered (with the call or chat id) or refused, and why',
+      },
+      handler: async (_req, res, body) => {
+        const data = await inbound.simulate({
+          number: normalizeDialString(body.number),
+          channel: body.channel,
+          ...(body.from !== undefined && { from: normalizeDialString(body.from) }),
+        });
+        res.json({ success: true, data });
       },
     }),
   ];

@@ -53,3 +53,18 @@ export function expiresInSeconds(value: string | number | undefined): number {
   if (seconds > MAX_TOKEN_SECONDS) throw validationFailed(['expiresIn must be at most 10 years (315360000 seconds)']);
   return seconds;
 }
+
+/** `POST /admin/v1/simulate/inbound`: a simulated caller calls, or writes first to, a number (docs/inbound.md). */
+export const SimulateInboundBody = Type.Object(
+  {
+    number: Type.String({ minLength: 1, maxLength: 32, description: 'The number called, E.164' }),
+    channel: StringEnum(['call', 'chat']),
+    from: Type.Optional(
+      Type.String({
+        pattern: '^\\+?[0-9]{7,15}$',
+        description: "The caller's number; one of the organization's customers (or a random number) when absent",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -2,11 +2,13 @@
  * Calls: the call placer (which other features use), initiate-calls, the built-in carrier and the
  * dispatcher that hands queued calls to it, the carriers' inbound reports, recordings rendered with the
  * service's voices, and the calls a stopped replica left (this replica's name is the player of the
- * calls it dials; the `calls-resumer` job adopts and plays on those whose player is no longer alive).
+ * calls it dials; the `calls-resumer` job adopts and plays on those whose player is no longer alive),
+ * and the calls that come in to the organization's numbers (`inboundCalls`, docs/inbound.md).
  */
 import { callDispatcher, resumeOrphanedCalls, type DialLookups } from '../../application/calls/call-dispatcher';
 import { CallPlacer } from '../../application/calls/call-placer';
 import { CarrierReports } from '../../application/calls/carrier-reports';
+import { InboundCalls } from '../../application/calls/inbound-calls';
 import { InitiateCalls } from '../../application/calls/initiate-calls';
 import { recordingBlobKey } from '../../application/calls/recording-key';
 import { RECORDING_CONTENT_TYPE, renderConversation } from '../../application/calls/render-conversation';
@@ -75,15 +77,6 @@ export const callsModule: ModuleDefinition = {
           return recordingId;
         }
       : undefined;
-    const carrier = builtinCarrier({
-      reports,
-      speed: config.simulationSpeed,
-      newId: env.newId,
-      record,
-      logger,
-      now: env.now,
-    });
-
     const dialLookups: DialLookups = {
       organizationType: (org) => lookups.organizationType(org),
       customer: (org, campaignId, key) => lookups.customer(org, campaignId, key),
@@ -101,6 +94,26 @@ export const callsModule: ModuleDefinition = {
       },
       dispositions: (org, id) => lookups.dispositionsOf(org, id),
     };
+    // Calls that come in to the organization's numbers (docs/inbound.md), played here like dialed ones.
+    const inbound = new InboundCalls({
+      commands,
+      lookups: { ...dialLookups, customersByPhone: (org, phone) => lookups.customersByPhone(org, phone) },
+      reports,
+      player: replica.name,
+    });
+    const carrier = builtinCarrier({
+      reports,
+      speed: config.simulationSpeed,
+      newId: env.newId,
+      record,
+      logger,
+      now: env.now,
+      inbound,
+    });
+    provided.provide('inboundCalls', async (call) => {
+      const answer = await carrier.receiveInbound(call);
+      return answer.outcome === 'answered' ? { outcome: 'answered', callId: answer.callId } : answer;
+    });
     const dispatch = {
       commands,
       provider: carrier,

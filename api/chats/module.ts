@@ -3,12 +3,14 @@
  * platform and the dispatcher that hands requested messages to it, the platform's inbound reports,
  * the delivery error reference, the chats a stopped replica left (this replica's name is the player of
  * the messages it dispatches; the `chats-resumer` job adopts and plays on those whose player is no
- * longer alive), and the timer that closes chats gone quiet.
+ * longer alive), the timer that closes chats gone quiet, and the chats customers open to the
+ * organization's numbers (`inboundChats`, docs/inbound.md).
  * Chat log entries and the chat detail are read through the logs (api/logs/module.ts).
  */
 import { chatDispatcher, resumeOrphanedChats, type ChatDispatchLookups } from '../../application/chats/chat-dispatcher';
 import { ChatPlatformReports } from '../../application/chats/chat-platform-reports';
 import { ChatSender } from '../../application/chats/chat-sender';
+import { InboundChats } from '../../application/chats/inbound-chats';
 import { inactivityTimer } from '../../application/chats/inactivity-timer';
 import { InitiateChat } from '../../application/chats/initiate-chat';
 import { TemplateService } from '../../application/chats/template-service';
@@ -68,7 +70,6 @@ export const chatsModule: ModuleDefinition = {
     provided.provide('chatSending', sending);
 
     const reports = new ChatPlatformReports(commands);
-    const platform = builtinChatPlatform({ reports, speed: config.simulationSpeed, logger, now: env.now });
     const dispatchLookups: ChatDispatchLookups = {
       organizationType: (org) => lookups.organizationType(org),
       customer: (org, campaignId, key) => lookups.customer(org, campaignId, key),
@@ -78,6 +79,24 @@ export const chatsModule: ModuleDefinition = {
       },
       dispositions: (org, id) => lookups.dispositionsOf(org, id),
     };
+    // Chats customers open to the organization's numbers (docs/inbound.md), played here like sent ones.
+    const inbound = new InboundChats({
+      commands,
+      lookups: { ...dispatchLookups, customersByPhone: (org, phone) => lookups.customersByPhone(org, phone) },
+      reports,
+      player: replica.name,
+    });
+    const platform = builtinChatPlatform({
+      reports,
+      speed: config.simulationSpeed,
+      logger,
+      now: env.now,
+      inbound: { chats: inbound, newId: env.newId },
+    });
+    provided.provide('inboundChats', async (chat) => {
+      const answer = await platform.receiveInbound(chat);
+      return answer.outcome === 'answered' ? { outcome: 'answered', messageId: answer.messageId } : answer;
+    });
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
     const initiate = new InitiateChat(commands, customers, sending);
     const dispatch = {

@@ -1,16 +1,17 @@
 /**
- * Number routes: search the available numbers (spec 4.8), buy some (anchor `buyNumbers`), and list
- * the organization's own. Scopes `numbers:read` and `numbers:write`.
+ * Number routes: search the available numbers (spec 4.8), buy some (anchor `buyNumbers`), list the
+ * organization's own, read one, and give one an inbound agent and disposition or take them away
+ * (docs/inbound.md). Scopes `numbers:read` and `numbers:write`.
  */
 import type { Request } from 'express';
 import type { NumberService, SearchQuery } from '../../application/numbers/number-service';
 import { normalizeDialString } from '../../domain/numbers/phone-number';
-import { contextOf } from '../http/auth';
+import { contextOf, paramOf } from '../http/auth';
 import { HttpError, validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
 import { pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
-import { BuyNumbersBody, DEFAULT_PROVIDER } from './schemas';
+import { BuyNumbersBody, DEFAULT_PROVIDER, InboundRoutingBody } from './schemas';
 
 const READ = ['numbers:read'];
 const WRITE = ['numbers:write'];
@@ -53,7 +54,47 @@ export function numberRoutes(service: NumberService): RouteSpec[] {
       scopes: READ,
       list: (ctx, query) => service.owned(ctx, query),
     }),
+    route({
+      method: 'get',
+      path: '/numbers/{number}',
+      operationId: 'getNumber',
+      summary: "One of the organization's numbers, with its inbound routing",
+      scopes: READ,
+      errors: [404],
+      handler: async (req, res) => {
+        res.json({ success: true, data: await service.ownedOne(contextOf(res), numberParam(req)) });
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/numbers/{number}/inbound',
+      operationId: 'setNumberInbound',
+      summary: 'Give a number an inbound agent and disposition: its inbound calls and chats are answered',
+      scopes: WRITE,
+      body: InboundRoutingBody,
+      errors: [400, 404],
+      handler: async (req, res, body) => {
+        res.json({ success: true, data: await service.setInbound(contextOf(res), numberParam(req), body) });
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/numbers/{number}/inbound',
+      operationId: 'clearNumberInbound',
+      summary: "Take a number's inbound routing away: its inbound calls and chats are refused",
+      scopes: WRITE,
+      errors: [404],
+      handler: async (req, res) => {
+        res.json({ success: true, data: await service.clearInbound(contextOf(res), numberParam(req)) });
+      },
+    }),
   ];
+}
+
+/** The number of the path, E.164 (`%2B919876543210`); its digits alone (`919876543210`) name it too. */
+function numberParam(req: Request): string {
+  const number = normalizeDialString(paramOf(req, 'number'));
+  return number.startsWith('+') ? number : `+${number}`;
 }
 
 function searchQuery(req: Request): SearchQuery {

@@ -44,3 +44,17 @@ export const inventoryItems = (body: unknown): InventoryItem[] =>
     provider: item.provider.toLowerCase(),
     country_iso: item.country_iso.toUpperCase(),
   }));
+
+const id = Type.String({ minLength: 1, maxLength: 100 });
+
+/** `PUT /numbers/{number}/inbound`: who answers the number's inbound calls and chats (docs/inbound.md). */
+export const InboundRoutingBody = Type.Object(
+  {
+    agentId: { ...id, description: "The organization's agent that takes the inbound calls and chats" },
+    dispositionId: {
+      ...id,
+      description: 'A disposition, or a disposition group, the inbound calls and chats end with',
+    },
+  },
+  { additionalProperties: false },
+);

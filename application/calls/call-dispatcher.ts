@@ -11,7 +11,8 @@
  * dialed before players were recorded), adopts each (`AdoptCall`, taken only from the player it saw,
  * so of replicas sweeping at once one gets it) and hands the provider the ones it got, to play on from
  * where their timeline is now. A call whose player is alive is left alone: it is still being played.
- * A real carrier's calls go on without us and report through webhooks.
+ * A real carrier's calls go on without us and report through webhooks. Inbound calls
+ * (application/calls/inbound-calls.ts) are open, played and adopted the same way from when they came in.
  *
  * The blacklist is checked at the dispatch, not only when the call was placed: a number blacklisted
  * while a long run of calls drains is not dialed. The dispatch is the `CallDialed` record, and the check
@@ -36,6 +37,7 @@ import {
   callDecider,
   callStreamId,
   FINAL_CALL_STATUSES,
+  type CallDirection,
   type CallEvent,
   type CallTarget,
 } from '../../domain/calls/call';
@@ -185,26 +187,44 @@ async function adoptCall(
 async function setUp(
   deps: DispatchDeps,
   callId: string,
-  call: CallTarget,
+  call: CallTarget & { direction?: CallDirection },
   at: string,
   requestId: string,
 ): Promise<DialRequest | null> {
+  const request = await dialRequestOf(deps.lookups, callId, call, at);
+  return 'refusal' in request
+    ? fail(deps, callId, request.refusal.reason, request.refusal.summary, requestId)
+    : request;
+}
+
+/**
+ * What the provider needs to play a call, looked up; or why it cannot be played. An inbound caller
+ * who is no customer (no customer key) is played with a record holding only the number.
+ */
+export async function dialRequestOf(
+  lookups: DialLookups,
+  callId: string,
+  call: CallTarget & { direction?: CallDirection },
+  at: string,
+): Promise<DialRequest | { refusal: { reason: string; summary: string } }> {
+  const inbound = call.direction === 'inbound';
   const [organizationType, customer, agent, dispositions] = await Promise.all([
-    deps.lookups.organizationType(call.organizationId),
-    deps.lookups.customer(call.organizationId, call.campaignId, call.customerKey),
-    deps.lookups.agent(call.organizationId, call.agentId),
-    deps.lookups.dispositions(call.organizationId, call.dispositionId),
+    lookups.organizationType(call.organizationId),
+    inbound && call.customerKey === ''
+      ? { phone_number: call.from }
+      : lookups.customer(call.organizationId, call.campaignId, call.customerKey),
+    lookups.agent(call.organizationId, call.agentId),
+    lookups.dispositions(call.organizationId, call.dispositionId),
   ]);
   if (!organizationType || !customer)
-    return fail(
-      deps,
-      callId,
-      'customer_not_found',
-      'The call was not placed: the customer is no longer in the campaign.',
-      requestId,
-    );
+    return {
+      refusal: {
+        reason: 'customer_not_found',
+        summary: 'The call was not placed: the customer is no longer in the campaign.',
+      },
+    };
   if (!agent)
-    return fail(deps, callId, 'agent_not_found', 'The call was not placed: its agent was not found.', requestId);
+    return { refusal: { reason: 'agent_not_found', summary: 'The call was not placed: its agent was not found.' } };
   return {
     callId,
     organizationId: call.organizationId,
@@ -216,6 +236,7 @@ async function setUp(
     agent,
     customer,
     dispositions,
+    ...(inbound && { direction: 'inbound' as const }),
   };
 }
 

@@ -21,6 +21,7 @@
  * before the platform gets it (see application/calls/call-dispatcher.ts for why no blacklisting
  * acknowledged before the dispatch record can be missed).
  */
+import type { CallDirection } from '../../domain/calls/call';
 import { chatDecider, type ChatEvent, type ChatTarget, type DeliveryError } from '../../domain/chats/chat';
 import { deliveryError } from '../../domain/chats/delivery-errors';
 import { isLanguageCode } from '../../domain/shared/languages';
@@ -188,14 +189,31 @@ async function adoptChat(
 async function setUp(
   deps: ChatDispatchDeps,
   messageId: string,
-  chat: ChatTarget,
+  chat: ChatTarget & { direction?: CallDirection; from?: string | null },
   at: string,
 ): Promise<ChatSendRequest | { error: DeliveryError }> {
+  return chatRequestOf(deps.lookups, messageId, chat, at);
+}
+
+/**
+ * What the platform needs to play a message, looked up; or the delivery error it fails with. The
+ * sender of an inbound chat who is no customer (no customer key) is played with a record holding only
+ * the number.
+ */
+export async function chatRequestOf(
+  lookups: ChatDispatchLookups,
+  messageId: string,
+  chat: ChatTarget & { direction?: CallDirection; from?: string | null },
+  at: string,
+): Promise<ChatSendRequest | { error: DeliveryError }> {
+  const inbound = chat.direction === 'inbound';
   const [organizationType, customer, agent, dispositions] = await Promise.all([
-    deps.lookups.organizationType(chat.organizationId),
-    deps.lookups.customer(chat.organizationId, chat.campaignId, chat.customerKey),
-    chat.agentId ? deps.lookups.agent(chat.organizationId, chat.agentId) : null,
-    chat.dispositionId ? deps.lookups.dispositions(chat.organizationId, chat.dispositionId) : [],
+    lookups.organizationType(chat.organizationId),
+    inbound && chat.customerKey === ''
+      ? { phone_number: chat.from ?? '' }
+      : lookups.customer(chat.organizationId, chat.campaignId, chat.customerKey),
+    chat.agentId ? lookups.agent(chat.organizationId, chat.agentId) : null,
+    chat.dispositionId ? lookups.dispositions(chat.organizationId, chat.dispositionId) : [],
   ]);
   if (!organizationType || !customer)
     return {
@@ -212,6 +230,7 @@ async function setUp(
     customer,
     // An agent deleted since the request leaves the chat without answers, not unsent.
     conversation: agent ? { agent, dispositions } : null,
+    ...(inbound && { direction: 'inbound' as const }),
   };
 }
 

@@ -8,8 +8,13 @@
  */
 import { BUILTIN_PROVIDER, builtinInventory } from '../../domain/numbers/builtin-inventory';
 import { inventoryDecider, inventoryStreamId, type StockedNumber } from '../../domain/numbers/inventory';
-import { phoneNumberDecider, phoneNumberStreamId } from '../../domain/numbers/owned-number';
-import { DomainError } from '../../domain/shared/errors';
+import {
+  NUMBER_NOT_FOUND,
+  phoneNumberDecider,
+  phoneNumberStreamId,
+  type InboundRouting,
+} from '../../domain/numbers/owned-number';
+import { DomainError, notFound } from '../../domain/shared/errors';
 import { isE164 } from '../../domain/numbers/phone-number';
 import type { NumberDocument } from '../../projections/numbers/numbers';
 import type { CommandContext, CommandHandler } from '../command-handler';
@@ -25,6 +30,14 @@ export type OwnedNumberView = {
   sms_enabled: boolean;
   voice_enabled: boolean;
   purchasedAt: string;
+  /** Who answers its inbound calls and chats (docs/inbound.md), null when nobody does: they are refused. */
+  inbound: InboundRouting | null;
+};
+/** What the inbound routing's ids are checked against: the organization's agents and dispositions. */
+export type RoutingLookups = {
+  agentExists: (organizationId: string, agentId: string) => Promise<boolean>;
+  /** The dispositions an id stands for (a group's members, or that one disposition); [] when unknown. */
+  dispositionsOf: (organizationId: string, dispositionId: string) => Promise<{ id: string; name: string }[]>;
 };
 export type SearchQuery = { provider: string; country_iso: string; limit: number; page: number; prefix?: string };
 export type SearchAnswer = {
@@ -50,6 +63,7 @@ export class NumberService {
     private readonly commands: CommandHandler,
     private readonly numbers: ReadCollection<NumberDocument>,
     private readonly env: ServiceEnvironment,
+    private readonly routing?: RoutingLookups,
   ) {}
 
   /**
@@ -188,6 +202,55 @@ export class NumberService {
     return { data: docs.map(ownedView), pagination };
   }
 
+  /** One of the caller's numbers; another organization's, or nobody's, is not found (404). */
+  async ownedOne(ctx: RequestContext, number: string): Promise<OwnedNumberView> {
+    const doc = await this.numbers.get(number);
+    if (!doc || doc.status !== 'owned' || doc.organizationId !== ctx.organizationId) throw notFound(NUMBER_NOT_FOUND);
+    return ownedView(doc);
+  }
+
+  /**
+   * Gives one of the caller's numbers an inbound agent and disposition (or group): its inbound calls
+   * and chats are taken from then on (docs/inbound.md). Answers the number as it then is.
+   */
+  async setInbound(ctx: RequestContext, number: string, routing: InboundRouting): Promise<OwnedNumberView> {
+    if (!this.routing) throw new Error('the number service was built without routing lookups');
+    const [agentKnown, dispositions] = await Promise.all([
+      this.routing.agentExists(ctx.organizationId, routing.agentId),
+      this.routing.dispositionsOf(ctx.organizationId, routing.dispositionId),
+    ]);
+    return this.route(ctx, number, {
+      type: 'SetInboundRouting',
+      organizationId: ctx.organizationId,
+      at: this.env.now().toISOString(),
+      ...routing,
+      agentKnown,
+      dispositionKnown: dispositions.length > 0,
+    });
+  }
+
+  /** Takes a number's inbound routing away: its inbound calls and chats are refused from then on. */
+  async clearInbound(ctx: RequestContext, number: string): Promise<OwnedNumberView> {
+    return this.route(ctx, number, {
+      type: 'ClearInboundRouting',
+      organizationId: ctx.organizationId,
+      at: this.env.now().toISOString(),
+    });
+  }
+
+  private async route(
+    ctx: RequestContext,
+    number: string,
+    command: Parameters<typeof phoneNumberDecider.decide>[0],
+  ): Promise<OwnedNumberView> {
+    // The number must be one (E.164) before it names a stream: anything else is nobody's number.
+    if (!isE164(number)) throw notFound(NUMBER_NOT_FOUND);
+    const context: CommandContext = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
+    const result = await this.commands.handle(phoneNumberDecider, phoneNumberStreamId(number), command, context);
+    await this.env.readYourWrites(result.position);
+    return this.ownedOne(ctx, number);
+  }
+
   /**
    * The organization's voice-enabled numbers, oldest purchase first: the numbers a call may be placed
    * from (`from`). Empty when it has none, in which case a call cannot be placed (decisions.md section 6).
@@ -209,4 +272,5 @@ const ownedView = (d: NumberDocument): OwnedNumberView => ({
   sms_enabled: d.sms_enabled,
   voice_enabled: d.voice_enabled,
   purchasedAt: d.purchasedAt ?? '',
+  inbound: d.inbound ?? null,
 });

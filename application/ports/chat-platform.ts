@@ -20,6 +20,11 @@ export type ChatSendRequest = {
   customer: Record<string, unknown>;
   /** With conversation settings: the agent that answers and the dispositions the chat may end with. */
   conversation: { agent: ChatAgent; dispositions: { id: string; name: string }[] } | null;
+  /**
+   * `inbound`: the customer wrote first (`content` is their message, `to` our number) and the agent
+   * answers it; absent for a message we send (docs/inbound.md).
+   */
+  direction?: 'inbound';
 };
 
 export interface ChatPlatform {

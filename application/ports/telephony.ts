@@ -1,7 +1,9 @@
 /**
  * The telephony provider port. `dial` hands a call to the carrier and returns once the carrier took
  * it; everything after (ringing, answered, ended, with transcript and recording) comes back through
- * `CarrierReports`, the same inbound path a real carrier's webhooks use.
+ * `CarrierReports`, the same inbound path a real carrier's webhooks use. A call that comes in is
+ * offered to `InboundCalls` (application/calls/inbound-calls.ts), which records it and answers the
+ * request to play it with, or why it is refused.
  */
 import type { OrganizationType } from '../../domain/organizations/organization';
 
@@ -20,6 +22,11 @@ export type DialRequest = {
   customer: Record<string, unknown>;
   /** The dispositions the call's outcome may be given. */
   dispositions: { id: string; name: string }[];
+  /**
+   * `inbound`: the caller called us (`from` the caller, `to` our number) and the agent answers it; absent
+   * for a call we dial (docs/inbound.md).
+   */
+  direction?: 'inbound';
 };
 
 export interface TelephonyProvider {

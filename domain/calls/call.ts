@@ -15,6 +15,13 @@
  * dial: `DialCall` carries what the dispatcher read of the blacklist aggregate (whether the number is
  * on it, at which revision of its stream), and a listed number ends the call at once as Failed, reason
  * `blacklisted`, instead of dialing it. How the read is kept race-free: application/calls/call-dispatcher.ts.
+ *
+ * A call may also come in: a customer calls a number of the organization that has an inbound agent
+ * (docs/inbound.md). `ReceiveCall` records it (`CallReceived`, `direction: inbound`) already in the
+ * carrier's hands and ringing, with its provider and player as a dial would record them, so from
+ * there it goes the way of a dialed call (answered, ended, adopted by another replica). A caller on
+ * the blacklist is refused: the call ends at once as Failed, reason `blacklisted`. Calls recorded
+ * before directions existed were all outbound (`CallQueued` is outbound).
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { invalid, notFound } from '../shared/errors';
@@ -34,6 +41,13 @@ const RANK: Record<CallStatus, number> = {
 /** Every status a call can have, in the order a call goes through them (RANK's keys: complete by its type). */
 export const CALL_STATUSES = Object.keys(RANK) as readonly CallStatus[];
 
+export type CallDirection = 'outbound' | 'inbound';
+
+/**
+ * Who a call is with. An outbound call goes `from` the organization's number `to` the customer's; an
+ * inbound one `from` the caller `to` the organization's number. An inbound caller no customer has the
+ * number of has no customer: `campaignId`, `campaignName`, `customerKey` and `customerName` are empty.
+ */
 export type CallTarget = {
   organizationId: string;
   campaignId: string;
@@ -75,6 +89,7 @@ export type CallState =
       dialedAt: string | null;
       /** The replica playing the call (null before it is dialed, or when its dial recorded none). */
       player: string | null;
+      direction: CallDirection;
     } & CallTarget);
 
 /** What a dispatch read of the blacklist aggregate: whether the call's number is on it, at that stream revision (-1: empty). */
@@ -83,9 +98,23 @@ export type BlacklistReading = { listed: boolean; revision: number };
 /** The end reason, and the log's summary, of a call refused because its number is blacklisted. */
 export const BLACKLISTED_REASON = 'blacklisted';
 export const BLACKLISTED_SUMMARY = 'The call was not placed: the number was blacklisted before it was dialed.';
+/** The log's summary of an inbound call refused because its caller is blacklisted. */
+export const BLACKLISTED_INBOUND_SUMMARY = 'The call was refused: the caller is blacklisted.';
 
 export type CallCommand =
   | ({ type: 'RequestCall'; callId: string; at: string } & CallTarget)
+  /**
+   * A call that came in to one of the organization's numbers, already with its provider (and the
+   * replica playing it); `blacklist`: what the receiver read of the caller's number on the blacklist.
+   */
+  | ({
+      type: 'ReceiveCall';
+      callId: string;
+      at: string;
+      provider: string;
+      player?: string;
+      blacklist: BlacklistReading;
+    } & CallTarget)
   /** `player`: the replica that plays the call (optional: events recorded before players were kept have none). */
   | { type: 'DialCall'; provider: string; at: string; player?: string; blacklist: BlacklistReading }
   /** `from`: the player the call is taken from, as the adopter saw it (null for a call that has none). */
@@ -96,6 +125,17 @@ export type CallCommand =
 
 export type CallEvent =
   | { type: 'CallQueued'; data: { callId: string; at: string } & CallTarget }
+  | {
+      type: 'CallReceived';
+      data: {
+        callId: string;
+        at: string;
+        direction: 'inbound';
+        provider: string;
+        player?: string;
+        blacklistRevision: number;
+      } & CallTarget;
+    }
   /** `blacklistRevision`: the revision of the blacklist the dial was decided on (absent on calls dialed before it was kept). */
   | {
       type: 'CallDialed';
@@ -112,6 +152,7 @@ export type CallEvent =
  */
 export const callEventTypes = [
   'CallQueued',
+  'CallReceived',
   'CallDialed',
   'CallRinging',
   'CallAnswered',
@@ -129,6 +170,7 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
     const { type: _type, ...data } = command;
     return [{ type: 'CallQueued', data }];
   }
+  if (command.type === 'ReceiveCall') return receive(command, state);
   if (state.status === 'none') throw notFound(CALL_NOT_FOUND);
   const { callId } = state;
   switch (command.type) {
@@ -173,14 +215,40 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
   }
 }
 
-/** The end of a call refused because its number is blacklisted: nothing was dialed. */
-export const blacklistedEnding = (at: string): { at: string } & CallEnding => ({
+/** An inbound call is recorded once: the same call reported again (a provider's retry) records nothing more. */
+function receive(command: Extract<CallCommand, { type: 'ReceiveCall' }>, state: CallState): CallEvent[] {
+  if (state.status !== 'none') {
+    if (state.direction === 'inbound' && state.organizationId === command.organizationId) return [];
+    throw invalid(`Call ${command.callId} already exists`);
+  }
+  const { type: _type, blacklist, player, ...target } = command;
+  const received: CallEvent = {
+    type: 'CallReceived',
+    data: {
+      ...target,
+      direction: 'inbound',
+      ...(player !== undefined && { player }),
+      blacklistRevision: blacklist.revision,
+    },
+  };
+  if (!blacklist.listed) return [received];
+  return [
+    received,
+    {
+      type: 'CallEnded',
+      data: { callId: command.callId, ...blacklistedEnding(command.at, BLACKLISTED_INBOUND_SUMMARY) },
+    },
+  ];
+}
+
+/** The end of a call refused because its number is blacklisted: nothing was dialed (or answered). */
+export const blacklistedEnding = (at: string, summary = BLACKLISTED_SUMMARY): { at: string } & CallEnding => ({
   at,
   status: 'Failed',
   reason: BLACKLISTED_REASON,
   durationSeconds: 0,
   disposition: null,
-  summary: BLACKLISTED_SUMMARY,
+  summary,
   extractedData: {},
   transcript: [],
   transcriptId: null,
@@ -198,6 +266,22 @@ export function evolve(state: CallState, event: CallEvent): CallState {
         dialedBy: null,
         dialedAt: null,
         player: null,
+        direction: 'outbound',
+        ...target,
+      };
+    }
+    case 'CallReceived': {
+      // In the carrier's hands and ringing from the moment it is recorded, as a dialed call that rings.
+      const { at, direction, provider, player, blacklistRevision: _revision, callId, ...target } = event.data;
+      return {
+        status: 'Ringing',
+        callId,
+        queuedAt: at,
+        startedAt: at,
+        dialedBy: provider,
+        dialedAt: at,
+        player: player ?? null,
+        direction,
         ...target,
       };
     }

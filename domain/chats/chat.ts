@@ -24,10 +24,18 @@
  * dispatch: `DispatchChat` carries what the dispatcher read of the blacklist aggregate, and a listed
  * number fails the message at once (delivery error 5003, `blacklisted`) instead of sending it. The
  * read is kept race-free as the call dispatcher's is (application/calls/call-dispatcher.ts).
+ *
+ * A chat may also come in: a customer writes first to a number of the organization that has an
+ * inbound agent (docs/inbound.md). `ReceiveChat` records it (`ChatReceived`, `direction: inbound`):
+ * the customer's message opens the conversation, it is Delivered (to us) and in the platform's hands,
+ * with its provider and player as a dispatch would record them; from there it goes the way of a sent
+ * message (read, answered, closed, adopted by another replica). A sender on the blacklist is refused:
+ * the chat fails at once (delivery error 5003, `blacklisted`) and ends. Chats recorded before
+ * directions existed were all outbound (`ChatRequested` is outbound).
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, notFound } from '../shared/errors';
-import type { BlacklistReading } from '../calls/call';
+import type { BlacklistReading, CallDirection } from '../calls/call';
 import { deliveryError, type DeliveryError } from './delivery-errors';
 
 export type ChatStatus = 'Accepted' | 'Sent' | 'Delivered' | 'Read' | 'Failed';
@@ -73,10 +81,26 @@ export type ChatState =
       entries: ReadonlySet<string>;
       ended: boolean;
       lastActivityAt: string;
+      direction: CallDirection;
+      /** The sender of an inbound chat; null for one we sent. */
+      from: string | null;
     } & ChatTarget);
 
 export type ChatCommand =
   | ({ type: 'RequestChat'; messageId: string; at: string } & ChatTarget)
+  /**
+   * A chat a customer opened with a message (`content`) to one of the organization's numbers (`to`),
+   * `from` the customer's number; `blacklist`: what the receiver read of it on the blacklist.
+   */
+  | ({
+      type: 'ReceiveChat';
+      messageId: string;
+      at: string;
+      from: string;
+      provider: string;
+      player?: string;
+      blacklist: BlacklistReading;
+    } & ChatTarget)
   /** `player`: the replica that plays the message (optional: events recorded before players were kept have none). */
   | { type: 'DispatchChat'; provider: string; at: string; player?: string; blacklist: BlacklistReading }
   /** `from`: the player the message is taken from, as the adopter saw it (null for a message that has none). */
@@ -95,6 +119,17 @@ export type ChatCommand =
 type Id = { messageId: string; at: string };
 export type ChatEvent =
   | { type: 'ChatRequested'; data: Id & ChatTarget }
+  | {
+      type: 'ChatReceived';
+      data: Id &
+        ChatTarget & {
+          direction: 'inbound';
+          from: string;
+          provider: string;
+          player?: string;
+          blacklistRevision: number;
+        };
+    }
   /** `blacklistRevision`: the revision of the blacklist the dispatch was decided on (absent on older dispatches). */
   | { type: 'ChatDispatched'; data: Id & { provider: string; player?: string; blacklistRevision?: number } }
   | { type: 'ChatAdopted'; data: Id & { player: string; from: string | null } }
@@ -115,6 +150,7 @@ export type ChatEvent =
  */
 export const chatEventTypes = [
   'ChatRequested',
+  'ChatReceived',
   'ChatDispatched',
   'ChatAccepted',
   'ChatSent',
@@ -193,6 +229,7 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
     if (state.organizationId === command.organizationId) return [];
     throw conflict(`Chat message ${command.messageId} already exists`);
   }
+  if (command.type === 'ReceiveChat') return receive(command, state);
   if (state.status === 'none') throw notFound(CHAT_NOT_FOUND);
   if (state.ended) return [];
   const { messageId } = state;
@@ -253,6 +290,45 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
   }
 }
 
+/** The summary of an inbound chat refused because its sender is blacklisted. */
+export const BLACKLISTED_INBOUND_CHAT_SUMMARY = 'The chat was refused: the sender is blacklisted.';
+
+/** An inbound chat is recorded once: the same chat reported again (a platform's retry) records nothing more. */
+function receive(command: Extract<ChatCommand, { type: 'ReceiveChat' }>, state: ChatState): ChatEvent[] {
+  if (state.status !== 'none') {
+    if (state.direction === 'inbound' && state.organizationId === command.organizationId) return [];
+    throw conflict(`Chat message ${command.messageId} already exists`);
+  }
+  const { type: _type, blacklist, player, ...target } = command;
+  const received: ChatEvent = {
+    type: 'ChatReceived',
+    data: {
+      ...target,
+      direction: 'inbound',
+      ...(player !== undefined && { player }),
+      blacklistRevision: blacklist.revision,
+    },
+  };
+  if (!blacklist.listed) return [received];
+  const { messageId, at } = command;
+  const error = deliveryError('blacklisted', `${command.from} is blacklisted: the chat was refused.`);
+  return [
+    received,
+    { type: 'ChatFailed', data: { messageId, at, errors: [error] } },
+    {
+      type: 'ChatEnded',
+      data: {
+        messageId,
+        at,
+        status: 'Failed',
+        reason: 'blacklisted',
+        disposition: null,
+        summary: BLACKLISTED_INBOUND_CHAT_SUMMARY,
+      },
+    },
+  ];
+}
+
 /** The message fails, unsent, because its number is blacklisted (as a Failed report would fail it). */
 export function blacklistedFailure(state: Chat, at: string): ChatEvent[] {
   const error = deliveryError('blacklisted', `${state.to} was blacklisted before the message was sent.`);
@@ -272,6 +348,25 @@ export function evolve(state: ChatState, event: ChatEvent): ChatState {
       entries: new Set(),
       ended: false,
       lastActivityAt: latestActivity(null, at),
+      direction: 'outbound',
+      from: null,
+      ...target,
+    };
+  }
+  if (event.type === 'ChatReceived') {
+    // Delivered to us and in the platform's hands from the moment it is recorded, as a dispatched message.
+    const { at, direction, provider, player, blacklistRevision: _revision, ...target } = event.data;
+    return {
+      status: 'Delivered',
+      requestedAt: at,
+      dispatchedBy: provider,
+      dispatchedAt: at,
+      player: player ?? null,
+      platformMsgId: null,
+      entries: new Set(),
+      ended: false,
+      lastActivityAt: latestActivity(null, at),
+      direction,
       ...target,
     };
   }
@@ -281,7 +376,10 @@ export function evolve(state: ChatState, event: ChatEvent): ChatState {
   return { ...apply(state, event), lastActivityAt: latestActivity(state.lastActivityAt, event.data.at) };
 }
 
-function apply(state: Chat, event: Exclude<ChatEvent, { type: 'ChatRequested' | 'ChatAdopted' }>): Chat {
+function apply(
+  state: Chat,
+  event: Exclude<ChatEvent, { type: 'ChatRequested' | 'ChatReceived' | 'ChatAdopted' }>,
+): Chat {
   switch (event.type) {
     case 'ChatDispatched':
       return {

@@ -3,9 +3,14 @@
  * revision the buyer read, so of two organizations buying the same number at once exactly one
  * succeeds (the other's append fails, and its decision on the fresh stream refuses it), across
  * requests and replicas.
+ *
+ * An owned number may answer inbound calls and chats: its inbound routing names the agent that takes
+ * them and the disposition (or disposition group) they end with (docs/inbound.md). Only the owner
+ * sets or clears it; for anyone else the number is not found. The agent and the disposition must be
+ * the owner's: the command carries what the service read of them.
  */
 import { assertNever, type Decider } from '../shared/decider';
-import { conflict, notFound } from '../shared/errors';
+import { conflict, invalid, notFound } from '../shared/errors';
 import { digitsOf } from './phone-number';
 import type { StockedNumber } from './inventory';
 
@@ -13,30 +18,65 @@ export const phoneNumberStreamId = (number: string) => `phoneNumber-${digitsOf(n
 
 export const NUMBER_NOT_AVAILABLE = 'Number not available';
 export const NUMBER_ALREADY_OWNED = 'Number already owned by your organization';
+export const NUMBER_NOT_FOUND = 'Number not found';
+export const INBOUND_AGENT_NOT_FOUND = 'Agent not found';
+export const INBOUND_DISPOSITION_NOT_FOUND = 'Disposition not found';
+
+/** Who answers a number's inbound calls and chats, and what they may end with. */
+export type InboundRouting = { agentId: string; dispositionId: string };
 
 export type OwnedNumber = StockedNumber & { provider: string; organizationId: string; purchasedAt: string };
 
-/** `boughtBy`: the origin of the request that bought it (RequestContext.origin), when it had one. */
-export type PhoneNumberState = { status: 'unowned' } | ({ status: 'owned'; boughtBy?: string } & OwnedNumber);
+/**
+ * `boughtBy`: the origin of the request that bought it (RequestContext.origin), when it had one.
+ * `inbound`: its inbound routing, absent when it has none (numbers bought before routing existed too).
+ */
+export type PhoneNumberState =
+  { status: 'unowned' } | ({ status: 'owned'; boughtBy?: string; inbound?: InboundRouting } & OwnedNumber);
 
 /** `stocked`: the number as the provider's inventory offers it, null when it does not. */
-export type PhoneNumberCommand = {
-  type: 'BuyNumber';
-  provider: string;
-  number: string;
-  stocked: StockedNumber | null;
-  organizationId: string;
-  at: string;
-  /** What names the request across its runs: a second run of the purchase buys nothing more. */
-  origin?: string;
-};
+export type PhoneNumberCommand =
+  | {
+      type: 'BuyNumber';
+      provider: string;
+      number: string;
+      stocked: StockedNumber | null;
+      organizationId: string;
+      at: string;
+      /** What names the request across its runs: a second run of the purchase buys nothing more. */
+      origin?: string;
+    }
+  /** `agentKnown` / `dispositionKnown`: whether the ids name the organization's agent and disposition (or group). */
+  | ({
+      type: 'SetInboundRouting';
+      organizationId: string;
+      at: string;
+      agentKnown: boolean;
+      dispositionKnown: boolean;
+    } & InboundRouting)
+  | { type: 'ClearInboundRouting'; organizationId: string; at: string };
 
-export type PhoneNumberEvent = {
-  type: 'NumberPurchased';
-  data: StockedNumber & { provider: string; organizationId: string; at: string; origin?: string };
-};
+export type PhoneNumberEvent =
+  | {
+      type: 'NumberPurchased';
+      data: StockedNumber & { provider: string; organizationId: string; at: string; origin?: string };
+    }
+  | { type: 'InboundRoutingSet'; data: { number: string; organizationId: string; at: string } & InboundRouting }
+  | { type: 'InboundRoutingCleared'; data: { number: string; organizationId: string; at: string } };
 
-export const phoneNumberEventTypes = ['NumberPurchased'] as const satisfies readonly PhoneNumberEvent['type'][];
+export const phoneNumberEventTypes = [
+  'NumberPurchased',
+  'InboundRoutingSet',
+  'InboundRoutingCleared',
+] as const satisfies readonly PhoneNumberEvent['type'][];
+
+type Owned = Extract<PhoneNumberState, { status: 'owned' }>;
+
+/** The number as its owner sees it: another organization's, or nobody's, is not found. */
+function ownedBy(state: PhoneNumberState, organizationId: string): Owned {
+  if (state.status !== 'owned' || state.organizationId !== organizationId) throw notFound(NUMBER_NOT_FOUND);
+  return state;
+}
 
 export function decide(command: PhoneNumberCommand, state: PhoneNumberState): PhoneNumberEvent[] {
   switch (command.type) {
@@ -60,8 +100,34 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
         },
       ];
     }
+    case 'SetInboundRouting': {
+      const owned = ownedBy(state, command.organizationId);
+      const errors = [
+        ...(command.agentKnown ? [] : [INBOUND_AGENT_NOT_FOUND]),
+        ...(command.dispositionKnown ? [] : [INBOUND_DISPOSITION_NOT_FOUND]),
+      ];
+      if (errors.length > 0) throw invalid(errors[0]!, { errors });
+      const { agentId, dispositionId } = command;
+      if (owned.inbound?.agentId === agentId && owned.inbound.dispositionId === dispositionId) return [];
+      return [
+        {
+          type: 'InboundRoutingSet',
+          data: { number: owned.number, organizationId: owned.organizationId, agentId, dispositionId, at: command.at },
+        },
+      ];
+    }
+    case 'ClearInboundRouting': {
+      const owned = ownedBy(state, command.organizationId);
+      if (!owned.inbound) return [];
+      return [
+        {
+          type: 'InboundRoutingCleared',
+          data: { number: owned.number, organizationId: owned.organizationId, at: command.at },
+        },
+      ];
+    }
     default:
-      return assertNever(command.type);
+      return assertNever(command);
   }
 }
 
@@ -71,8 +137,17 @@ export function evolve(state: PhoneNumberState, event: PhoneNumberEvent): PhoneN
       const { at, origin, ...owned } = event.data;
       return { status: 'owned', ...owned, purchasedAt: at, ...(origin !== undefined && { boughtBy: origin }) };
     }
+    case 'InboundRoutingSet':
+      return state.status === 'owned'
+        ? { ...state, inbound: { agentId: event.data.agentId, dispositionId: event.data.dispositionId } }
+        : state;
+    case 'InboundRoutingCleared': {
+      if (state.status !== 'owned') return state;
+      const { inbound: _inbound, ...rest } = state;
+      return rest;
+    }
     default:
-      return assertNever(event.type);
+      return assertNever(event);
   }
 }
 

@@ -3,8 +3,13 @@
  * seeded simulated call (domain/calls/simulation) on a clock scaled by SIMULATION_SPEED (1: real time,
  * 0: at once) and reports each step through `CarrierReports`, exactly as a real carrier's webhooks
  * would. Timestamps follow the simulated timeline from the moment the call was dialed.
+ *
+ * It simulates inbound traffic too (`receiveInbound`): a caller calls one of its numbers, the call is
+ * offered to the service (`InboundCalls`, as a real carrier's inbound webhook would), and when the
+ * service answers it the carrier plays it here like a dialed call, picked up by the agent.
  */
 import type { CarrierReports } from '../../application/calls/carrier-reports';
+import type { InboundCallAnswer, InboundCalls } from '../../application/calls/inbound-calls';
 import type { Logger } from '../../application/ports/logger';
 import type { DialRequest, TelephonyProvider } from '../../application/ports/telephony';
 import type { CallEnding } from '../../domain/calls/call';
@@ -29,13 +34,20 @@ export type BuiltinCarrierOptions = {
   record?: RecordConversation;
   logger?: Logger;
   now?: () => Date;
+  /** Where the calls that come in to its numbers are offered (no inbound traffic without it). */
+  inbound?: InboundCalls;
 };
 
 const DIAL_SECONDS = 1;
 
-export function builtinCarrier(
-  options: BuiltinCarrierOptions,
-): TelephonyProvider & { idle(): Promise<void>; stop(): Promise<void> } {
+export type BuiltinCarrier = TelephonyProvider & {
+  /** A simulated caller `from` calls `number`: offered to the service, and played when it answers. */
+  receiveInbound(call: { number: string; from: string }): Promise<InboundCallAnswer>;
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+export function builtinCarrier(options: BuiltinCarrierOptions): BuiltinCarrier {
   const calls = timelines({ speed: options.speed, now: options.now, logger: options.logger, what: 'carrier' });
 
   /** Plays a call's simulated timeline, reporting each step when the timeline reaches it. */
@@ -54,6 +66,7 @@ export function builtinCarrier(
       },
       dispositions: request.dispositions,
       defaultLanguage: language,
+      inbound: request.direction === 'inbound',
     });
     const start = Date.parse(request.at);
     const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
@@ -64,7 +77,8 @@ export function builtinCarrier(
 
     const pickedUp = DIAL_SECONDS + call.ringSeconds;
     const endsAt = pickedUp + call.durationSeconds;
-    if (call.outcome !== 'failed') {
+    // An inbound call rings from the moment it came in (recorded so): no ringing to report.
+    if (call.outcome !== 'failed' && request.direction !== 'inbound') {
       await until(DIAL_SECONDS);
       await report({ callId: request.callId, kind: 'ringing', at: at(DIAL_SECONDS) });
     }
@@ -111,6 +125,20 @@ export function builtinCarrier(
     /** A call dialed before a restart plays on from where its timeline is now (at once when it is past its end). */
     async resume(request) {
       calls.start(request.callId, (until) => play(request, until), calls.elapsedSince(request.at));
+    },
+    async receiveInbound({ number, from }) {
+      if (!options.inbound) return { outcome: 'refused', reason: 'number_not_owned' };
+      const callId = options.newId();
+      const answer = await options.inbound.offer({
+        provider: 'builtin',
+        callId,
+        to: number,
+        from,
+        at: (options.now?.() ?? new Date()).toISOString(),
+        requestId: `builtin-inbound-${callId}`,
+      });
+      if (answer.outcome === 'answered') calls.start(callId, (until) => play(answer.request, until));
+      return answer;
     },
     /** Resolves when every call in progress has ended (tests, shutdown). */
     idle: () => calls.idle(),

@@ -18,6 +18,8 @@ export type Config = {
   /** Where generated secrets were kept, when they were generated. */
   secretsFile: string | null;
   simulationSpeed: number;
+  /** SIMULATE_INBOUND_PER_MINUTE: simulated inbound calls and chats to numbers with an inbound agent (0: none; docs/inbound.md). */
+  simulateInboundPerMinute: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   services: ReadonlySet<'speech' | 'agent'>;
   maxBodyBytes: number;
@@ -144,6 +146,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: secrets.adminToken,
     secretsFile: secrets.file,
     simulationSpeed: numberFrom('SIMULATION_SPEED', env.SIMULATION_SPEED, 1, (n) => n >= 0),
+    simulateInboundPerMinute: numberFrom(
+      'SIMULATE_INBOUND_PER_MINUTE',
+      env.SIMULATE_INBOUND_PER_MINUTE,
+      0,
+      (n) => n >= 0 && n <= 6000,
+    ),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, ['debug', 'info', 'warn', 'error'] as const, 'info'),
     services: services as ReadonlySet<'speech' | 'agent'>,
     maxBodyBytes: numberFrom('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 16 * 1024 * 1024, (n) => n > 0),

@@ -5,6 +5,7 @@
  *
  * `player` is the replica named by the dial, then by each adoption. A call dialed before players were
  * recorded has none: `player` is null, and such a call counts as orphaned (any replica may adopt it).
+ * An inbound call is open from when it came in (`CallReceived` names its provider and player, as a dial does).
  */
 import type { Projection } from '../projection';
 import type { CallEvent } from '../../domain/calls/call';
@@ -22,11 +23,11 @@ export const openCallsProjection: Projection<OpenCallDocument> = {
       ['provider', 'player'],
     ],
   },
-  eventTypes: ['CallDialed', 'CallAdopted', 'CallEnded'],
+  eventTypes: ['CallDialed', 'CallReceived', 'CallAdopted', 'CallEnded'],
   documentIds: (event) => [(event.data as { callId: string }).callId],
   evolve(id, doc, recorded) {
     const event = recorded as RecordedEvent & CallEvent;
-    if (event.type === 'CallDialed')
+    if (event.type === 'CallDialed' || event.type === 'CallReceived')
       return { id, provider: event.data.provider, dialedAt: event.data.at, player: event.data.player ?? null };
     // An adoption of a call that already ended (its document removed) opens nothing.
     if (event.type === 'CallAdopted') return doc && { ...doc, player: event.data.player };

@@ -24,11 +24,12 @@ export const openChatsProjection: Projection<OpenChatDocument> = {
       ['provider', 'player'],
     ],
   },
-  eventTypes: ['ChatDispatched', 'ChatAdopted', 'ChatEnded'],
+  // An inbound chat is open from when it came in (`ChatReceived` names its provider and player, as a dispatch does).
+  eventTypes: ['ChatDispatched', 'ChatReceived', 'ChatAdopted', 'ChatEnded'],
   documentIds: (event) => [(event.data as { messageId: string }).messageId],
   evolve(id, doc, recorded) {
     const event = recorded as RecordedEvent & ChatEvent;
-    if (event.type === 'ChatDispatched')
+    if (event.type === 'ChatDispatched' || event.type === 'ChatReceived')
       return {
         id,
         provider: event.data.provider,

@@ -2,10 +2,15 @@
  * Call entries of the communication logs (spec 2.3): one document per call, carrying every common
  * field and the call-only ones. `start_time` is when the carrier started ringing (the queue time until
  * then); `end_time` when the call ended; `date` is the day of `start_time` (UTC).
+ *
+ * An inbound call (`CallReceived`) is an entry with `direction: inbound`, `from` the caller and `to`
+ * the organization's number called, ringing from when it came in. A caller no customer has the number
+ * of has no customer: `campaign_id`, `campaign_name` and `name` are empty strings and the entry has no
+ * `loan_id` / `lead_id` (docs/inbound.md).
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
-import type { CallEvent, CallStatus } from '../../domain/calls/call';
+import type { CallDirection, CallEvent, CallStatus } from '../../domain/calls/call';
 import { callEventTypes } from '../../domain/calls/call';
 
 export type CallLogDocument = {
@@ -21,7 +26,7 @@ export type CallLogDocument = {
   campaign_id: string;
   name: string;
   duration: number;
-  direction: 'outbound';
+  direction: CallDirection;
   from: string | null;
   to: string;
   status: CallStatus;
@@ -86,21 +91,29 @@ export type LogTarget = {
   to: string;
 };
 
-/** The common fields of a new log entry (spec 2.3): nothing has happened yet, so no end, duration or outcome. */
-export function openingEntry<Type extends 'call' | 'chat'>(id: string, type: Type, t: LogTarget) {
+/**
+ * The common fields of a new log entry (spec 2.3): nothing has happened yet, so no end, duration or
+ * outcome. An inbound contact without a customer (empty key) has no `loan_id` / `lead_id`.
+ */
+export function openingEntry<Type extends 'call' | 'chat', Direction extends CallDirection = 'outbound'>(
+  id: string,
+  type: Type,
+  t: LogTarget,
+  direction: Direction = 'outbound' as Direction,
+) {
   return {
     id,
     organizationId: t.organizationId,
     type,
     date: t.at.slice(0, 10),
-    [t.customerKeyField]: t.customerKey,
+    ...(t.customerKey !== '' && { [t.customerKeyField]: t.customerKey }),
     start_time: t.at,
     end_time: null,
     campaign_name: t.campaignName,
     campaign_id: t.campaignId,
     name: t.customerName,
     duration: 0 as const,
-    direction: 'outbound' as const,
+    direction,
     to: t.to,
     disposition: null,
     extracted_data: {},
@@ -127,6 +140,19 @@ export const callLogsProjection: Projection<CallLogDocument> = {
           ...openingEntry(id, 'call', d),
           from: d.from,
           status: 'Queued',
+          agent_id: d.agentId,
+          disposition_id: d.dispositionId,
+          call_id: id,
+          transcript_id: '',
+          recording_id: '',
+        };
+      }
+      case 'CallReceived': {
+        const d = event.data;
+        return {
+          ...openingEntry(id, 'call', d, 'inbound'),
+          from: d.from,
+          status: 'Ringing',
           agent_id: d.agentId,
           disposition_id: d.dispositionId,
           call_id: id,

@@ -7,9 +7,14 @@
  * `status` follows the message (Accepted, Sent, Delivered, Read, Failed; the status the end carries
  * once it ended); `disposition_id` is the configured disposition (or group) until the chat ends with a
  * disposition, whose id then replaces it.
+ *
+ * An inbound chat (`ChatReceived`) is an entry with `direction: inbound`, `from` the customer who wrote
+ * and `to` the organization's number, Delivered, its conversation opened by the customer's message;
+ * without a matched customer `campaign_id`, `campaign_name` and `name` are empty (docs/inbound.md).
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
+import type { CallDirection } from '../../domain/calls/call';
 import {
   chatEventTypes,
   type ChatEvent,
@@ -34,8 +39,8 @@ export type ChatLogDocument = {
   campaign_id: string;
   name: string;
   duration: 0;
-  direction: 'outbound';
-  from: null;
+  direction: CallDirection;
+  from: string | null;
   to: string;
   status: ChatStatus;
   disposition: string | null;
@@ -80,6 +85,22 @@ export const chatLogsProjection: Projection<ChatLogDocument> = {
           platform_msg_id: '',
           // The template as sent opens the conversation.
           conversation: [{ role: 'assistant', content: d.content, timestamp: d.at }],
+          errors: [],
+          template_id: d.templateId,
+        };
+      }
+      case 'ChatReceived': {
+        const d = event.data;
+        return {
+          ...openingEntry(id, 'chat', d, 'inbound'),
+          from: d.from,
+          status: 'Delivered',
+          agent_id: d.agentId ?? '',
+          disposition_id: d.dispositionId,
+          message_id: id,
+          platform_msg_id: '',
+          // The customer's message opens the conversation.
+          conversation: [{ role: 'user', content: d.content, timestamp: d.at }],
           errors: [],
           template_id: d.templateId,
         };

@@ -5,7 +5,7 @@
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { inventoryEventTypes, type InventoryEvent, type StockedNumber } from '../../domain/numbers/inventory';
-import { phoneNumberEventTypes, type PhoneNumberEvent } from '../../domain/numbers/owned-number';
+import { phoneNumberEventTypes, type InboundRouting, type PhoneNumberEvent } from '../../domain/numbers/owned-number';
 import { nationalPart } from '../../domain/numbers/phone-number';
 
 export type NumberDocument = {
@@ -20,6 +20,8 @@ export type NumberDocument = {
   organizationId: string | null;
   stockedAt: string;
   purchasedAt: string | null;
+  /** Who answers the number's inbound calls and chats (docs/inbound.md); absent or null when nobody does. */
+  inbound?: InboundRouting | null;
 };
 
 type Event = RecordedEvent & (InventoryEvent | PhoneNumberEvent);
@@ -54,7 +56,7 @@ export const numbersProjection: Projection<NumberDocument> = {
   eventTypes: [...inventoryEventTypes, ...phoneNumberEventTypes],
   documentIds: (recorded) => {
     const event = recorded as Event;
-    return event.type === 'NumberPurchased' ? [event.data.number] : event.data.numbers.map((n) => n.number);
+    return 'numbers' in event.data ? event.data.numbers.map((n) => n.number) : [event.data.number];
   },
   evolve(id, doc, recorded) {
     const event = recorded as Event;
@@ -87,8 +89,13 @@ export const numbersProjection: Projection<NumberDocument> = {
           organizationId,
           stockedAt: doc?.stockedAt ?? at,
           purchasedAt: at,
+          inbound: null,
         };
       }
+      case 'InboundRoutingSet':
+        return doc && { ...doc, inbound: { agentId: event.data.agentId, dispositionId: event.data.dispositionId } };
+      case 'InboundRoutingCleared':
+        return doc && { ...doc, inbound: null };
       default:
         return doc;
     }

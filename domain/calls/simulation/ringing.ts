@@ -26,6 +26,11 @@ const odds: readonly (readonly [RingOutcome, number])[] = [
   ['failed', 4],
 ];
 
+/** An inbound call: the agent answers it after one to four seconds of ringing. */
+export function answerInbound(random: Random): Ring {
+  return { outcome: 'answered', ringSeconds: random.int(1, 4), endReason: null };
+}
+
 /** `endReason` is null when answered: the conversation decides how it ends. */
 export function ring(random: Random, phoneNumber: unknown): Ring {
   if (!isDialable(phoneNumber)) return { outcome: 'failed', ringSeconds: 0, endReason: 'invalid_number' };

@@ -11,7 +11,7 @@ import { chooseDisposition, type DispositionTopic } from './dispositions';
 import { chooseIntent } from './intents';
 import { languageFromCustomer, type LanguageCode } from '../../shared/languages';
 import { seededRandom } from './random';
-import { ring, type Ring } from './ringing';
+import { answerInbound, ring, type Ring } from './ringing';
 import { extractedDataOf, summarize, type CallFacts } from './summary';
 import { callSeconds } from './timing';
 import type { CallSimulationInput, EndReason, SimulatedCall } from './types';
@@ -58,7 +58,9 @@ export function simulateCall(input: CallSimulationInput): SimulatedCall {
   // A malformed time would only surface later as "NaN" dates in a promise; refuse it up front.
   instantOf(input.at);
   const language = callLanguageOf(input);
-  const rang = ring(seededRandom(`${input.seed}:ring`), input.customer.phone_number);
+  const rang = input.inbound
+    ? answerInbound(seededRandom(`${input.seed}:ring`))
+    : ring(seededRandom(`${input.seed}:ring`), input.customer.phone_number);
   const { turns, durationSeconds, endReason, intent, commitments } = connect(input, language, rang);
   const loanId = text(input.customer.loan_id);
   const facts: CallFacts = {

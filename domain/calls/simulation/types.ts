@@ -55,6 +55,8 @@ export type CallSimulationInput = {
   agent: CallAgent;
   dispositions: DispositionRef[];
   defaultLanguage?: LanguageCode;
+  /** The customer called us: the agent picks up after a ring or two, and nothing else can happen to the ringing. */
+  inbound?: boolean;
 };
 
 /** What the agent learned, as `extracted_data` of the log entry (snake_case like the API). */

@@ -86,10 +86,60 @@ function waitBefore(role: 'user' | 'assistant', index: number): [number, number]
   return index === 0 ? [10, 180] : [5, 60];
 }
 
+/** What a simulated customer writes first to an organization's number (the platform's inbound traffic). */
+const OPENINGS = [
+  'Hi, I received a message from this number. Can you help?',
+  'Hello, I have a question about my account.',
+  'Hi, I would like to know more, please.',
+  'Hello, can someone tell me what this is about?',
+];
+
+/** The first message of a simulated inbound chat, from its seed (the message id). */
+export function inboundOpeningOf(seed: string): string {
+  return seededRandom(`${seed}:opening`).pick(OPENINGS);
+}
+
+/**
+ * An inbound chat: the customer's first message is in already; the agent reads it and answers in the
+ * customer's language, the customer may say goodbye, and the chat closes with a disposition.
+ */
+function inboundChat(input: ChatSimulationInput, platformMsgId: string, language: LanguageCode): SimulatedChat {
+  const clock = seededRandom(`${input.seed}:timing`);
+  let now = 0;
+  const after = (min: number, max: number) => (now += clock.int(min, max));
+  const steps: ChatStep[] = [{ afterSeconds: after(1, 3), kind: 'status', status: 'Read' }];
+  const talkRandom = seededRandom(`${input.seed}:talk`);
+  const intent = chooseIntent(talkRandom, input.organizationType, input.customer.payment_status);
+  // The customer's first line is the message received: the talk goes on from the agent's answer.
+  talk(talkRandom, input, language, intent)
+    .slice(1)
+    .forEach((line, i) => {
+      steps.push({
+        afterSeconds: after(...waitBefore(line.role, i + 1)),
+        kind: 'message',
+        entryId: `${platformMsgId}:${i + 2}`,
+        role: line.role,
+        content: line.content,
+      });
+    });
+  const disposition: DispositionRef | null = input.conversation
+    ? chooseDisposition(input.conversation.dispositions, intent, seededRandom(`${input.seed}:disposition`))
+    : null;
+  steps.push({
+    afterSeconds: (now += IDLE_CLOSE_SECONDS),
+    kind: 'closed',
+    reason: 'completed',
+    disposition,
+    summary: `The customer wrote first. ${summaries[intent]}${input.conversation ? '; the agent answered' : ''}.`,
+  });
+  return { platformMsgId, outcome: 'replied', language, intent, steps };
+}
+
 export function simulateChat(input: ChatSimulationInput): SimulatedChat {
   instantOf(input.at);
   const platformMsgId = platformMsgIdOf(input.seed);
   const language = chatLanguageOf(input);
+  if (input.inbound) return inboundChat(input, platformMsgId, language);
   const delivery = deliver(seededRandom(`${input.seed}:delivery`), input.to);
   const clock = seededRandom(`${input.seed}:timing`);
   const steps: ChatStep[] = [];

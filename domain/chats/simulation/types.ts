@@ -13,6 +13,8 @@ export type ChatSimulationInput = {
   templateLanguage: LanguageCode;
   /** With conversation settings the agent answers the customer and the chat gets a disposition. */
   conversation: { agent: { name: string; language?: LanguageCode }; dispositions: readonly DispositionRef[] } | null;
+  /** The customer wrote first: their message is already in; the agent reads it and answers. */
+  inbound?: boolean;
 };
 
 /** What became of the message. */

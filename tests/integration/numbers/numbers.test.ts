@@ -177,6 +177,7 @@ describe('numbers API', () => {
             sms_enabled: b.sms_enabled,
             voice_enabled: b.voice_enabled,
             purchasedAt: expect.any(String),
+            inbound: null,
           },
           {
             number: a.number,
@@ -185,6 +186,7 @@ describe('numbers API', () => {
             sms_enabled: a.sms_enabled,
             voice_enabled: a.voice_enabled,
             purchasedAt: expect.any(String),
+            inbound: null,
           },
         ],
         pagination: { page: 1, per_page: 10, total: 2, total_pages: 1, has_next: false, has_prev: false },

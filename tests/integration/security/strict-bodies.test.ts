@@ -27,6 +27,8 @@ type Fixture = {
   template: string;
   workflow: string;
   spareWorkflow: string;
+  /** A number the organization owns (escaped for a path). */
+  number: string;
 };
 /** What a route is sent: its path with ids filled in and a valid body (none for routes that take none). */
 type Write = { path: string; body?: unknown; token: 'org' | 'admin' | 'carrier' | 'chat' };
@@ -128,6 +130,17 @@ const WRITES: Record<string, (f: Fixture) => Write> = {
   'post /admin/v1/organizations/{id}/credits': (f) => ({
     path: `/admin/v1/organizations/${f.org}/credits`,
     body: { amount: 5 },
+    token: 'admin',
+  }),
+  'put /api/v1/numbers/{number}/inbound': (f) => ({
+    path: `/api/v1/numbers/${f.number}/inbound`,
+    body: { agentId: f.agent, dispositionId: f.disposition },
+    token: 'org',
+  }),
+  'delete /api/v1/numbers/{number}/inbound': (f) => ({ path: `/api/v1/numbers/${f.number}/inbound`, token: 'org' }),
+  'post /admin/v1/simulate/inbound': (f) => ({
+    path: '/admin/v1/simulate/inbound',
+    body: { number: decodeURIComponent(f.number), channel: 'call', from: '+919812300001' },
     token: 'admin',
   }),
   'post /admin/v1/numbers/inventory': () => ({
@@ -244,6 +257,12 @@ describe('strict bodies on every write route', () => {
       ).status,
     ).toBe(200);
     const workflowBody = { name: 'W', steps: [{ type: 'end' }] };
+    const number = (await t.request('GET', '/api/v1/numbers/search?limit=1', { token: a.token })).body.data[0].number;
+    const bought = await t.request('POST', '/api/v1/numbers/buyNumbers', {
+      token: a.token,
+      body: [{ number, provider: 'builtin' }],
+    });
+    if (!bought.body.success) throw new Error(`buyNumbers: ${bought.text}`);
     f = {
       org: a.id,
       token: a.token,
@@ -258,6 +277,7 @@ describe('strict bodies on every write route', () => {
       template: await post('/chat/templates', { name: 'T', body: 'Hi {{first_name}}' }),
       workflow: await post('/workflows', workflowBody),
       spareWorkflow: await post('/workflows', { ...workflowBody, name: 'Spare workflow' }),
+      number: encodeURIComponent(number),
     };
   });
   afterAll(() => t.stop());
