@@ -25,15 +25,10 @@ import {
   callStreamId,
   type CallTarget,
 } from '../../domain/calls/call';
-import { campaignDecider, campaignStreamId } from '../../domain/campaigns/campaign';
-import { keyFieldOf } from '../../domain/customers/record';
-import { phoneNumberDecider, phoneNumberStreamId } from '../../domain/numbers/owned-number';
-import { isLanguageCode } from '../../domain/shared/languages';
-import type { CustomerDocument } from '../../projections/customers/customers';
 import { readBlacklist } from '../blacklist/blacklist-reading';
-import { customerContact } from '../customers/customer-contact';
 import type { CommandHandler } from '../command-handler';
 import type { DialRequest } from '../ports/telephony';
+import { routeInbound, type InboundLookups, type UnrecordedRefusal } from '../inbound/inbound-contact';
 import { dialRequestOf, type DialLookups } from './call-dispatcher';
 import type { CarrierReports } from './carrier-reports';
 
@@ -47,9 +42,6 @@ export type InboundCallOffer = {
   requestId: string;
 };
 
-/** Why an inbound call is refused without anything recorded. */
-export type UnrecordedRefusal = 'number_not_owned' | 'no_inbound_agent' | 'agent_not_found';
-
 export type InboundCallAnswer =
   /** Recorded: the carrier plays `request`. */
   | { outcome: 'answered'; callId: string; request: DialRequest }
@@ -58,16 +50,7 @@ export type InboundCallAnswer =
   /** Nothing recorded: the carrier refuses it. */
   | { outcome: 'refused'; reason: UnrecordedRefusal };
 
-/** A customer an inbound caller was matched to, as the call records it. */
-export type CallerMatch = Pick<
-  CallTarget,
-  'campaignId' | 'campaignName' | 'customerKeyField' | 'customerKey' | 'customerName'
-> & { language: string | null };
-
-export type InboundCallLookups = DialLookups & {
-  /** The organization's customers with this phone number, latest added first. */
-  customersByPhone: (organizationId: string, phone: string) => Promise<CustomerDocument[]>;
-};
+export type InboundCallLookups = DialLookups & InboundLookups;
 
 export class InboundCalls {
   constructor(
@@ -82,29 +65,10 @@ export class InboundCalls {
 
   async offer(offer: InboundCallOffer): Promise<InboundCallAnswer> {
     const { commands, lookups } = this.deps;
-    const { state: number } = await commands.load(phoneNumberDecider, phoneNumberStreamId(offer.to));
-    if (number.status !== 'owned') return { outcome: 'refused', reason: 'number_not_owned' };
-    if (!number.inbound) return { outcome: 'refused', reason: 'no_inbound_agent' };
-    const organizationId = number.organizationId;
-    const organizationType = await lookups.organizationType(organizationId);
-    if (!organizationType) return { outcome: 'refused', reason: 'number_not_owned' };
-
-    const match = await this.match(organizationId, offer.from);
-    const agent = await lookups.agent(organizationId, number.inbound.agentId);
-    if (!agent) return { outcome: 'refused', reason: 'agent_not_found' };
-    const target: CallTarget = {
-      organizationId,
-      campaignId: match?.campaignId ?? '',
-      campaignName: match?.campaignName ?? '',
-      customerKeyField: match?.customerKeyField ?? keyFieldOf(organizationType),
-      customerKey: match?.customerKey ?? '',
-      customerName: match?.customerName ?? '',
-      to: number.number,
-      from: offer.from,
-      agentId: number.inbound.agentId,
-      dispositionId: number.inbound.dispositionId,
-      language: languageOf(match?.language ?? null, agent.language),
-    };
+    const route = await routeInbound(commands, lookups, offer);
+    if ('refused' in route) return { outcome: 'refused', reason: route.refused };
+    const { organizationId } = route;
+    const target: CallTarget = { ...route.target, from: offer.from };
     const request = await dialRequestOf(lookups, offer.callId, { ...target, direction: 'inbound' }, offer.at);
     if ('refusal' in request) return { outcome: 'refused', reason: 'agent_not_found' };
 
@@ -151,45 +115,4 @@ export class InboundCalls {
     }
     return { outcome: 'answered', callId: offer.callId, request };
   }
-
-  /** The customer with the caller's number in a live campaign of the organization, the latest added first. */
-  async match(organizationId: string, phone: string): Promise<CallerMatch | null> {
-    return matchCaller(this.deps.commands, this.deps.lookups, organizationId, phone);
-  }
-}
-
-/** The customer an inbound caller (or chat sender) is, by phone number: see InboundCalls. */
-export async function matchCaller(
-  commands: CommandHandler,
-  lookups: Pick<InboundCallLookups, 'customersByPhone' | 'organizationType'>,
-  organizationId: string,
-  phone: string,
-): Promise<CallerMatch | null> {
-  const type = await lookups.organizationType(organizationId);
-  if (!type) return null;
-  for (const customer of await lookups.customersByPhone(organizationId, phone)) {
-    // A deleted campaign's customers are history, not callers to greet by name.
-    const { state } = await commands.load(campaignDecider, campaignStreamId(customer.campaignId));
-    if (state.status !== 'active' && state.status !== 'paused') continue;
-    const contact = customerContact(
-      { campaignId: customer.campaignId, campaignName: state.name, customerKeyField: keyFieldOf(type) },
-      customer.customerId,
-      customer.data,
-    );
-    return {
-      campaignId: contact.campaignId,
-      campaignName: contact.campaignName,
-      customerKeyField: contact.customerKeyField,
-      customerKey: contact.customerKey,
-      customerName: contact.customerName,
-      language: customer.language,
-    };
-  }
-  return null;
-}
-
-/** The call's language: the customer's when the record names one, else the agent's, else English. */
-function languageOf(customerLanguage: string | null, agentLanguage: string | undefined): string {
-  if (customerLanguage && isLanguageCode(customerLanguage)) return customerLanguage;
-  return agentLanguage && isLanguageCode(agentLanguage) ? agentLanguage : 'en';
 }

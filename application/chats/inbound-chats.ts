@@ -15,12 +15,8 @@
  */
 import { chatDecider } from '../../domain/chats/chat';
 import { deliveryError } from '../../domain/chats/delivery-errors';
-import { keyFieldOf } from '../../domain/customers/record';
-import { phoneNumberDecider, phoneNumberStreamId } from '../../domain/numbers/owned-number';
-import { isLanguageCode } from '../../domain/shared/languages';
-import type { CustomerDocument } from '../../projections/customers/customers';
 import { readBlacklist } from '../blacklist/blacklist-reading';
-import { matchCaller, type UnrecordedRefusal } from '../calls/inbound-calls';
+import { routeInbound, type InboundLookups, type UnrecordedRefusal } from '../inbound/inbound-contact';
 import type { CommandHandler } from '../command-handler';
 import type { ChatSendRequest } from '../ports/chat-platform';
 import { chatRequestOf, type ChatDispatchLookups } from './chat-dispatcher';
@@ -43,15 +39,7 @@ export type InboundChatAnswer =
   | { outcome: 'refused'; reason: 'blacklisted'; messageId: string }
   | { outcome: 'refused'; reason: UnrecordedRefusal };
 
-export type InboundChatLookups = ChatDispatchLookups & {
-  customersByPhone: (organizationId: string, phone: string) => Promise<CustomerDocument[]>;
-};
-
-/** The chat's language: the customer's when the record names one, else the agent's, else English. */
-function chatLanguageOf(customerLanguage: string | null, agentLanguage: string | undefined): string {
-  if (customerLanguage && isLanguageCode(customerLanguage)) return customerLanguage;
-  return agentLanguage && isLanguageCode(agentLanguage) ? agentLanguage : 'en';
-}
+export type InboundChatLookups = ChatDispatchLookups & InboundLookups;
 
 export class InboundChats {
   constructor(
@@ -66,29 +54,10 @@ export class InboundChats {
 
   async offer(offer: InboundChatOffer): Promise<InboundChatAnswer> {
     const { commands, lookups } = this.deps;
-    const { state: number } = await commands.load(phoneNumberDecider, phoneNumberStreamId(offer.to));
-    if (number.status !== 'owned') return { outcome: 'refused', reason: 'number_not_owned' };
-    if (!number.inbound) return { outcome: 'refused', reason: 'no_inbound_agent' };
-    const organizationId = number.organizationId;
-    const organizationType = await lookups.organizationType(organizationId);
-    if (!organizationType) return { outcome: 'refused', reason: 'number_not_owned' };
-    const agent = await lookups.agent(organizationId, number.inbound.agentId);
-    if (!agent) return { outcome: 'refused', reason: 'agent_not_found' };
-    const match = await matchCaller(commands, lookups, organizationId, offer.from);
-    const target = {
-      organizationId,
-      campaignId: match?.campaignId ?? '',
-      campaignName: match?.campaignName ?? '',
-      customerKeyField: match?.customerKeyField ?? keyFieldOf(organizationType),
-      customerKey: match?.customerKey ?? '',
-      customerName: match?.customerName ?? '',
-      to: number.number,
-      templateId: '',
-      content: offer.content,
-      language: chatLanguageOf(match?.language ?? null, agent.language),
-      agentId: number.inbound.agentId,
-      dispositionId: number.inbound.dispositionId,
-    };
+    const route = await routeInbound(commands, lookups, offer);
+    if ('refused' in route) return { outcome: 'refused', reason: route.refused };
+    const { organizationId } = route;
+    const target = { ...route.target, templateId: '', content: offer.content };
     const request = await chatRequestOf(
       lookups,
       offer.messageId,
