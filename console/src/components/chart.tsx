@@ -19,17 +19,9 @@ import {
 } from 'chart.js';
 import { useEffect, useRef } from 'preact/hooks';
 
-Chart.register(
-  BarController,
-  BarElement,
-  CategoryScale,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-);
+// The chart types drawn here, then the scales and plugins they use.
+Chart.register(BarController, BarElement, LineController, LineElement, PointElement);
+Chart.register(CategoryScale, LinearScale, Legend, Tooltip);
 
 /** Colours of the console's palette, dark enough on white (contrast of at least 4.5:1). */
 const COLOURS = ['#0b5cad', '#1b6e3a', '#b34700', '#6a3d9a', '#a4161a', '#4a515a'];
@@ -56,6 +48,10 @@ export type ChartProps = {
   horizontal?: boolean;
 };
 
+/** A series' name, with its unit when it is drawn on the line's axis. */
+const seriesLabel = (s: Series, units: ChartProps['units']) =>
+  s.line && units.line ? `${s.label} (${units.line})` : s.label;
+
 const format = (value: number | null) => (value === null ? '—' : value.toLocaleString());
 
 function configOf(props: ChartProps): ChartConfiguration<'bar' | 'line'> {
@@ -67,7 +63,7 @@ function configOf(props: ChartProps): ChartConfiguration<'bar' | 'line'> {
       labels: [...props.labels],
       datasets: props.series.map((s, i) => ({
         type: s.line ? ('line' as const) : ('bar' as const),
-        label: s.line && props.units.line ? `${s.label} (${props.units.line})` : s.label,
+        label: seriesLabel(s, props.units),
         data: [...s.values],
         backgroundColor: COLOURS[i % COLOURS.length],
         borderColor: COLOURS[i % COLOURS.length],
@@ -125,7 +121,7 @@ export function ChartFigure(props: ChartProps) {
                 <th scope="col">{props.labelTitle}</th>
                 {props.series.map((s) => (
                   <th scope="col" key={s.label}>
-                    {s.line && props.units.line ? `${s.label} (${props.units.line})` : s.label}
+                    {seriesLabel(s, props.units)}
                   </th>
                 ))}
               </tr>

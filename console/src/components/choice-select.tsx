@@ -1,33 +1,30 @@
 /**
- * A select whose options are a list the API answers (agents, dispositions, templates, campaigns): the
- * operator picks by name, the form sends the id. When the list cannot be read (the token lacks its
- * scope, say) the API's reason is shown and the id can be typed instead.
+ * A choice among the organization's things (agents, dispositions, templates, campaigns): the operator
+ * picks by name, the form sends the id. When they cannot be listed (the token lacks the scope, say)
+ * the API's reason is shown and the id can be typed instead.
  */
 import { api } from '../client/api';
+import { SelectField, type Option } from './select-field';
 import { Field } from './ui';
 import { useLoad } from './use-load';
 
-type Named = { id: string; name: string };
-
-export function ChoiceSelect(props: {
+type ChoiceProps = {
   label: string;
-  /** The list's path below /api/v1, read once: its first 100 items. */
-  path: string;
-  name: string;
+  name?: string;
   value: string;
   onChange: (id: string) => void;
   required?: boolean;
   /** The option for "none", when choosing is optional. */
   none?: string;
   hint?: string;
-}) {
-  const list = useLoad(
-    () => api<{ data: Named[] }>('GET', props.path, undefined, { page: 1, limit: 100 }),
-    [props.path],
-  );
-  if (list.error)
+};
+
+/** A choice among options loaded elsewhere: still loading (undefined), loaded, or not listable (an Error). */
+export function ListedChoice(props: ChoiceProps & { options: readonly Option[] | Error | undefined }) {
+  const { options } = props;
+  if (options instanceof Error)
     return (
-      <Field label={`${props.label} id`} hint={`Cannot list them (${list.error.message}): type the id.`}>
+      <Field label={`${props.label} id`} hint={`Cannot list them (${options.message}): type the id.`}>
         <input
           name={props.name}
           required={props.required}
@@ -36,28 +33,29 @@ export function ChoiceSelect(props: {
         />
       </Field>
     );
-  const listed = list.data?.data ?? [];
-  // A value from elsewhere (the address, say) that is not among the first 100 still shows as chosen.
-  const items =
-    props.value && list.data && !listed.some((i) => i.id === props.value)
-      ? [...listed, { id: props.value, name: props.value }]
-      : listed;
-  const empty = list.data && listed.length === 0 ? 'There is none yet.' : undefined;
+  // A value from elsewhere (the address, say) that is not listed still shows as chosen.
+  const unlisted = options && props.value && !options.some((o) => o.value === props.value);
   return (
-    <Field label={props.label} hint={empty ?? props.hint}>
-      <select
-        name={props.name}
-        required={props.required}
-        value={props.value}
-        onChange={(e) => props.onChange(e.currentTarget.value)}
-      >
-        <option value="">{list.loading ? 'Loading…' : (props.none ?? 'Choose…')}</option>
-        {items.map((item) => (
-          <option key={item.id} value={item.id}>
-            {item.name}
-          </option>
-        ))}
-      </select>
-    </Field>
+    <SelectField
+      label={props.label}
+      hint={props.hint}
+      name={props.name}
+      required={props.required}
+      value={props.value}
+      onChange={props.onChange}
+      none={options ? (props.none ?? 'Choose…') : 'Loading…'}
+      options={unlisted ? [...options, { value: props.value, label: `${props.value} (not listed)` }] : options}
+    />
   );
+}
+
+/** A choice among a list of the API (its path below /api/v1), read once: its first 100 items. */
+export function ChoiceSelect(props: ChoiceProps & { path: string }) {
+  const list = useLoad(
+    () => api<{ data: { id: string; name: string }[] }>('GET', props.path, undefined, { page: 1, limit: 100 }),
+    [props.path],
+  );
+  const options = list.data?.data.map((item) => ({ value: item.id, label: item.name }));
+  const hint = options?.length === 0 ? 'There is none yet.' : props.hint;
+  return <ListedChoice {...props} hint={hint} options={list.error ?? options} />;
 }

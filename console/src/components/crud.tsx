@@ -1,41 +1,17 @@
 /**
- * What the settings pages (dispositions, agents, numbers, blacklist, workflows, webhooks) share: a
- * paged list with its search, an editor card for create and edit, a delete that asks first, and the
- * API's error with its per-field details, shown where the action was taken.
+ * What the list pages share: a paged list of the API with its search and its pages, and for the settings
+ * pages (dispositions, agents, blacklist, workflows, webhooks) an editor card for create and edit and
+ * the notice of what was done.
  */
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, type Query } from '../client/api';
+import { api, type Query } from '../client/api';
+import { DeleteButton } from './delete-button';
 import { ErrorNote, Form, Field, Loading, Pager, Table, type Column, type PageInfo } from './ui';
 import { useAction, useLoad, type Loaded } from './use-load';
 
 /** A page of a list, as every list of the API answers it. */
 export type Paged<T> = { data: T[]; pagination: PageInfo };
-
-/**
- * The API's error with its problems listed: the API sends them as `errors` beside `message` (and the
- * bulk routes as objects naming the item), which ErrorNote shows when they are the error's details.
- */
-export function withDetails(error: Error | undefined): Error | undefined {
-  if (!(error instanceof ApiError) || error.details !== undefined) return error;
-  const errors = (error.body as { errors?: unknown } | undefined)?.errors;
-  if (!Array.isArray(errors)) return error;
-  return new ApiError(error.status, error.message, { errors: errors.map(problemText) }, error.body);
-}
-
-function problemText(problem: unknown): string {
-  if (typeof problem === 'string') return problem;
-  if (problem && typeof problem === 'object') {
-    const { id, error, reason } = problem as { id?: unknown; error?: unknown; reason?: unknown };
-    return [id, error, reason].filter((part) => part !== undefined && part !== null && part !== '').join(': ');
-  }
-  return JSON.stringify(problem);
-}
-
-/** The API's error in place, with its details. */
-export function ActionError(props: { error: Error | undefined }) {
-  return <ErrorNote error={withDetails(props.error)} />;
-}
 
 /** What went well, said to screen readers as well. */
 export function Notice(props: { children: ComponentChildren }) {
@@ -109,33 +85,176 @@ export function SearchBar(props: { label: string; onSearch: (text: string) => vo
   );
 }
 
-/** A list of the API as a table: loading, its error, its rows and its pages. */
+/**
+ * A list of the API as a table: loading, its error, its rows and its pages. Its pages turn with
+ * `onPage` when the address holds the page, else with the list's own `setPage`.
+ */
 export function ListView<Row>(props: {
-  list: PagedList<Row>;
+  list: Loaded<Paged<Row>> & { setPage?: (page: number) => void };
+  onPage?: (page: number) => void;
   caption: string;
   columns: readonly Column<Row>[];
   rowKey: (row: Row) => string;
   empty: string;
+  /** The rows shown, when the page's rows are narrowed here (else all of them). */
+  rows?: readonly Row[];
+  /** What is loading, as the loading note says it (else the caption). */
+  what?: string;
 }) {
   const { list } = props;
-  if (list.error) return <ActionError error={list.error} />;
-  if (!list.data) return <Loading what={props.caption.toLowerCase()} />;
+  if (list.error) return <ErrorNote error={list.error} />;
+  if (!list.data) return <Loading what={props.what ?? props.caption.toLowerCase()} />;
   return (
     <div aria-busy={list.loading}>
       <Table
         caption={props.caption}
         columns={props.columns}
-        rows={list.data.data}
+        rows={props.rows ?? list.data.data}
         rowKey={props.rowKey}
         empty={props.empty}
       />
-      <Pager pagination={list.data.pagination} onPage={list.setPage} />
+      <Pager pagination={list.data.pagination} onPage={props.onPage ?? list.setPage ?? (() => {})} />
     </div>
   );
 }
 
 /** Whether an editor is open, and for what: a new item, or one of the list. */
 export type Editing<T> = { mode: 'create' } | { mode: 'edit'; item: T } | null;
+
+/** The item an editor changes, or undefined when it creates one. */
+export const startOf = <T,>(editing: NonNullable<Editing<T>>): T | undefined =>
+  editing.mode === 'edit' ? editing.item : undefined;
+
+/** What an editor of a list is given: what it edits, and what to call with the notice once it saved. */
+export type EditorProps<T> = {
+  editing: NonNullable<Editing<T>>;
+  onSaved: (notice: string) => void;
+  onClose: () => void;
+};
+
+export type EditableList<T> = {
+  list: PagedList<T>;
+  idOf: (item: T) => string;
+  search: string;
+  setSearch: (text: string) => void;
+  editing: Editing<T>;
+  create: () => void;
+  edit: (item: T) => void;
+  close: () => void;
+  notice: string;
+  /** Says what changed, and loads the list again. */
+  changed: (notice: string) => void;
+  /** Closes the editor, which saved: what `changed` does. */
+  saved: (notice: string) => void;
+};
+
+/**
+ * A list of the API with its search, its editor (open for a new item or one of the list) and the notice
+ * of the last change; `onChanged` tells the rest of the page, `version` has the list loaded again.
+ */
+export function useEditableList<T>(
+  path: string,
+  idOf: (item: T) => string,
+  options: { query?: Query; version?: number; onChanged?: () => void } = {},
+): EditableList<T> {
+  const [search, setSearch] = useState('');
+  const list = usePagedList<T>(path, { ...options.query, search }, { version: options.version });
+  const [editing, setEditing] = useState<Editing<T>>(null);
+  const [notice, setNotice] = useState('');
+  const changed = (text: string) => {
+    setNotice(text);
+    list.reload();
+    options.onChanged?.();
+  };
+  return {
+    list,
+    idOf,
+    search,
+    setSearch,
+    editing,
+    create: () => setEditing({ mode: 'create' }),
+    edit: (item) => setEditing({ mode: 'edit', item }),
+    close: () => setEditing(null),
+    notice,
+    changed,
+    saved: (text) => {
+      setEditing(null);
+      changed(text);
+    },
+  };
+}
+
+/**
+ * An editable list as its page shows it: the editor when open (the first control focused), the notice
+ * of the last change, the search box when the API searches the list, and the list itself.
+ */
+export function EditableListView<Row>(props: {
+  crud: EditableList<Row>;
+  editor: (props: EditorProps<Row>) => ComponentChildren;
+  /** The search box's name, when the API searches this list. */
+  searchLabel?: string;
+  /** What a row is (`disposition`), for "No disposition matches “…”". */
+  noun?: string;
+  caption: string;
+  columns: readonly Column<Row>[];
+  empty: string;
+}) {
+  const { crud } = props;
+  const { editing } = crud;
+  return (
+    <>
+      {editing && (
+        <Fragment key={editing.mode === 'edit' ? crud.idOf(editing.item) : 'new'}>
+          {props.editor({ editing, onSaved: crud.saved, onClose: crud.close })}
+        </Fragment>
+      )}
+      {crud.notice && <Notice>{crud.notice}</Notice>}
+      {props.searchLabel && <SearchBar label={props.searchLabel} onSearch={crud.setSearch} />}
+      <ListView
+        list={crud.list}
+        caption={props.caption}
+        columns={props.columns}
+        rowKey={crud.idOf}
+        empty={crud.search ? `No ${props.noun ?? 'item'} matches “${crud.search}”.` : props.empty}
+      />
+    </>
+  );
+}
+
+/**
+ * The editor of a named item of the API: created with POST to `createPath` (else `path`), changed with
+ * PUT to `{path}/{id}`; the notice names it.
+ */
+export function ItemEditor<T extends { id: string; name: string }>(
+  props: EditorProps<T> & {
+    noun: string;
+    path: string;
+    createPath?: string;
+    body: () => unknown;
+    notice?: (saved: T) => string;
+    children: ComponentChildren;
+  },
+) {
+  const start = startOf(props.editing);
+  const { noun } = props;
+  const save = useAction(async () => {
+    const answer = start
+      ? await api<{ data: T }>('PUT', `${props.path}/${start.id}`, props.body())
+      : await api<{ data: T }>('POST', props.createPath ?? props.path, props.body());
+    const saved = answer.data;
+    props.onSaved(props.notice?.(saved) ?? `${noun[0]!.toUpperCase()}${noun.slice(1)} “${saved.name}” saved.`);
+  });
+  return (
+    <EditorCard
+      title={start ? `Edit ${noun} “${start.name}”` : `New ${noun}`}
+      submitLabel={start ? `Save ${noun}` : `Create ${noun}`}
+      save={save}
+      onCancel={props.onClose}
+    >
+      {props.children}
+    </EditorCard>
+  );
+}
 
 /**
  * A card holding the form that creates or changes an item, with the API's error beside its buttons.
@@ -144,9 +263,8 @@ export type Editing<T> = { mode: 'create' } | { mode: 'edit'; item: T } | null;
 export function EditorCard(props: {
   title: string;
   submitLabel: string;
-  busy: boolean;
-  error: Error | undefined;
-  onSubmit: () => void;
+  /** The save, run when the form is submitted (a `useAction`). */
+  save: { run: () => Promise<unknown>; busy: boolean; error: Error | undefined };
   onCancel: () => void;
   children: ComponentChildren;
 }) {
@@ -170,12 +288,12 @@ export function EditorCard(props: {
       }}
     >
       <h2 id={id}>{props.title}</h2>
-      <Form label={props.title} onSubmit={props.onSubmit} class="form editor-form">
+      <Form label={props.title} onSubmit={() => void props.save.run()} class="form editor-form">
         {props.children}
-        <ActionError error={props.error} />
+        <ErrorNote error={props.save.error} />
         <div class="buttons">
-          <button type="submit" disabled={props.busy}>
-            {props.busy ? 'Saving…' : props.submitLabel}
+          <button type="submit" disabled={props.save.busy}>
+            {props.save.busy ? 'Saving…' : props.submitLabel}
           </button>
           <button type="button" class="secondary" onClick={props.onCancel}>
             Cancel
@@ -183,59 +301,6 @@ export function EditorCard(props: {
         </div>
       </Form>
     </section>
-  );
-}
-
-/**
- * A delete button that asks first, in a modal dialog (focus kept inside, Escape cancels) which also
- * shows the API's refusal, for example a disposition still in a group.
- */
-export function DeleteButton(props: {
-  what: string;
-  /** What deleting does, said in the question. */
-  consequence?: string;
-  label?: string;
-  onDelete: () => Promise<unknown>;
-  onDeleted: () => void;
-}) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const remove = useAction(async () => {
-    await props.onDelete();
-    return true;
-  });
-  const verb = props.label ?? 'Delete';
-  const open = () => {
-    remove.clearError();
-    dialog.current?.showModal();
-  };
-  // On a refusal the dialog stays open, showing the API's message.
-  const confirm = async () => {
-    if (!(await remove.run())) return;
-    dialog.current?.close();
-    props.onDeleted();
-  };
-  const titleId = useRef(`confirm-${Math.random().toString(36).slice(2)}`).current;
-  return (
-    <>
-      <button type="button" class="danger" aria-label={`${verb} ${props.what}`} onClick={open}>
-        {verb}
-      </button>
-      <dialog ref={dialog} class="confirm" aria-labelledby={titleId}>
-        <h2 id={titleId}>
-          {verb} “{props.what}”?
-        </h2>
-        {props.consequence && <p>{props.consequence}</p>}
-        <ActionError error={remove.error} />
-        <div class="buttons">
-          <button type="button" class="danger" disabled={remove.busy} onClick={() => void confirm()}>
-            Yes, {verb.toLowerCase()}
-          </button>
-          <button type="button" class="secondary" autoFocus onClick={() => dialog.current?.close()}>
-            Cancel
-          </button>
-        </div>
-      </dialog>
-    </>
   );
 }
 
@@ -263,28 +328,46 @@ export function SectionHeader(props: { id: string; title: string; children?: Com
   );
 }
 
-/**
- * A labelled choice. Field's label wraps its control, and a select's options would then be read as part
- * of its name: the select is named by the label alone.
- */
-export function SelectField(props: {
-  label: string;
-  hint?: string;
-  value: string;
-  required?: boolean;
-  onChange: (value: string) => void;
-  children: ComponentChildren;
-}) {
+/** The button that opens the editor of a new item. */
+export function CreateButton(props: { crud: { create: () => void }; children: ComponentChildren }) {
   return (
-    <Field label={props.label} hint={props.hint}>
-      <select
-        aria-label={props.label}
-        required={props.required}
-        value={props.value}
-        onChange={(e) => props.onChange(e.currentTarget.value)}
-      >
-        {props.children}
-      </select>
-    </Field>
+    <button type="button" onClick={props.crud.create}>
+      {props.children}
+    </button>
+  );
+}
+
+/**
+ * The controls of a row of an editable list: its edit button, whatever else it has, and its delete
+ * (asked first), after which the list says `deleted` and is loaded again.
+ */
+export function ItemActions<T>(props: {
+  crud: EditableList<T>;
+  item: T;
+  what: string;
+  editLabel?: string;
+  deleteLabel?: string;
+  consequence: string;
+  onDelete: () => Promise<unknown>;
+  deleted: string;
+  onDeleted?: () => void;
+  children?: ComponentChildren;
+}) {
+  const { crud } = props;
+  return (
+    <RowActions>
+      <EditButton what={props.what} label={props.editLabel} onEdit={() => crud.edit(props.item)} />
+      {props.children}
+      <DeleteButton
+        what={props.what}
+        label={props.deleteLabel}
+        consequence={props.consequence}
+        onDelete={props.onDelete}
+        onDeleted={() => {
+          props.onDeleted?.();
+          crud.changed(props.deleted);
+        }}
+      />
+    </RowActions>
   );
 }

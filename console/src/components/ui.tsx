@@ -15,18 +15,21 @@ export function Page(props: { title: string; actions?: ComponentChildren; childr
   );
 }
 
-/** The API's error message where the action was taken, with its per-field details when it gave some. */
+/**
+ * The API's error message where the action was taken, with every reason it gave: the `errors` of a
+ * validation failure (strings) or of a bulk route (objects naming the item, with `error` or `message`).
+ */
 export function ErrorNote(props: { error: Error | undefined }) {
   const { error } = props;
   if (!error) return null;
-  const details = error instanceof ApiError ? detailLines(error.details) : [];
+  const reasons = error instanceof ApiError ? reasonsOf(error.details) : [];
   return (
     <div class="error" role="alert">
       <strong>{error.message}</strong>
-      {details.length > 0 && (
+      {reasons.length > 0 && (
         <ul>
-          {details.map((line) => (
-            <li key={line}>{line}</li>
+          {reasons.map((reason, i) => (
+            <li key={i}>{reason}</li>
           ))}
         </ul>
       )}
@@ -34,11 +37,19 @@ export function ErrorNote(props: { error: Error | undefined }) {
   );
 }
 
-function detailLines(details: unknown): string[] {
-  if (!details || typeof details !== 'object') return [];
-  const errors = (details as { errors?: unknown }).errors;
-  if (Array.isArray(errors)) return errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
-  return [];
+function reasonsOf(details: unknown): string[] {
+  const errors = (details as { errors?: unknown } | undefined)?.errors;
+  return Array.isArray(errors) ? errors.map(reasonText) : [];
+}
+
+function reasonText(reason: unknown): string {
+  if (typeof reason === 'string') return reason;
+  if (reason && typeof reason === 'object') {
+    const { id, error, message } = reason as { id?: unknown; error?: unknown; message?: unknown };
+    const text = error ?? message;
+    if (typeof text === 'string') return id === undefined || id === null || id === '' ? text : `${String(id)}: ${text}`;
+  }
+  return JSON.stringify(reason);
 }
 
 type FieldProps = { label: string; hint?: string; children: ComponentChildren };

@@ -4,10 +4,16 @@
  * this page (it says so).
  */
 import { useState } from 'preact/hooks';
-import { api } from '../client/api';
-import { EditorCard, ListView, Notice, SearchBar, SelectField, usePagedList, when } from '../components/crud';
+import {
+  EditableListView,
+  ItemEditor,
+  useEditableList,
+  when,
+  type EditorProps,
+  CreateButton,
+} from '../components/crud';
+import { SelectField, optionsOf } from '../components/select-field';
 import { Field, Page, type Column } from '../components/ui';
-import { useAction } from '../components/use-load';
 import './settings.css';
 
 type Agent = {
@@ -47,10 +53,7 @@ const VOICES: Record<string, string> = {
 };
 
 export default function AgentsPage() {
-  const [search, setSearch] = useState('');
-  const list = usePagedList<Agent>('/agents', { search });
-  const [creating, setCreating] = useState(false);
-  const [notice, setNotice] = useState('');
+  const crud = useEditableList<Agent>('/agents', (a) => a.id);
   const columns: Column<Agent>[] = [
     { title: 'Name', cell: (a) => a.name },
     { title: 'Language', cell: (a) => LANGUAGES[a.language] ?? a.language },
@@ -59,34 +62,17 @@ export default function AgentsPage() {
     { title: 'Created', cell: (a) => when(a.createdAt), class: 'wide-only' },
   ];
   return (
-    <Page
-      title="Agents"
-      actions={
-        <button type="button" onClick={() => setCreating(true)}>
-          New agent
-        </button>
-      }
-    >
+    <Page title="Agents" actions={<CreateButton crud={crud}>New agent</CreateButton>}>
       <div class="settings-section">
         <p class="api-note">An agent cannot be changed or deleted once created (the API offers neither).</p>
-        {creating && (
-          <AgentEditor
-            onClose={() => setCreating(false)}
-            onSaved={(agent) => {
-              setCreating(false);
-              setNotice(`Agent “${agent.name}” created.`);
-              list.reload();
-            }}
-          />
-        )}
-        {notice && <Notice>{notice}</Notice>}
-        <SearchBar label="Search agents" onSearch={setSearch} />
-        <ListView
-          list={list}
+        <EditableListView
+          crud={crud}
+          editor={(editor) => <AgentEditor {...editor} />}
+          searchLabel="Search agents"
+          noun="agent"
           caption="AI agents"
           columns={columns}
-          rowKey={(a) => a.id}
-          empty={search ? `No agent matches “${search}”.` : 'No agents yet.'}
+          empty="No agents yet."
         />
       </div>
     </Page>
@@ -118,53 +104,32 @@ function Script(props: { agent: Agent }) {
   );
 }
 
-function AgentEditor(props: { onSaved: (agent: Agent) => void; onClose: () => void }) {
+/** A new agent: the API has no route to change one, so the editor only creates. */
+function AgentEditor(props: EditorProps<Agent>) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [language, setLanguage] = useState('en');
   const [voiceId, setVoiceId] = useState(Object.keys(VOICES)[0]!);
   const [greeting, setGreeting] = useState('');
   const [lines, setLines] = useState('');
-  const save = useAction(async () => {
-    const body = {
-      name,
-      description,
-      language,
-      voiceId,
-      ...(greeting.trim() && { greeting }),
-      lines: lines
-        .split('\n')
-        .map((line) => line.trim())
-        .filter(Boolean),
-    };
-    props.onSaved((await api<{ data: Agent }>('POST', '/agents', body)).data);
+  const body = () => ({
+    name,
+    description,
+    language,
+    voiceId,
+    ...(greeting.trim() && { greeting }),
+    lines: lines
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean),
   });
   return (
-    <EditorCard
-      title="New agent"
-      submitLabel="Create agent"
-      busy={save.busy}
-      error={save.error}
-      onSubmit={() => void save.run()}
-      onCancel={props.onClose}
-    >
+    <ItemEditor {...props} noun="agent" path="/agents" body={body} notice={(agent) => `Agent “${agent.name}” created.`}>
       <Field label="Name">
         <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       </Field>
-      <SelectField label="Language" value={language} onChange={setLanguage}>
-        {Object.entries(LANGUAGES).map(([code, label]) => (
-          <option key={code} value={code}>
-            {label}
-          </option>
-        ))}
-      </SelectField>
-      <SelectField label="Voice" value={voiceId} onChange={setVoiceId}>
-        {Object.entries(VOICES).map(([id, label]) => (
-          <option key={id} value={id}>
-            {label}
-          </option>
-        ))}
-      </SelectField>
+      <SelectField label="Language" value={language} onChange={setLanguage} options={optionsOf(LANGUAGES)} />
+      <SelectField label="Voice" value={voiceId} onChange={setVoiceId} options={optionsOf(VOICES)} />
       <div class="wide">
         <Field label="Description">
           <input maxLength={2000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
@@ -180,6 +145,6 @@ function AgentEditor(props: { onSaved: (agent: Agent) => void; onClose: () => vo
           <textarea rows={4} value={lines} onInput={(e) => setLines(e.currentTarget.value)} />
         </Field>
       </div>
-    </EditorCard>
+    </ItemEditor>
   );
 }

@@ -6,15 +6,14 @@
 import { useState } from 'preact/hooks';
 import { api } from '../client/api';
 import {
-  DeleteButton,
-  EditButton,
+  EditableListView,
   EditorCard,
-  ListView,
-  Notice,
-  RowActions,
-  usePagedList,
+  startOf,
+  useEditableList,
   when,
-  type Editing,
+  type EditorProps,
+  CreateButton,
+  ItemActions,
 } from '../components/crud';
 import { Field, Page, type Column } from '../components/ui';
 import { useAction } from '../components/use-load';
@@ -23,13 +22,7 @@ import './settings.css';
 type Entry = { number: string; name: string | null; addedAt: string };
 
 export default function BlacklistPage() {
-  const list = usePagedList<Entry>('/blacklist');
-  const [editing, setEditing] = useState<Editing<Entry>>(null);
-  const [notice, setNotice] = useState('');
-  const changed = (text: string) => {
-    setNotice(text);
-    list.reload();
-  };
+  const crud = useEditableList<Entry>('/blacklist', (e) => e.number);
   const columns: Column<Entry>[] = [
     { title: 'Number', cell: (e) => e.number },
     { title: 'Name', cell: (e) => e.name ?? '—' },
@@ -37,46 +30,27 @@ export default function BlacklistPage() {
     {
       title: 'Actions',
       cell: (e) => (
-        <RowActions>
-          <EditButton what={e.number} label="Rename" onEdit={() => setEditing({ mode: 'edit', item: e })} />
-          <DeleteButton
-            what={e.number}
-            label="Remove"
-            consequence="Calls and chats to this number will be allowed again."
-            onDelete={() => api('DELETE', '/blacklist/bulk/remove', [{ number: e.number }])}
-            onDeleted={() => changed(`${e.number} removed from the blacklist.`)}
-          />
-        </RowActions>
+        <ItemActions
+          crud={crud}
+          item={e}
+          what={e.number}
+          editLabel="Rename"
+          deleteLabel="Remove"
+          consequence="Calls and chats to this number will be allowed again."
+          onDelete={() => api('DELETE', '/blacklist/bulk/remove', [{ number: e.number }])}
+          deleted={`${e.number} removed from the blacklist.`}
+        />
       ),
     },
   ];
   return (
-    <Page
-      title="Blacklist"
-      actions={
-        <button type="button" onClick={() => setEditing({ mode: 'create' })}>
-          Add a number
-        </button>
-      }
-    >
+    <Page title="Blacklist" actions={<CreateButton crud={crud}>Add a number</CreateButton>}>
       <div class="settings-section">
-        {editing && (
-          <EntryEditor
-            key={editing.mode === 'edit' ? editing.item.number : 'new'}
-            editing={editing}
-            onClose={() => setEditing(null)}
-            onSaved={(text) => {
-              setEditing(null);
-              changed(text);
-            }}
-          />
-        )}
-        {notice && <Notice>{notice}</Notice>}
-        <ListView
-          list={list}
+        <EditableListView
+          crud={crud}
+          editor={(editor) => <EntryEditor {...editor} />}
           caption="Blacklisted numbers"
           columns={columns}
-          rowKey={(e) => e.number}
           empty="No number is blacklisted."
         />
       </div>
@@ -84,12 +58,9 @@ export default function BlacklistPage() {
   );
 }
 
-function EntryEditor(props: {
-  editing: NonNullable<Editing<Entry>>;
-  onSaved: (notice: string) => void;
-  onClose: () => void;
-}) {
-  const start = props.editing.mode === 'edit' ? props.editing.item : undefined;
+/** Adding a number, or renaming a listed one: adding it again renames it, as the API does. */
+function EntryEditor(props: EditorProps<Entry>) {
+  const start = startOf(props.editing);
   const [number, setNumber] = useState(start?.number ?? '');
   const [name, setName] = useState(start?.name ?? '');
   const save = useAction(async () => {
@@ -102,9 +73,7 @@ function EntryEditor(props: {
     <EditorCard
       title={start ? `Rename ${start.number}` : 'Add a number to the blacklist'}
       submitLabel={start ? 'Save name' : 'Add to blacklist'}
-      busy={save.busy}
-      error={save.error}
-      onSubmit={() => void save.run()}
+      save={save}
       onCancel={props.onClose}
     >
       <Field label="Phone number" hint="7 to 15 digits, with an optional leading +">

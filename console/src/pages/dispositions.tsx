@@ -7,22 +7,19 @@
 import { useState } from 'preact/hooks';
 import { api } from '../client/api';
 import {
-  ActionError,
-  DeleteButton,
-  EditButton,
-  EditorCard,
-  ListView,
-  Notice,
-  RowActions,
-  SearchBar,
+  EditableListView,
+  ItemEditor,
   SectionHeader,
   loadAll,
-  usePagedList,
+  startOf,
+  useEditableList,
   when,
-  type Editing,
+  type EditorProps,
+  CreateButton,
+  ItemActions,
 } from '../components/crud';
-import { Field, Loading, Page, type Column } from '../components/ui';
-import { useAction, useLoad } from '../components/use-load';
+import { ErrorNote, Field, Loading, Page, type Column } from '../components/ui';
+import { useLoad } from '../components/use-load';
 import './settings.css';
 
 type Disposition = {
@@ -56,15 +53,7 @@ export default function DispositionsPage() {
 }
 
 function DispositionsSection(props: { onChanged: () => void }) {
-  const [search, setSearch] = useState('');
-  const list = usePagedList<Disposition>('/dispositions', { search });
-  const [editing, setEditing] = useState<Editing<Disposition>>(null);
-  const [notice, setNotice] = useState('');
-  const changed = (text: string) => {
-    setNotice(text);
-    list.reload();
-    props.onChanged();
-  };
+  const crud = useEditableList<Disposition>('/dispositions', (d) => d.id, { onChanged: props.onChanged });
   const columns: Column<Disposition>[] = [
     { title: 'Name', cell: (d) => d.name },
     { title: 'Description', cell: (d) => d.description || '—', class: 'wide-only' },
@@ -73,73 +62,46 @@ function DispositionsSection(props: { onChanged: () => void }) {
     {
       title: 'Actions',
       cell: (d) => (
-        <RowActions>
-          <EditButton what={d.name} onEdit={() => setEditing({ mode: 'edit', item: d })} />
-          <DeleteButton
-            what={d.name}
-            consequence="A disposition still in a group cannot be deleted: remove it from its groups first."
-            onDelete={() => api('DELETE', `/dispositions/${d.id}`)}
-            onDeleted={() => changed(`Disposition “${d.name}” deleted.`)}
-          />
-        </RowActions>
+        <ItemActions
+          crud={crud}
+          item={d}
+          what={d.name}
+          consequence="A disposition still in a group cannot be deleted: remove it from its groups first."
+          onDelete={() => api('DELETE', `/dispositions/${d.id}`)}
+          deleted={`Disposition “${d.name}” deleted.`}
+        />
       ),
     },
   ];
   return (
     <section class="settings-section" aria-labelledby="dispositions-heading">
       <SectionHeader id="dispositions-heading" title="Dispositions">
-        <button type="button" onClick={() => setEditing({ mode: 'create' })}>
-          New disposition
-        </button>
+        <CreateButton crud={crud}>New disposition</CreateButton>
       </SectionHeader>
-      {editing && (
-        <DispositionEditor
-          key={editing.mode === 'edit' ? editing.item.id : 'new'}
-          editing={editing}
-          onClose={() => setEditing(null)}
-          onSaved={(saved) => {
-            setEditing(null);
-            changed(`Disposition “${saved.name}” saved.`);
-          }}
-        />
-      )}
-      {notice && <Notice>{notice}</Notice>}
-      <SearchBar label="Search dispositions" onSearch={setSearch} />
-      <ListView
-        list={list}
+      <EditableListView
+        crud={crud}
+        editor={(editor) => <DispositionEditor {...editor} />}
+        searchLabel="Search dispositions"
+        noun="disposition"
         caption="Dispositions"
         columns={columns}
-        rowKey={(d) => d.id}
-        empty={search ? `No disposition matches “${search}”.` : 'No dispositions yet.'}
+        empty="No dispositions yet."
       />
     </section>
   );
 }
 
-function DispositionEditor(props: {
-  editing: NonNullable<Editing<Disposition>>;
-  onSaved: (saved: Disposition) => void;
-  onClose: () => void;
-}) {
-  const start = props.editing.mode === 'edit' ? props.editing.item : undefined;
+function DispositionEditor(props: EditorProps<Disposition>) {
+  const start = startOf(props.editing);
   const [name, setName] = useState(start?.name ?? '');
   const [description, setDescription] = useState(start?.description ?? '');
   const [priority, setPriority] = useState(start ? String(start.priority) : '');
-  const save = useAction(async () => {
-    const body = { name, description, ...(priority !== '' && { priority: Number(priority) }) };
-    const answer = start
-      ? await api<{ data: Disposition }>('PUT', `/dispositions/${start.id}`, body)
-      : await api<{ data: Disposition }>('POST', '/dispositions', body);
-    props.onSaved(answer.data);
-  });
   return (
-    <EditorCard
-      title={start ? `Edit disposition “${start.name}”` : 'New disposition'}
-      submitLabel={start ? 'Save disposition' : 'Create disposition'}
-      busy={save.busy}
-      error={save.error}
-      onSubmit={() => void save.run()}
-      onCancel={props.onClose}
+    <ItemEditor
+      {...props}
+      noun="disposition"
+      path="/dispositions"
+      body={() => ({ name, description, ...(priority !== '' && { priority: Number(priority) }) })}
     >
       <Field label="Name">
         <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -159,20 +121,16 @@ function DispositionEditor(props: {
           <textarea maxLength={1000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
         </Field>
       </div>
-    </EditorCard>
+    </ItemEditor>
   );
 }
 
 function GroupsSection(props: { version: number; onChanged: () => void }) {
-  const [search, setSearch] = useState('');
-  const list = usePagedList<Group>('/dispositions/groups/list', { search, expand: true }, { version: props.version });
-  const [editing, setEditing] = useState<Editing<Group>>(null);
-  const [notice, setNotice] = useState('');
-  const changed = (text: string) => {
-    setNotice(text);
-    list.reload();
-    props.onChanged();
-  };
+  const crud = useEditableList<Group>('/dispositions/groups/list', (g) => g.id, {
+    query: { expand: true },
+    version: props.version,
+    onChanged: props.onChanged,
+  });
   const columns: Column<Group>[] = [
     { title: 'Name', cell: (g) => g.name },
     { title: 'Description', cell: (g) => g.description || '—', class: 'wide-only' },
@@ -192,75 +150,47 @@ function GroupsSection(props: { version: number; onChanged: () => void }) {
     {
       title: 'Actions',
       cell: (g) => (
-        <RowActions>
-          <EditButton what={g.name} onEdit={() => setEditing({ mode: 'edit', item: g })} />
-          <DeleteButton
-            what={g.name}
-            consequence="Its dispositions stay; only the group goes."
-            onDelete={() => api('DELETE', `/dispositions/groups/${g.id}`)}
-            onDeleted={() => changed(`Group “${g.name}” deleted.`)}
-          />
-        </RowActions>
+        <ItemActions
+          crud={crud}
+          item={g}
+          what={g.name}
+          consequence="Its dispositions stay; only the group goes."
+          onDelete={() => api('DELETE', `/dispositions/groups/${g.id}`)}
+          deleted={`Group “${g.name}” deleted.`}
+        />
       ),
     },
   ];
   return (
     <section class="settings-section" aria-labelledby="groups-heading">
       <SectionHeader id="groups-heading" title="Disposition groups">
-        <button type="button" onClick={() => setEditing({ mode: 'create' })}>
-          New group
-        </button>
+        <CreateButton crud={crud}>New group</CreateButton>
       </SectionHeader>
-      {editing && (
-        <GroupEditor
-          key={editing.mode === 'edit' ? editing.item.id : 'new'}
-          editing={editing}
-          version={props.version}
-          onClose={() => setEditing(null)}
-          onSaved={(saved) => {
-            setEditing(null);
-            changed(`Group “${saved.name}” saved.`);
-          }}
-        />
-      )}
-      {notice && <Notice>{notice}</Notice>}
-      <SearchBar label="Search groups" onSearch={setSearch} />
-      <ListView
-        list={list}
+      <EditableListView
+        crud={crud}
+        editor={(editor) => <GroupEditor {...editor} version={props.version} />}
+        searchLabel="Search groups"
+        noun="group"
         caption="Disposition groups"
         columns={columns}
-        rowKey={(g) => g.id}
-        empty={search ? `No group matches “${search}”.` : 'No groups yet.'}
+        empty="No groups yet."
       />
     </section>
   );
 }
 
-function GroupEditor(props: {
-  editing: NonNullable<Editing<Group>>;
-  version: number;
-  onSaved: (saved: { name: string }) => void;
-  onClose: () => void;
-}) {
-  const start = props.editing.mode === 'edit' ? props.editing.item : undefined;
+function GroupEditor(props: EditorProps<Group> & { version: number }) {
+  const start = startOf(props.editing);
   const [name, setName] = useState(start?.name ?? '');
   const [description, setDescription] = useState(start?.description ?? '');
   const [members, setMembers] = useState<string[]>(start?.dispositions.map((d) => d.id) ?? []);
-  const save = useAction(async () => {
-    const body = { name, description, dispositions: members };
-    const answer = start
-      ? await api<{ data: Group }>('PUT', `/dispositions/groups/${start.id}`, body)
-      : await api<{ data: Group }>('POST', '/dispositions/groups/create', body);
-    props.onSaved(answer.data);
-  });
   return (
-    <EditorCard
-      title={start ? `Edit group “${start.name}”` : 'New group'}
-      submitLabel={start ? 'Save group' : 'Create group'}
-      busy={save.busy}
-      error={save.error}
-      onSubmit={() => void save.run()}
-      onCancel={props.onClose}
+    <ItemEditor
+      {...props}
+      noun="group"
+      path="/dispositions/groups"
+      createPath="/dispositions/groups/create"
+      body={() => ({ name, description, dispositions: members })}
     >
       <Field label="Group name">
         <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -269,10 +199,9 @@ function GroupEditor(props: {
         <input maxLength={1000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
       </Field>
       <MemberChoice version={props.version} chosen={members} onChange={setMembers} />
-    </EditorCard>
+    </ItemEditor>
   );
 }
-
 /** The organization's dispositions as checkboxes, narrowed by a filter, for a group's members. */
 function MemberChoice(props: { version: number; chosen: string[]; onChange: (ids: string[]) => void }) {
   const all = useLoad(() => loadAll<Disposition>('/dispositions'), [props.version]);
@@ -283,7 +212,7 @@ function MemberChoice(props: { version: number; chosen: string[]; onChange: (ids
   return (
     <fieldset class="wide">
       <legend>Member dispositions ({props.chosen.length} chosen)</legend>
-      {all.error && <ActionError error={all.error} />}
+      <ErrorNote error={all.error} />
       {!all.data && !all.error && <Loading what="the dispositions" />}
       {all.data && all.data.length === 0 && <p class="empty">There are no dispositions to choose yet.</p>}
       {all.data && all.data.length > 0 && (

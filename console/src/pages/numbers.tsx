@@ -5,8 +5,8 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../client/api';
-import { ActionError, ListView, Notice, SectionHeader, usePagedList, when } from '../components/crud';
-import { Field, Form, Page, Pager, Table, type Column } from '../components/ui';
+import { ListView, Notice, SectionHeader, usePagedList, when } from '../components/crud';
+import { ErrorNote, Field, Form, Page, Pager, Table, type Column } from '../components/ui';
 import { useAction } from '../components/use-load';
 import './settings.css';
 
@@ -135,7 +135,7 @@ function Inventory(props: { onBought: () => void }) {
           <button type="submit" disabled={search.busy}>
             {search.busy ? 'Searching…' : 'Search numbers'}
           </button>
-          <ActionError error={search.error} />
+          <ErrorNote error={search.error} />
         </Form>
       </div>
       {results && query && (
@@ -158,7 +158,7 @@ function Inventory(props: { onBought: () => void }) {
           </div>
         </>
       )}
-      <ActionError error={buy.error ?? outcome?.failed} />
+      <ErrorNote error={buy.error ?? outcome?.failed} />
       {outcome && outcome.bought.length > 0 && <Notice>Bought {outcome.bought.join(', ')}.</Notice>}
     </section>
   );

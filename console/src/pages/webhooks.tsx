@@ -6,19 +6,18 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../client/api';
 import {
-  ActionError,
-  DeleteButton,
   EditButton,
   EditorCard,
   ListView,
   Notice,
   RowActions,
   SectionHeader,
-  SelectField,
   usePagedList,
   when,
 } from '../components/crud';
-import { Field, Loading, Page, Table, type Column } from '../components/ui';
+import { DeleteButton } from '../components/delete-button';
+import { SelectField } from '../components/select-field';
+import { ErrorNote, Field, Loading, Page, Table, type Column } from '../components/ui';
 import { useAction, useLoad } from '../components/use-load';
 import './settings.css';
 
@@ -102,7 +101,7 @@ function SettingsSection() {
           </RowActions>
         )}
       </SectionHeader>
-      {settings.error && <ActionError error={settings.error} />}
+      <ErrorNote error={settings.error} />
       {current === undefined && !settings.error && <Loading what="the webhook" />}
       {editing && current !== undefined && (
         <SettingsEditor
@@ -158,9 +157,7 @@ function SettingsEditor(props: { current: Settings | null; onSaved: (saved: Sett
     <EditorCard
       title={props.current ? 'Change the webhook' : 'Set up the webhook'}
       submitLabel="Save webhook"
-      busy={save.busy}
-      error={save.error}
-      onSubmit={() => void save.run()}
+      save={save}
       onCancel={props.onClose}
     >
       <div class="wide">
@@ -213,14 +210,13 @@ function Deliveries() {
         </button>
       </SectionHeader>
       <div class="form">
-        <SelectField label="Delivery status" value={status} onChange={setStatus}>
-          <option value="">Any</option>
-          {DELIVERY_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </SelectField>
+        <SelectField
+          label="Delivery status"
+          value={status}
+          onChange={setStatus}
+          none="Any"
+          options={DELIVERY_STATUSES}
+        />
       </div>
       <ListView
         list={list}
@@ -252,7 +248,7 @@ function DeliveryAttempts(props: { id: string; onClose: () => void }) {
           Close attempts
         </button>
       </SectionHeader>
-      {delivery.error && <ActionError error={delivery.error} />}
+      <ErrorNote error={delivery.error} />
       {!d && !delivery.error && <Loading what="the delivery" />}
       {d && (
         <>

@@ -3,7 +3,8 @@
  * moved up or down, removed, added. A branch's targets are chosen among the steps and follow them when
  * they move; they are sent as the target's name when it has one, else as its index.
  */
-import { SelectField } from '../components/crud';
+import { ListedChoice } from '../components/choice-select';
+import { SelectField, optionsOf, type Option } from '../components/select-field';
 import { Field } from '../components/ui';
 
 export type Target = number | string;
@@ -201,62 +202,12 @@ export function stepSummary(step: Step): string {
   }
 }
 
-export type Option = { value: string; label: string; group?: string };
-
 /** The choices a step's fields offer: loaded, still loading (undefined), or not listable (an Error). */
 export type Choices = {
   agents: Option[] | Error | undefined;
   dispositions: Option[] | Error | undefined;
   templates: Option[] | Error | undefined;
 };
-
-/**
- * A choice among the organization's things; when they cannot be listed (the token's scopes), a text
- * field for the id, saying why.
- */
-function ChoiceField(props: {
-  label: string;
-  value: string;
-  options: Option[] | Error | undefined;
-  optional?: boolean;
-  /** What the empty choice says when the field is optional. */
-  none?: string;
-  onChange: (value: string) => void;
-}) {
-  const { options } = props;
-  if (options instanceof Error)
-    return (
-      <Field label={props.label} hint={`Cannot list them (${options.message}): give the id.`}>
-        <input required={!props.optional} value={props.value} onInput={(e) => props.onChange(e.currentTarget.value)} />
-      </Field>
-    );
-  const groups = [...new Set((options ?? []).map((o) => o.group ?? ''))];
-  const render = (list: Option[]) =>
-    list.map((o) => (
-      <option key={o.value} value={o.value}>
-        {o.label}
-      </option>
-    ));
-  const known = (options ?? []).some((o) => o.value === props.value);
-  return (
-    <SelectField label={props.label} required={!props.optional} value={props.value} onChange={props.onChange}>
-      <option value="">{emptyChoice(options, props.optional ? (props.none ?? 'None') : 'Choose…')}</option>
-      {props.value && !known && <option value={props.value}>{props.value} (not listed)</option>}
-      {groups.map((group) => {
-        const members = (options ?? []).filter((o) => (o.group ?? '') === group);
-        return group ? (
-          <optgroup key={group} label={group}>
-            {render(members)}
-          </optgroup>
-        ) : (
-          render(members)
-        );
-      })}
-    </SelectField>
-  );
-}
-
-const emptyChoice = (options: Option[] | undefined, text: string) => (options ? text : 'Loading…');
 
 const OUTCOMES = {
   status: ['Completed', 'No Contact', 'Failed', 'timeout', 'not_placed', 'none'],
@@ -291,13 +242,12 @@ export function StepsEditor(props: { drafts: DraftStep[]; choices: Choices; onCh
               <legend>
                 Step {i + 1}: {STEP_TYPES[d.type]}
               </legend>
-              <SelectField label="Type" value={d.type} onChange={(value) => update(d.key, { type: value as StepType })}>
-                {Object.entries(STEP_TYPES).map(([type, label]) => (
-                  <option key={type} value={type}>
-                    {label}
-                  </option>
-                ))}
-              </SelectField>
+              <SelectField
+                label="Type"
+                value={d.type}
+                options={optionsOf(STEP_TYPES)}
+                onChange={(value) => update(d.key, { type: value as StepType })}
+              />
               <Field label="Step name" hint="Optional: a name branches can go to">
                 <input maxLength={100} value={d.id} onInput={(e) => update(d.key, { id: e.currentTarget.value })} />
               </Field>
@@ -362,13 +312,15 @@ function StepFields(props: {
     case 'place_call':
       return (
         <>
-          <ChoiceField
+          <ListedChoice
+            required
             label="Agent"
             value={d.agentId}
             options={choices.agents}
             onChange={(agentId) => onChange({ agentId })}
           />
-          <ChoiceField
+          <ListedChoice
+            required
             label="Disposition"
             value={d.dispositionId}
             options={choices.dispositions}
@@ -379,22 +331,23 @@ function StepFields(props: {
     case 'send_chat':
       return (
         <>
-          <ChoiceField
+          <ListedChoice
+            required
             label="Chat template"
             value={d.templateId}
             options={choices.templates}
             onChange={(templateId) => onChange({ templateId })}
           />
-          <ChoiceField
+          <ListedChoice
             label="Conversation agent"
-            optional
+            none="None"
             value={d.chatAgentId}
             options={choices.agents}
             onChange={(chatAgentId) => onChange({ chatAgentId })}
           />
-          <ChoiceField
+          <ListedChoice
             label="Conversation disposition"
-            optional
+            none="None"
             value={d.chatDispositionId}
             options={choices.dispositions}
             onChange={(chatDispositionId) => onChange({ chatDispositionId })}
@@ -414,13 +367,12 @@ function StepFields(props: {
               onInput={(e) => onChange({ waitAmount: e.currentTarget.value })}
             />
           </Field>
-          <SelectField label="Unit" value={d.waitUnit} onChange={(value) => onChange({ waitUnit: value as Unit })}>
-            {Object.keys(UNITS).map((unit) => (
-              <option key={unit} value={unit}>
-                {unit}
-              </option>
-            ))}
-          </SelectField>
+          <SelectField
+            label="Unit"
+            value={d.waitUnit}
+            options={Object.keys(UNITS)}
+            onChange={(value) => onChange({ waitUnit: value as Unit })}
+          />
         </>
       );
     case 'wait_for_outcome':
@@ -475,7 +427,8 @@ function BranchFields(props: {
                 onInput={(e) => setCase(i, { equals: e.currentTarget.value })}
               />
             </Field>
-            <ChoiceField
+            <ListedChoice
+              required
               label={`Case ${i + 1}: go to`}
               value={c.goTo}
               options={props.targets}
@@ -502,9 +455,8 @@ function BranchFields(props: {
           Add a case
         </button>
       </div>
-      <ChoiceField
+      <ListedChoice
         label="Otherwise go to"
-        optional
         none="The next step"
         value={d.otherwise}
         options={props.targets}

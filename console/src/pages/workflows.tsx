@@ -7,32 +7,25 @@
 import { useState } from 'preact/hooks';
 import { api } from '../client/api';
 import {
-  DeleteButton,
   EditButton,
-  EditorCard,
+  EditableListView,
+  ItemEditor,
   ListView,
-  Notice,
-  RowActions,
-  SearchBar,
   SectionHeader,
-  SelectField,
   loadAll,
+  startOf,
+  useEditableList,
   usePagedList,
   when,
-  type Editing,
+  type EditorProps,
+  CreateButton,
+  ItemActions,
 } from '../components/crud';
+import { SelectField } from '../components/select-field';
 import { Field, Page, type Column } from '../components/ui';
-import { useAction, useLoad } from '../components/use-load';
-import {
-  StepsEditor,
-  draftsOf,
-  emptyStep,
-  stepSummary,
-  stepsOf,
-  type Choices,
-  type Option,
-  type Step,
-} from './workflow-steps';
+import { useLoad } from '../components/use-load';
+import { StepsEditor, draftsOf, emptyStep, stepSummary, stepsOf, type Choices, type Step } from './workflow-steps';
+import type { Option } from '../components/select-field';
 import './settings.css';
 
 type Workflow = { id: string; name: string; steps: Step[]; createdAt: string; updatedAt: string };
@@ -59,15 +52,8 @@ type Run = {
 };
 
 export default function WorkflowsPage() {
-  const [search, setSearch] = useState('');
-  const list = usePagedList<Workflow>('/workflows', { search });
-  const [editing, setEditing] = useState<Editing<Workflow>>(null);
+  const crud = useEditableList<Workflow>('/workflows', (w) => w.id);
   const [runsOf, setRunsOf] = useState<Workflow | null>(null);
-  const [notice, setNotice] = useState('');
-  const changed = (text: string) => {
-    setNotice(text);
-    list.reload();
-  };
   const columns: Column<Workflow>[] = [
     { title: 'Name', cell: (w) => w.name },
     {
@@ -84,51 +70,31 @@ export default function WorkflowsPage() {
     {
       title: 'Actions',
       cell: (w) => (
-        <RowActions>
-          <EditButton what={w.name} onEdit={() => setEditing({ mode: 'edit', item: w })} />
+        <ItemActions
+          crud={crud}
+          item={w}
+          what={w.name}
+          consequence="Runs already started finish; no new run starts. Its history is kept."
+          onDelete={() => api('DELETE', `/workflows/${w.id}`)}
+          deleted={`Workflow “${w.name}” deleted.`}
+          onDeleted={() => runsOf?.id === w.id && setRunsOf(null)}
+        >
           <EditButton what={w.name} label="Runs" onEdit={() => setRunsOf(w)} />
-          <DeleteButton
-            what={w.name}
-            consequence="Runs already started finish; no new run starts. Its history is kept."
-            onDelete={() => api('DELETE', `/workflows/${w.id}`)}
-            onDeleted={() => {
-              if (runsOf?.id === w.id) setRunsOf(null);
-              changed(`Workflow “${w.name}” deleted.`);
-            }}
-          />
-        </RowActions>
+        </ItemActions>
       ),
     },
   ];
   return (
-    <Page
-      title="Workflows"
-      actions={
-        <button type="button" onClick={() => setEditing({ mode: 'create' })}>
-          New workflow
-        </button>
-      }
-    >
+    <Page title="Workflows" actions={<CreateButton crud={crud}>New workflow</CreateButton>}>
       <div class="settings-section">
-        {editing && (
-          <WorkflowEditor
-            key={editing.mode === 'edit' ? editing.item.id : 'new'}
-            editing={editing}
-            onClose={() => setEditing(null)}
-            onSaved={(saved) => {
-              setEditing(null);
-              changed(`Workflow “${saved.name}” saved.`);
-            }}
-          />
-        )}
-        {notice && <Notice>{notice}</Notice>}
-        <SearchBar label="Search workflows" onSearch={setSearch} />
-        <ListView
-          list={list}
+        <EditableListView
+          crud={crud}
+          editor={(editor) => <WorkflowEditor {...editor} />}
+          searchLabel="Search workflows"
+          noun="workflow"
           caption="Workflows"
           columns={columns}
-          rowKey={(w) => w.id}
-          empty={search ? `No workflow matches “${search}”.` : 'No workflows yet.'}
+          empty="No workflows yet."
         />
       </div>
       {runsOf && <Runs key={runsOf.id} workflow={runsOf} onClose={() => setRunsOf(null)} />}
@@ -144,56 +110,38 @@ function useOptions(load: () => Promise<Option[]>): Option[] | Error | undefined
   return loaded.error ?? loaded.data;
 }
 
-const optionsOf = (items: Named[], group?: string): Option[] =>
+const namedOptions = (items: Named[], group?: string): Option[] =>
   items.map((item) => ({ value: item.id, label: item.name, ...(group && { group }) }));
 
 /** The organization's agents, dispositions (and groups) and chat templates, for the steps to name. */
 function useChoices(): Choices {
   return {
-    agents: useOptions(async () => optionsOf(await loadAll<Named>('/agents'))),
+    agents: useOptions(async () => namedOptions(await loadAll<Named>('/agents'))),
     dispositions: useOptions(async () => {
       const [single, groups] = await Promise.all([
         loadAll<Named>('/dispositions'),
         loadAll<Named>('/dispositions/groups/list'),
       ]);
-      return [...optionsOf(single, 'Dispositions'), ...optionsOf(groups, 'Groups')];
+      return [...namedOptions(single, 'Dispositions'), ...namedOptions(groups, 'Groups')];
     }),
-    templates: useOptions(async () => optionsOf(await loadAll<Named>('/chat/templates'))),
+    templates: useOptions(async () => namedOptions(await loadAll<Named>('/chat/templates'))),
   };
 }
 
-function WorkflowEditor(props: {
-  editing: NonNullable<Editing<Workflow>>;
-  onSaved: (saved: Workflow) => void;
-  onClose: () => void;
-}) {
-  const start = props.editing.mode === 'edit' ? props.editing.item : undefined;
+function WorkflowEditor(props: EditorProps<Workflow>) {
+  const start = startOf(props.editing);
   const [name, setName] = useState(start?.name ?? '');
   const [drafts, setDrafts] = useState(() => (start ? draftsOf(start.steps) : [emptyStep('place_call')]));
   const choices = useChoices();
-  const save = useAction(async () => {
-    const body = { name, steps: stepsOf(drafts) };
-    const answer = start
-      ? await api<{ data: Workflow }>('PUT', `/workflows/${start.id}`, body)
-      : await api<{ data: Workflow }>('POST', '/workflows', body);
-    props.onSaved(answer.data);
-  });
   return (
-    <EditorCard
-      title={start ? `Edit workflow “${start.name}”` : 'New workflow'}
-      submitLabel={start ? 'Save workflow' : 'Create workflow'}
-      busy={save.busy}
-      error={save.error}
-      onSubmit={() => void save.run()}
-      onCancel={props.onClose}
-    >
+    <ItemEditor {...props} noun="workflow" path="/workflows" body={() => ({ name, steps: stepsOf(drafts) })}>
       <div class="wide">
         <Field label="Workflow name">
           <input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </Field>
       </div>
       <StepsEditor drafts={drafts} choices={choices} onChange={setDrafts} />
-    </EditorCard>
+    </ItemEditor>
   );
 }
 
@@ -225,14 +173,7 @@ function Runs(props: { workflow: Workflow; onClose: () => void }) {
       </SectionHeader>
       <p class="api-note">Runs start when customers are added with “use workflow”; oldest first.</p>
       <div class="form">
-        <SelectField label="Run status" value={status} onChange={setStatus}>
-          <option value="">Any</option>
-          {RUN_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </SelectField>
+        <SelectField label="Run status" value={status} onChange={setStatus} none="Any" options={RUN_STATUSES} />
       </div>
       <ListView
         list={list}

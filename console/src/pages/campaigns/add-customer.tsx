@@ -1,8 +1,10 @@
 /** Adding one customer: the record's fields as the organization's type has them (spec 2.7). */
 import { useState } from 'preact/hooks';
 import { api } from '../../client/api';
-import { Problem } from '../../components/problem';
-import { Field, Form } from '../../components/ui';
+import { Notice } from '../../components/crud';
+import { SelectField } from '../../components/select-field';
+import { ErrorNote, Field, Form } from '../../components/ui';
+import { useDraft } from '../../components/use-draft';
 import { useAction } from '../../components/use-load';
 import { NUMBER_FIELDS, PAYMENT_STATUSES, type KeyField } from './model';
 
@@ -48,7 +50,7 @@ function recordOf(values: Record<string, string>): Record<string, unknown> {
 
 export function AddCustomer(props: { campaignId: string; keyField: KeyField; onAdded: () => void }) {
   const inputs = props.keyField === 'loan_id' ? COLLECTION : LEAD;
-  const [values, setValues] = useState<Record<string, string>>({});
+  const { draft: values, setDraft: setValues, bind, choice } = useDraft<Record<string, string>>({});
   const [added, setAdded] = useState<string | undefined>(undefined);
   const add = useAction(async () => {
     setAdded(undefined);
@@ -60,8 +62,6 @@ export function AddCustomer(props: { campaignId: string; keyField: KeyField; onA
     setAdded(answer.data.id);
     props.onAdded();
   });
-  const set = (name: string) => (e: { currentTarget: { value: string } }) =>
-    setValues((v) => ({ ...v, [name]: e.currentTarget.value }));
   return (
     <details class="card">
       <summary>Add one customer</summary>
@@ -69,33 +69,24 @@ export function AddCustomer(props: { campaignId: string; keyField: KeyField; onA
         {inputs.map((input) => (
           <Field key={input.name} label={input.label} hint={input.hint}>
             <input
-              name={input.name}
               type={input.type ?? 'text'}
               required={input.required}
               {...(input.type === 'number' && { min: 0, step: 'any' })}
-              value={values[input.name] ?? ''}
-              onInput={set(input.name)}
+              {...bind(input.name)}
             />
           </Field>
         ))}
         {props.keyField === 'loan_id' && (
-          <Field label="Payment status">
-            <select name="payment_status" required value={values.payment_status ?? ''} onChange={set('payment_status')}>
-              <option value="">Choose…</option>
-              {PAYMENT_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <SelectField
+            label="Payment status"
+            required
+            {...choice('payment_status')}
+            none="Choose…"
+            options={PAYMENT_STATUSES}
+          />
         )}
-        <Problem error={add.error} />
-        {added && (
-          <p class="notice" role="status">
-            Added customer {added}.
-          </p>
-        )}
+        <ErrorNote error={add.error} />
+        {added && <Notice>Added customer {added}.</Notice>}
         <button type="submit" disabled={add.busy}>
           {add.busy ? 'Adding…' : 'Add customer'}
         </button>

@@ -5,8 +5,8 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../../client/api';
-import { Problem } from '../../components/problem';
-import { Field, Form } from '../../components/ui';
+import { ProblemList, Tally } from '../../components/tally';
+import { ErrorNote, Field, Form } from '../../components/ui';
 import { useAction } from '../../components/use-load';
 import { readCustomersFile, type FileRow, type ReadFile } from './csv';
 import { customerName, type KeyField } from './model';
@@ -89,20 +89,14 @@ export function BulkAdd(props: { campaignId: string; keyField: KeyField; onAdded
             }}
           />
         </Field>
-        <Problem error={read.error} />
+        <ErrorNote error={read.error} />
         {file && (
           <p class="count" role="status">
             {rows.length} {rows.length === 1 ? 'customer' : 'customers'} read from {file.name}.
           </p>
         )}
-        {file && file.read.problems.length > 0 && (
-          <ul class="file-problems">
-            {file.read.problems.slice(0, 20).map((p) => (
-              <li key={p}>{p}</li>
-            ))}
-          </ul>
-        )}
-        <Problem error={send.error} />
+        {file && <ProblemList problems={file.read.problems.slice(0, 20)} />}
+        <ErrorNote error={send.error} />
         <button type="submit" disabled={!file || rows.length === 0 || send.busy}>
           {send.busy ? 'Adding…' : 'Add the customers'}
         </button>
@@ -114,11 +108,6 @@ export function BulkAdd(props: { campaignId: string; keyField: KeyField; onAdded
 
 const SHOWN = 500;
 
-function outcomeClass(answer: BulkAnswer): string {
-  if (answer.success) return 'notice';
-  return answer.results.successful > 0 ? 'partial' : 'error';
-}
-
 function BulkReport(props: { rows: readonly FileRow[]; keyField: KeyField; answer: BulkAnswer }) {
   const { rows, keyField, answer } = props;
   const { outcomes, unmatched } = outcomesOf(rows, keyField, answer);
@@ -127,33 +116,21 @@ function BulkReport(props: { rows: readonly FileRow[]; keyField: KeyField; answe
   const listed = onlyTroubled ? troubled : rows.map((row, i) => ({ row, outcome: outcomes[i]! }));
   const r = answer.results;
   return (
-    <div class="bulk-report" aria-label="What the bulk add did">
-      <p class={outcomeClass(answer)} role="status">
-        {answer.message}
-      </p>
-      <dl class="facts counts">
-        {(
-          [
-            ['Records', r.total],
-            ['Valid', r.valid],
-            ['Invalid', r.invalid],
-            ['Added', r.successful],
-            ['Not added', r.failed],
-          ] as const
-        ).map(([label, value]) => (
-          <div key={label}>
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
-      {unmatched.length > 0 && (
-        <ul class="file-problems">
-          {unmatched.map((u) => (
-            <li key={u}>{u}</li>
-          ))}
-        </ul>
-      )}
+    <Tally
+      label="What the bulk add did"
+      class="bulk-report"
+      message={answer.message}
+      success={answer.success}
+      done={r.successful}
+      counts={[
+        ['Records', r.total],
+        ['Valid', r.valid],
+        ['Invalid', r.invalid],
+        ['Added', r.successful],
+        ['Not added', r.failed],
+      ]}
+      problems={unmatched}
+    >
       {troubled.length > 0 && (
         <label class="check">
           <input type="checkbox" checked={onlyTroubled} onChange={(e) => setOnlyTroubled(e.currentTarget.checked)} />
@@ -194,7 +171,7 @@ function BulkReport(props: { rows: readonly FileRow[]; keyField: KeyField; answe
           The first {SHOWN} of {listed.length} lines are shown.
         </p>
       )}
-    </div>
+    </Tally>
   );
 }
 

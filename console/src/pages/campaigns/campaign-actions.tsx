@@ -1,7 +1,7 @@
-/** Pausing, resuming and deleting a campaign, with the API's refusal shown beside the buttons. */
+/** Pausing, resuming and deleting a campaign, with the API's refusal shown where it was asked. */
 import { api } from '../../client/api';
-import { ConfirmButton } from '../../components/confirm-button';
-import { Problem } from '../../components/problem';
+import { DeleteButton } from '../../components/delete-button';
+import { ErrorNote } from '../../components/ui';
 import { useAction } from '../../components/use-load';
 import type { Campaign } from './model';
 
@@ -15,10 +15,6 @@ export function CampaignActions(props: { campaign: Campaign; onChanged: (change:
     await api('PATCH', `/campaigns/${campaign.status === 'active' ? 'pause' : 'resume'}/${campaign.id}`);
     props.onChanged('status');
   });
-  const remove = useAction(async () => {
-    await api('DELETE', `/campaigns/${campaign.id}`);
-    props.onChanged('deleted');
-  });
   return (
     <div class="row-actions">
       <button
@@ -30,13 +26,13 @@ export function CampaignActions(props: { campaign: Campaign; onChanged: (change:
       >
         {campaign.status === 'active' ? 'Pause' : 'Resume'}
       </button>
-      <ConfirmButton
-        label="Delete"
-        question={`Delete “${campaign.name}”? Its customers and history are kept, but it cannot be used again.`}
-        busy={remove.busy}
-        onConfirm={() => void remove.run()}
+      <DeleteButton
+        what={campaign.name}
+        consequence="Its customers and history are kept, but it cannot be used again."
+        onDelete={() => api('DELETE', `/campaigns/${campaign.id}`)}
+        onDeleted={() => props.onChanged('deleted')}
       />
-      <Problem error={toggle.error ?? remove.error} />
+      <ErrorNote error={toggle.error} />
     </div>
   );
 }

@@ -1,8 +1,8 @@
 /** One campaign: what it is, its customers (added one by one or from a file), and starting its calls and chats. */
 import { Link, useLocation } from 'wouter-preact';
 import { api } from '../../client/api';
-import { Problem } from '../../components/problem';
-import { Loading, Page } from '../../components/ui';
+import { BackLink, PendingPage } from '../../components/pending-page';
+import { Page } from '../../components/ui';
 import { useLoad } from '../../components/use-load';
 import { AddCustomer } from './add-customer';
 import { BulkAdd } from './bulk-add';
@@ -15,19 +15,8 @@ export function CampaignDetail(props: { id: string }) {
   const [, navigate] = useLocation();
   const campaign = useLoad(() => api<{ data: Campaign }>('GET', `/campaigns/${props.id}`), [props.id]);
   const customers = useCustomers(props.id);
-  const back = (
-    <p class="back">
-      <Link href="/">← All campaigns</Link>
-    </p>
-  );
-  if (!campaign.data)
-    return (
-      <Page title="Campaign">
-        {back}
-        <Problem error={campaign.error} />
-        {campaign.loading && <Loading what="the campaign" />}
-      </Page>
-    );
+  const back = <BackLink href="/">← All campaigns</BackLink>;
+  if (!campaign.data) return <PendingPage title="Campaign" back={back} loaded={campaign} what="the campaign" />;
   const c = campaign.data.data;
   const keyField = keyFieldOf(c.campaignType);
   return (

@@ -2,12 +2,13 @@
 import { useState } from 'preact/hooks';
 import { Link, useSearchParams } from 'wouter-preact';
 import { api } from '../../client/api';
-import { Problem } from '../../components/problem';
-import { Field, Form, Loading, Page, Pager, Table, type Column } from '../../components/ui';
+import { ListView, type Paged } from '../../components/crud';
+import { SelectField } from '../../components/select-field';
+import { Field, Form, Page, type Column } from '../../components/ui';
 import { useLoad } from '../../components/use-load';
 import { CampaignActions, StatusBadge } from './campaign-actions';
 import { CreateCampaign } from './create-campaign';
-import { shortDate, type Campaign, type Paged } from './model';
+import { shortDate, type Campaign } from './model';
 
 const PER_PAGE = 20;
 
@@ -43,20 +44,15 @@ export function CampaignList() {
       <CreateCampaign />
       <h2>All campaigns</h2>
       <CampaignFilters status={status} search={search} onChange={(filters) => show({ ...filters, page: '' })} />
-      <Problem error={campaigns.error} />
-      {campaigns.loading && !campaigns.data && <Loading what="the campaigns" />}
-      {campaigns.data && (
-        <>
-          <Table
-            caption="Campaigns"
-            columns={columns}
-            rows={campaigns.data.data}
-            rowKey={(c) => c.id}
-            empty={status || search ? 'No campaign matches these filters.' : 'No campaign yet: create one above.'}
-          />
-          <Pager pagination={campaigns.data.pagination} onPage={(p) => show({ page: String(p) })} />
-        </>
-      )}
+      <ListView
+        list={campaigns}
+        onPage={(p) => show({ page: String(p) })}
+        caption="Campaigns"
+        what="the campaigns"
+        columns={columns}
+        rowKey={(c) => c.id}
+        empty={status || search ? 'No campaign matches these filters.' : 'No campaign yet: create one above.'}
+      />
     </Page>
   );
 }
@@ -69,17 +65,17 @@ function CampaignFilters(props: {
   const [search, setSearch] = useState(props.search);
   return (
     <Form label="Filter campaigns" onSubmit={() => props.onChange({ status: props.status, search: search.trim() })}>
-      <Field label="Status">
-        <select
-          name="status"
-          value={props.status}
-          onChange={(e) => props.onChange({ status: e.currentTarget.value, search: search.trim() })}
-        >
-          <option value="">Any</option>
-          <option value="active">Active</option>
-          <option value="paused">Paused</option>
-        </select>
-      </Field>
+      <SelectField
+        label="Status"
+        name="status"
+        value={props.status}
+        onChange={(status) => props.onChange({ status, search: search.trim() })}
+        none="Any"
+        options={[
+          { value: 'active', label: 'Active' },
+          { value: 'paused', label: 'Paused' },
+        ]}
+      />
       <Field label="Name contains">
         <input type="search" name="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
       </Field>

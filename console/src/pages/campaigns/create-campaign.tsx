@@ -7,10 +7,12 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
 import { api } from '../../client/api';
 import { ChoiceSelect } from '../../components/choice-select';
-import { Problem } from '../../components/problem';
-import { Field, Form } from '../../components/ui';
+import type { Paged } from '../../components/crud';
+import { SelectField } from '../../components/select-field';
+import { ErrorNote, Field, Form } from '../../components/ui';
 import { useAction, useLoad } from '../../components/use-load';
-import type { Campaign, CampaignType, Paged } from './model';
+import { useDraft } from '../../components/use-draft';
+import type { Campaign, CampaignType } from './model';
 
 const LANGUAGES = [
   'english',
@@ -87,10 +89,8 @@ function bodyOf(draft: Draft) {
 }
 
 function CreateCampaignForm() {
-  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const { draft, bind, choice } = useDraft<Draft>(EMPTY);
   const [, navigate] = useLocation();
-  const set = (field: keyof Draft) => (e: { currentTarget: { value: string } }) =>
-    setDraft((d) => ({ ...d, [field]: e.currentTarget.value }));
   const sample = useLoad(() => api<Paged<Campaign>>('GET', '/campaigns', undefined, { limit: 1 }), []);
   const known = sample.data?.data[0]?.campaignType;
   let types: CampaignType[] = ['emi', 'edi', 'lead'];
@@ -102,60 +102,42 @@ function CreateCampaignForm() {
   return (
     <Form label="Create a campaign" onSubmit={() => void create.run()}>
       <Field label="Name">
-        <input name="name" required maxLength={200} value={draft.name} onInput={set('name')} />
+        <input required maxLength={200} {...bind('name')} />
       </Field>
-      <Field
+      <SelectField
         label="Type"
         hint={known ? undefined : 'Collection organizations run EMI or EDI campaigns, lead generation ones Lead.'}
-      >
-        <select name="campaignType" required value={draft.campaignType} onChange={set('campaignType')}>
-          <option value="">Choose…</option>
-          {types.map((t) => (
-            <option key={t} value={t}>
-              {TYPE_NAMES[t]}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Language">
-        <select name="language" value={draft.language} onChange={set('language')}>
-          <option value="">Not set</option>
-          {LANGUAGES.map((l) => (
-            <option key={l} value={l}>
-              {l[0]!.toUpperCase() + l.slice(1)}
-            </option>
-          ))}
-        </select>
-      </Field>
+        required
+        {...choice('campaignType')}
+        none="Choose…"
+        options={types.map((t) => ({ value: t, label: TYPE_NAMES[t] }))}
+      />
+      <SelectField
+        label="Language"
+        {...choice('language')}
+        none="Not set"
+        options={LANGUAGES.map((l) => ({ value: l, label: l[0]!.toUpperCase() + l.slice(1) }))}
+      />
       <Field label="Starts on">
-        <input type="date" name="startDate" value={draft.startDate} onInput={set('startDate')} />
+        <input type="date" {...bind('startDate')} />
       </Field>
       <Field label="Ends on">
-        <input type="date" name="endDate" value={draft.endDate} onInput={set('endDate')} />
+        <input type="date" {...bind('endDate')} />
       </Field>
-      <ChoiceSelect
-        label="Agent"
-        path="/agents"
-        name="agentId"
-        none="None"
-        value={draft.agentId}
-        onChange={(agentId) => setDraft((d) => ({ ...d, agentId }))}
-      />
+      <ChoiceSelect label="Agent" path="/agents" none="None" {...choice('agentId')} />
       <ChoiceSelect
         label="Disposition group"
         path="/dispositions/groups/list"
-        name="dispositionGroupId"
         none="None"
-        value={draft.dispositionGroupId}
-        onChange={(dispositionGroupId) => setDraft((d) => ({ ...d, dispositionGroupId }))}
+        {...choice('dispositionGroupId')}
       />
       <Field label="Tags" hint="Separated by commas">
-        <input name="tags" value={draft.tags} onInput={set('tags')} />
+        <input {...bind('tags')} />
       </Field>
       <Field label="Description">
-        <textarea name="description" rows={2} maxLength={2000} value={draft.description} onInput={set('description')} />
+        <textarea rows={2} maxLength={2000} {...bind('description')} />
       </Field>
-      <Problem error={create.error} />
+      <ErrorNote error={create.error} />
       <button type="submit" disabled={create.busy}>
         {create.busy ? 'Creating…' : 'Create campaign'}
       </button>

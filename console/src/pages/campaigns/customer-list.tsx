@@ -3,23 +3,15 @@
  * status or language filter on this route), so those filters narrow the page shown, and say so.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { api } from '../../client/api';
-import { Problem } from '../../components/problem';
-import { Field, Loading, Pager, Table, type Column } from '../../components/ui';
-import { useLoad, type Loaded } from '../../components/use-load';
-import { customerName, PAYMENT_STATUSES, shortDate, type Customer, type KeyField, type Paged } from './model';
+import { ListView, usePagedList, type PagedList } from '../../components/crud';
+import { SelectField } from '../../components/select-field';
+import { type Column } from '../../components/ui';
+import { customerName, PAYMENT_STATUSES, shortDate, type Customer, type KeyField } from './model';
 
-const PER_PAGE = 25;
-
-export type Customers = Loaded<Paged<Customer>> & { page: number; setPage: (page: number) => void };
+export type Customers = PagedList<Customer>;
 
 export function useCustomers(campaignId: string): Customers {
-  const [page, setPage] = useState(1);
-  const loaded = useLoad(
-    () => api<Paged<Customer>>('GET', `/campaigns/${campaignId}/customers`, undefined, { page, limit: PER_PAGE }),
-    [campaignId, page],
-  );
-  return { ...loaded, page, setPage };
+  return usePagedList<Customer>(`/campaigns/${campaignId}/customers`, {}, { limit: 25 });
 }
 
 const text = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
@@ -56,47 +48,38 @@ export function CustomerList(props: { customers: Customers; keyField: KeyField }
     <div class="customers">
       <div class="form" role="group" aria-label="Filter the customers shown">
         {collection && (
-          <Field label="Payment status">
-            <select name="payment_status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-              <option value="">Any</option>
-              {PAYMENT_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <SelectField
+            label="Payment status"
+            name="payment_status"
+            value={status}
+            onChange={setStatus}
+            none="Any"
+            options={PAYMENT_STATUSES}
+          />
         )}
-        <Field label="Language">
-          <select name="language" value={language} onChange={(e) => setLanguage(e.currentTarget.value)}>
-            <option value="">Any</option>
-            {languages.map((l) => (
-              <option key={l} value={l}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <SelectField
+          label="Language"
+          name="language"
+          value={language}
+          onChange={setLanguage}
+          none="Any"
+          options={languages}
+        />
         <p class="field-hint filter-note">
           The API lists a campaign's customers by page only: these filters narrow the page shown
           {filtering && ` (${shown.length} of its ${rows.length})`}. Starting calls or chats below filters all
           customers.
         </p>
       </div>
-      <Problem error={customers.error} />
-      {customers.loading && !customers.data && <Loading what="the customers" />}
-      {customers.data && (
-        <>
-          <Table
-            caption="Customers"
-            columns={columns}
-            rows={shown}
-            rowKey={(c) => c.id}
-            empty={filtering ? 'No customer of this page matches.' : 'No customer yet: add one or a file below.'}
-          />
-          <Pager pagination={customers.data.pagination} onPage={customers.setPage} />
-        </>
-      )}
+      <ListView
+        list={customers}
+        caption="Customers"
+        what="the customers"
+        columns={columns}
+        rows={shown}
+        rowKey={(c) => c.id}
+        empty={filtering ? 'No customer of this page matches.' : 'No customer yet: add one or a file below.'}
+      />
     </div>
   );
 }

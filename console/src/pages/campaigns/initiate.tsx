@@ -3,11 +3,12 @@
  * the organization's lists, and the API's filters (spec 4.11) as fields. The answer's counts are shown,
  * with its per-batch errors; when no customer got one (500, 404) the API's message says why.
  */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../../client/api';
 import { ChoiceSelect } from '../../components/choice-select';
-import { Problem } from '../../components/problem';
-import { Field, Form } from '../../components/ui';
+import { Tally } from '../../components/tally';
+import { ErrorNote, Field, Form } from '../../components/ui';
 import { useAction } from '../../components/use-load';
 import { PAYMENT_STATUSES } from './model';
 
@@ -59,36 +60,59 @@ async function start(path: string, body: unknown): Promise<Started> {
   }
 }
 
-export function InitiateCalls(props: { campaignId: string; collection: boolean }) {
-  const [agentId, setAgentId] = useState('');
-  const [dispositionId, setDispositionId] = useState('');
+/**
+ * A card that starts calls or chats: the choices its request needs (the children), the selection of
+ * customers, and what the API answered.
+ */
+function StartCard(props: {
+  what: 'call' | 'chat';
+  title: string;
+  collection: boolean;
+  start: (selection: ReturnType<typeof selectionOf>) => Promise<Started>;
+  children: ComponentChildren;
+}) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [answer, setAnswer] = useState<Started | undefined>(undefined);
   const run = useAction(async () => {
     setAnswer(undefined);
-    setAnswer(await start(`/initiate/${props.campaignId}/calls`, { agentId, dispositionId, ...selectionOf(filters) }));
+    setAnswer(await props.start(selectionOf(filters)));
   });
   return (
     <div class="card">
-      <h3>Calls</h3>
-      <Form label="Start calls" onSubmit={() => void run.run()}>
-        <ChoiceSelect label="Agent" path="/agents" name="agentId" required value={agentId} onChange={setAgentId} />
-        <ChoiceSelect
-          label="Disposition"
-          path="/dispositions"
-          name="dispositionId"
-          required
-          value={dispositionId}
-          onChange={setDispositionId}
-        />
+      <h3>{props.title}</h3>
+      <Form label={`Start ${props.what}s`} onSubmit={() => void run.run()}>
+        {props.children}
         <SelectionFields value={filters} onChange={setFilters} collection={props.collection} />
-        <Problem error={run.error} />
+        <ErrorNote error={run.error} />
         <button type="submit" disabled={run.busy}>
-          {run.busy ? 'Starting…' : 'Start calls'}
+          {run.busy ? 'Starting…' : `Start ${props.what}s`}
         </button>
       </Form>
-      {answer && <StartedReport answer={answer} what="call" />}
+      {answer && <StartedReport answer={answer} what={props.what} />}
     </div>
+  );
+}
+
+export function InitiateCalls(props: { campaignId: string; collection: boolean }) {
+  const [agentId, setAgentId] = useState('');
+  const [dispositionId, setDispositionId] = useState('');
+  return (
+    <StartCard
+      what="call"
+      title="Calls"
+      collection={props.collection}
+      start={(selection) => start(`/initiate/${props.campaignId}/calls`, { agentId, dispositionId, ...selection })}
+    >
+      <ChoiceSelect label="Agent" path="/agents" name="agentId" required value={agentId} onChange={setAgentId} />
+      <ChoiceSelect
+        label="Disposition"
+        path="/dispositions"
+        name="dispositionId"
+        required
+        value={dispositionId}
+        onChange={setDispositionId}
+      />
+    </StartCard>
   );
 }
 
@@ -96,53 +120,41 @@ export function InitiateChats(props: { campaignId: string; collection: boolean }
   const [templateId, setTemplateId] = useState('');
   const [agentId, setAgentId] = useState('');
   const [dispositionId, setDispositionId] = useState('');
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [answer, setAnswer] = useState<Started | undefined>(undefined);
-  const run = useAction(async () => {
-    setAnswer(undefined);
-    // The conversation settings go together or not at all: the API wants both or neither.
-    const conversation = agentId || dispositionId ? { conversationSettings: { agentId, dispositionId } } : {};
-    setAnswer(
-      await start(`/initiate/${props.campaignId}/chat`, { templateId, ...conversation, ...selectionOf(filters) }),
-    );
-  });
+  // The conversation settings go together or not at all: the API wants both or neither.
+  const conversation = agentId || dispositionId ? { conversationSettings: { agentId, dispositionId } } : {};
   return (
-    <div class="card">
-      <h3>Chats</h3>
-      <Form label="Start chats" onSubmit={() => void run.run()}>
-        <ChoiceSelect
-          label="Template"
-          path="/chat/templates"
-          name="templateId"
-          required
-          value={templateId}
-          onChange={setTemplateId}
-        />
-        <ChoiceSelect
-          label="Chat agent"
-          path="/agents"
-          name="chatAgentId"
-          none="None"
-          hint="To carry on the conversation; needs a disposition too"
-          value={agentId}
-          onChange={setAgentId}
-        />
-        <ChoiceSelect
-          label="Chat disposition"
-          path="/dispositions"
-          name="chatDispositionId"
-          none="None"
-          value={dispositionId}
-          onChange={setDispositionId}
-        />
-        <SelectionFields value={filters} onChange={setFilters} collection={props.collection} />
-        <Problem error={run.error} />
-        <button type="submit" disabled={run.busy}>
-          {run.busy ? 'Starting…' : 'Start chats'}
-        </button>
-      </Form>
-      {answer && <StartedReport answer={answer} what="chat" />}
-    </div>
+    <StartCard
+      what="chat"
+      title="Chats"
+      collection={props.collection}
+      start={(selection) => start(`/initiate/${props.campaignId}/chat`, { templateId, ...conversation, ...selection })}
+    >
+      <ChoiceSelect
+        label="Template"
+        path="/chat/templates"
+        name="templateId"
+        required
+        value={templateId}
+        onChange={setTemplateId}
+      />
+      <ChoiceSelect
+        label="Chat agent"
+        path="/agents"
+        name="chatAgentId"
+        none="None"
+        hint="To carry on the conversation; needs a disposition too"
+        value={agentId}
+        onChange={setAgentId}
+      />
+      <ChoiceSelect
+        label="Chat disposition"
+        path="/dispositions"
+        name="chatDispositionId"
+        none="None"
+        value={dispositionId}
+        onChange={setDispositionId}
+      />
+    </StartCard>
   );
 }
 
@@ -191,45 +203,25 @@ function SelectionFields(props: { value: Filters; onChange: (f: Filters) => void
   );
 }
 
-function startedClass(answer: Started): string {
-  if (answer.success) return 'notice';
-  return (answer.results?.initiated ?? 0) > 0 ? 'partial' : 'error';
-}
-
 function StartedReport(props: { answer: Started; what: 'call' | 'chat' }) {
   const { answer } = props;
   const r = answer.results;
   return (
-    <div class="started" aria-label={`What starting the ${props.what}s did`}>
-      <p class={startedClass(answer)} role="status">
-        {answer.message}
-      </p>
-      {r && (
-        <dl class="facts counts">
-          {(
-            [
-              ['Matched', r.totalMatched],
-              ['Selected', r.customersSelected],
-              ['Started', r.initiated],
-              ['Failed', r.failed],
-            ] as const
-          ).map(([label, value]) => (
-            <div key={label}>
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </div>
-          ))}
-        </dl>
-      )}
-      {r && r.errors.length > 0 && (
-        <ul class="file-problems">
-          {r.errors.map((e) => (
-            <li key={`${e.batch}-${e.reason}`}>
-              Batch {e.batch}: {e.error} ({e.affectedCustomers} customers)
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
+    <Tally
+      label={`What starting the ${props.what}s did`}
+      class="started"
+      message={answer.message}
+      success={answer.success}
+      done={r?.initiated ?? 0}
+      counts={
+        r && [
+          ['Matched', r.totalMatched],
+          ['Selected', r.customersSelected],
+          ['Started', r.initiated],
+          ['Failed', r.failed],
+        ]
+      }
+      problems={r?.errors.map((e) => `Batch ${e.batch}: ${e.error} (${e.affectedCustomers} customers)`)}
+    />
   );
 }

@@ -2,10 +2,6 @@
  * What the campaign pages read of the API's answers (the OpenAPI types them as plain envelopes), and
  * the one rule they need of the organization's type: which field keys a customer record.
  */
-import type { PageInfo } from '../../components/ui';
-
-export type Paged<T> = { data: T[]; pagination: PageInfo };
-
 export type CampaignType = 'emi' | 'edi' | 'lead';
 
 export type Campaign = {

@@ -1,32 +1,20 @@
 /** One call: its outcome, its transcript beside the player of its recording, and what the agent extracted. */
-import { Link } from 'wouter-preact';
 import { api } from '../../client/api';
-import { Problem } from '../../components/problem';
-import { Loading, Page } from '../../components/ui';
+import { BackLink, PendingPage } from '../../components/pending-page';
+import { ErrorNote, Loading, Page } from '../../components/ui';
 import { useLoad } from '../../components/use-load';
 import { keyOf, seconds, statusClass, when, type LogEntry, type TranscriptEntry } from './model';
 import { Fact } from './fact';
 import { RecordingPlayer } from './recording-player';
 
-const BACK = (
-  <p class="back">
-    <Link href="/">← All logs</Link>
-  </p>
-);
+const BACK = <BackLink href="/">← All logs</BackLink>;
 
 export function CallDetail(props: { id: string }) {
   const call = useLoad(
     () => api<{ data: LogEntry }>('GET', `/communication/call/${encodeURIComponent(props.id)}`),
     [props.id],
   );
-  if (!call.data)
-    return (
-      <Page title="Call">
-        {BACK}
-        <Problem error={call.error} />
-        {call.loading && <Loading what="the call" />}
-      </Page>
-    );
+  if (!call.data) return <PendingPage title="Call" back={BACK} loaded={call} what="the call" />;
   const c = call.data.data;
   return (
     <Page title={`Call with ${c.name || c.to}`}>
@@ -88,7 +76,7 @@ function Transcript(props: { id: string }) {
     () => api<{ data: TranscriptEntry[] }>('GET', `/transcript/${encodeURIComponent(props.id)}`),
     [props.id],
   );
-  if (transcript.error) return <Problem error={transcript.error} />;
+  if (transcript.error) return <ErrorNote error={transcript.error} />;
   if (!transcript.data) return <Loading what="the transcript" />;
   if (transcript.data.data.length === 0) return <p class="empty">Nobody spoke on this call.</p>;
   return (

@@ -2,32 +2,21 @@
  * One chat: its status, its conversation as the customer saw it, and the platform's delivery errors
  * (code, title, message, details, and the platform's reference for the code).
  */
-import { Link } from 'wouter-preact';
 import { api } from '../../client/api';
-import { Problem } from '../../components/problem';
-import { Loading, Page } from '../../components/ui';
+import { BackLink, PendingPage } from '../../components/pending-page';
+import { Page } from '../../components/ui';
 import { useLoad } from '../../components/use-load';
 import { Fact } from './fact';
 import { keyOf, statusClass, when, type ChatDetail as Chat } from './model';
+
+const BACK = <BackLink href="/">← All logs</BackLink>;
 
 export function ChatDetail(props: { id: string }) {
   const chat = useLoad(
     () => api<{ data: Chat }>('GET', `/communication/chat/${encodeURIComponent(props.id)}`),
     [props.id],
   );
-  const back = (
-    <p class="back">
-      <Link href="/">← All logs</Link>
-    </p>
-  );
-  if (!chat.data)
-    return (
-      <Page title="Chat">
-        {back}
-        <Problem error={chat.error} />
-        {chat.loading && <Loading what="the chat" />}
-      </Page>
-    );
+  if (!chat.data) return <PendingPage title="Chat" back={BACK} loaded={chat} what="the chat" />;
   const c = chat.data.data;
   return (
     <Page
@@ -38,7 +27,7 @@ export function ChatDetail(props: { id: string }) {
         </button>
       }
     >
-      {back}
+      {BACK}
       <dl class="log-facts">
         <Fact label="Status">
           <span class={statusClass(c.status)}>{c.status}</span>

@@ -2,12 +2,13 @@
  * The logs, 10 a page as the API pages them, newest first, with its filters as form controls. The
  * filters live in the address (never the token), so going back from a call finds the same list.
  */
-import { useState } from 'preact/hooks';
 import { Link, useSearchParams } from 'wouter-preact';
 import { api, type Query } from '../../client/api';
 import { ChoiceSelect } from '../../components/choice-select';
-import { Problem } from '../../components/problem';
-import { Field, Form, Loading, Page, Pager, Table, type Column, type PageInfo } from '../../components/ui';
+import { ListView, type Paged } from '../../components/crud';
+import { SelectField } from '../../components/select-field';
+import { Field, Form, Page, type Column } from '../../components/ui';
+import { useDraft } from '../../components/use-draft';
 import { useLoad } from '../../components/use-load';
 import { CALL_STATUSES, CHAT_STATUSES, keyOf, seconds, statusClass, when, type LogEntry } from './model';
 
@@ -33,10 +34,7 @@ export function LogList() {
   const filters = filtersOf(params);
   const page = Number(params.get('page') ?? '1') || 1;
   const key = FILTERS.map((f) => filters[f]).join('\u0000');
-  const logs = useLoad(
-    () => api<{ data: LogEntry[]; pagination: PageInfo }>('GET', '/logs', undefined, { ...filters, page }),
-    [key, page],
-  );
+  const logs = useLoad(() => api<Paged<LogEntry>>('GET', '/logs', undefined, { ...filters, page }), [key, page]);
   const show = (next: Partial<Filters>, nextPage = 1) => {
     const query = new URLSearchParams();
     for (const f of FILTERS) if (next[f]) query.set(f, next[f]!);
@@ -72,20 +70,15 @@ export function LogList() {
     >
       <LogFilters key={key} filters={filters} onApply={(next) => show(next)} />
       <Counts filters={filters} round={logs.data} />
-      <Problem error={logs.error} />
-      {logs.loading && !logs.data && <Loading what="the logs" />}
-      {logs.data && (
-        <>
-          <Table
-            caption="Calls and chats"
-            columns={columns}
-            rows={logs.data.data}
-            rowKey={(e) => e.call_id ?? e.message_id ?? `${e.type}-${e.start_time}-${e.to}`}
-            empty={FILTERS.some((f) => filters[f]) ? 'Nothing matches these filters.' : 'No call or chat yet.'}
-          />
-          <Pager pagination={logs.data.pagination} onPage={(p) => show(filters, p)} />
-        </>
-      )}
+      <ListView
+        list={logs}
+        onPage={(p) => show(filters, p)}
+        caption="Calls and chats"
+        what="the logs"
+        columns={columns}
+        rowKey={(e) => e.call_id ?? e.message_id ?? `${e.type}-${e.start_time}-${e.to}`}
+        empty={FILTERS.some((f) => filters[f]) ? 'Nothing matches these filters.' : 'No call or chat yet.'}
+      />
     </Page>
   );
 }
@@ -134,14 +127,11 @@ function toLocal(iso: string): string {
 }
 
 function LogFilters(props: { filters: Filters; onApply: (filters: Filters) => void }) {
-  const [draft, setDraft] = useState<Filters>({
+  const { draft, bind, choice } = useDraft<Filters>({
     ...props.filters,
     start_time: toLocal(props.filters.start_time),
     end_time: toLocal(props.filters.end_time),
   });
-  const set = (field: Filter) => (e: { currentTarget: { value: string } }) =>
-    setDraft((d) => ({ ...d, [field]: e.currentTarget.value }));
-  const choose = (field: Filter) => (value: string) => setDraft((d) => ({ ...d, [field]: value }));
   const apply = () =>
     props.onApply({
       ...draft,
@@ -157,51 +147,39 @@ function LogFilters(props: { filters: Filters; onApply: (filters: Filters) => vo
   if (draft.type === 'chat') statuses = CHAT_STATUSES;
   return (
     <Form label="Filter the logs" class="form log-filters" onSubmit={apply}>
-      <Field label="Type">
-        <select name="type" value={draft.type} onChange={set('type')}>
-          <option value="">Calls and chats</option>
-          <option value="call">Calls</option>
-          <option value="chat">Chats</option>
-        </select>
-      </Field>
+      <SelectField
+        label="Type"
+        {...choice('type')}
+        none="Calls and chats"
+        options={[
+          { value: 'call', label: 'Calls' },
+          { value: 'chat', label: 'Chats' },
+        ]}
+      />
       <Field label="Status">
-        <input name="status" list="log-statuses" value={draft.status} onInput={set('status')} />
+        <input list="log-statuses" {...bind('status')} />
         <datalist id="log-statuses">
           {statuses.map((s) => (
             <option key={s} value={s} />
           ))}
         </datalist>
       </Field>
-      <ChoiceSelect
-        label="Campaign"
-        path="/campaigns"
-        name="campaign_id"
-        none="Any"
-        value={draft.campaign_id}
-        onChange={choose('campaign_id')}
-      />
-      <ChoiceSelect
-        label="Agent"
-        path="/agents"
-        name="agent_id"
-        none="Any"
-        value={draft.agent_id}
-        onChange={choose('agent_id')}
-      />
+      <ChoiceSelect label="Campaign" path="/campaigns" none="Any" {...choice('campaign_id')} />
+      <ChoiceSelect label="Agent" path="/agents" none="Any" {...choice('agent_id')} />
       <Field label="Disposition">
-        <input name="disposition" value={draft.disposition} onInput={set('disposition')} />
+        <input {...bind('disposition')} />
       </Field>
       <Field label="Customer phone">
-        <input name="phone" type="tel" value={draft.phone} onInput={set('phone')} />
+        <input type="tel" {...bind('phone')} />
       </Field>
       <Field label="From number">
-        <input name="from_phone" type="tel" value={draft.from_phone} onInput={set('from_phone')} />
+        <input type="tel" {...bind('from_phone')} />
       </Field>
       <Field label="From">
-        <input name="start_time" type="datetime-local" value={draft.start_time} onInput={set('start_time')} />
+        <input type="datetime-local" {...bind('start_time')} />
       </Field>
       <Field label="Until">
-        <input name="end_time" type="datetime-local" value={draft.end_time} onInput={set('end_time')} />
+        <input type="datetime-local" {...bind('end_time')} />
       </Field>
       <div class="filter-buttons">
         <button type="submit">Apply filters</button>

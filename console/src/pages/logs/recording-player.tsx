@@ -5,8 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { apiBlob } from '../../client/api';
-import { Problem } from '../../components/problem';
-import { Loading } from '../../components/ui';
+import { ErrorNote, Loading } from '../../components/ui';
 
 export function RecordingPlayer(props: { recordingId: string; label: string }) {
   const [url, setUrl] = useState<string | undefined>(undefined);
@@ -29,7 +28,7 @@ export function RecordingPlayer(props: { recordingId: string; label: string }) {
       if (made) URL.revokeObjectURL(made);
     };
   }, [props.recordingId]);
-  if (error) return <Problem error={error} />;
+  if (error) return <ErrorNote error={error} />;
   if (!url) return <Loading what="the recording" />;
   return (
     <div class="player">
