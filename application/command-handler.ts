@@ -117,7 +117,8 @@ export class CommandHandler {
     for (let attempt = 1; ; attempt++) {
       const outcomes: Outcome[] = [];
       const events: EventData[] = [];
-      let bytes = 0;
+      // Weighed only once a second command joins: a batch of one command is appended whole (or sliced).
+      let bytes: number | null = null;
       let next = state;
       let taken = batch.length;
       for (const [i, p] of batch.entries()) {
@@ -131,15 +132,18 @@ export class CommandHandler {
             data: e.data,
             metadata: { ...metadata, schemaVersion: eventVersions.versionOf(e.type) },
           }));
-          const size = recorded.reduce((sum, e) => sum + appendBytes(e), 0);
-          if (events.length > 0 && bytes + size > MAX_APPEND_BYTES) {
-            taken = i;
-            break;
+          if (events.length > 0) {
+            bytes ??= weight(events);
+            const size = weight(recorded);
+            if (bytes + size > MAX_APPEND_BYTES) {
+              taken = i;
+              break;
+            }
+            bytes += size;
           }
           next = decided.reduce(decider.evolve, next);
           outcomes.push({ events: decided });
           events.push(...recorded);
-          bytes += size;
         } catch (error) {
           outcomes.push({ error });
         }
@@ -153,7 +157,7 @@ export class CommandHandler {
       let result = { nextExpectedRevision: revision, position: -1 };
       if (events.length > 0) {
         try {
-          result = await this.appendInSlices(streamId, events, revision);
+          result = await this.appendInSlices(streamId, events, revision, bytes);
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError) || Date.now() - began > CONFLICTS_FOR_MS) throw error;
           // Contention: wait a random while, longer each time, so that the writers take turns.
@@ -185,9 +189,11 @@ export class CommandHandler {
    * slice (each expecting the revision the previous one reached). A conflict on a later slice leaves
    * the earlier ones recorded: the command is decided again on them.
    */
-  private async appendInSlices(streamId: string, events: EventData[], revision: number) {
+  private async appendInSlices(streamId: string, events: EventData[], revision: number, bytes: number | null) {
     let result = { nextExpectedRevision: revision, position: -1 };
-    for (const slice of chunkBySize(events, MAX_APPEND_BYTES, appendBytes)) {
+    // One event, or events already weighed within the bound, go in one append without weighing them again.
+    const whole = events.length === 1 || (bytes !== null && bytes <= MAX_APPEND_BYTES);
+    for (const slice of whole ? [events] : chunkBySize(events, MAX_APPEND_BYTES, appendBytes)) {
       const expected = result.nextExpectedRevision;
       result = await this.store.appendToStream(streamId, slice, {
         expectedRevision: expected < 0 ? 'no_stream' : expected,
@@ -283,3 +289,5 @@ export class CommandHandler {
 /** What an event weighs in an append. */
 const appendBytes = (event: EventData): number =>
   utf8Length(event.type) + jsonBytes(event.data) + jsonBytes(event.metadata) + EVENT_OVERHEAD_BYTES;
+
+const weight = (events: readonly EventData[]): number => events.reduce((sum, e) => sum + appendBytes(e), 0);

@@ -7,8 +7,15 @@
  */
 export const MAX_EVENT_LIST_BYTES = 192 * 1024;
 
+/**
+ * A character other than printable ASCII: a string without one (as JSON text usually is) has as many
+ * UTF-8 bytes as characters; any other is counted character by character.
+ */
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
+
 /** Bytes of a string in UTF-8, counted without encoding it. */
 export function utf8Length(text: string): number {
+  if (!NOT_PRINTABLE_ASCII.test(text)) return text.length;
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
