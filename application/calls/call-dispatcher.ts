@@ -36,6 +36,7 @@ import {
   BLACKLISTED_SUMMARY,
   callDecider,
   callStreamId,
+  failedEnding,
   FINAL_CALL_STATUSES,
   type CallDirection,
   type CallEvent,
@@ -248,20 +249,7 @@ async function fail(
   requestId: string,
 ): Promise<null> {
   await deps.reports.receive(
-    {
-      callId,
-      kind: 'ended',
-      at: deps.now().toISOString(),
-      status: 'Failed',
-      reason,
-      durationSeconds: 0,
-      disposition: null,
-      summary,
-      extractedData: {},
-      transcript: [],
-      transcriptId: null,
-      recordingId: null,
-    },
+    { callId, kind: 'ended', ...failedEnding(deps.now().toISOString(), reason, summary) },
     { provider: deps.provider.alias, requestId },
   );
   return null;

@@ -21,6 +21,7 @@
 import {
   BLACKLISTED_INBOUND_SUMMARY,
   BLACKLISTED_REASON,
+  blacklistedEnding,
   callDecider,
   callStreamId,
   type CallTarget,
@@ -95,20 +96,7 @@ export class InboundCalls {
     const after = await readBlacklist(commands, organizationId, offer.from);
     if (after.revision !== blacklist.revision && after.listed) {
       await this.deps.reports.receive(
-        {
-          callId: offer.callId,
-          kind: 'ended',
-          at: offer.at,
-          status: 'Failed',
-          reason: BLACKLISTED_REASON,
-          durationSeconds: 0,
-          disposition: null,
-          summary: BLACKLISTED_INBOUND_SUMMARY,
-          extractedData: {},
-          transcript: [],
-          transcriptId: null,
-          recordingId: null,
-        },
+        { callId: offer.callId, kind: 'ended', ...blacklistedEnding(offer.at, BLACKLISTED_INBOUND_SUMMARY) },
         { provider: offer.provider, requestId: offer.requestId },
       );
       return { outcome: 'refused', reason: BLACKLISTED_REASON, callId: offer.callId };

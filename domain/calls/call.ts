@@ -241,11 +241,11 @@ function receive(command: Extract<CallCommand, { type: 'ReceiveCall' }>, state: 
   ];
 }
 
-/** The end of a call refused because its number is blacklisted: nothing was dialed (or answered). */
-export const blacklistedEnding = (at: string, summary = BLACKLISTED_SUMMARY): { at: string } & CallEnding => ({
+/** The end of a call that failed before anyone spoke: nothing said, nothing recorded. */
+export const failedEnding = (at: string, reason: string, summary: string): { at: string } & CallEnding => ({
   at,
   status: 'Failed',
-  reason: BLACKLISTED_REASON,
+  reason,
   durationSeconds: 0,
   disposition: null,
   summary,
@@ -254,6 +254,10 @@ export const blacklistedEnding = (at: string, summary = BLACKLISTED_SUMMARY): { 
   transcriptId: null,
   recordingId: null,
 });
+
+/** The end of a call refused because its number is blacklisted: nothing was dialed (or answered). */
+export const blacklistedEnding = (at: string, summary = BLACKLISTED_SUMMARY): { at: string } & CallEnding =>
+  failedEnding(at, BLACKLISTED_REASON, summary);
 
 export function evolve(state: CallState, event: CallEvent): CallState {
   switch (event.type) {
