@@ -1,24 +1,17 @@
 /** `npm run admin`: the administration API for an operator, on the configured stores, printing JSON. */
 import Database from 'better-sqlite3';
-import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { builtinInventory } from '../../domain/numbers/builtin-inventory';
-import { ROOT } from '../support/server-process';
+import { admin } from '../support/admin-cli';
 import { tempDir } from '../support/temp-dir';
 
 jest.setTimeout(60_000);
-const run = promisify(execFile);
 
 /** The command line on its own data directory; SERVICES is left to its default (speech and agent). */
 function adminOn(dataDir: string) {
-  const { SERVICES: _services, ...env } = process.env;
-  return (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'admin', 'cli.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...env, DATA_DIR: dataDir, JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x', ADMIN_TOKEN: 'cli-admin' },
-    });
+  const env = { DATA_DIR: dataDir, JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x', ADMIN_TOKEN: 'cli-admin' };
+  return (...args: string[]) => admin(env, ...args);
 }
 
 /** Rows of a query on one of the data directory's SQLite files, opened read-only. */

@@ -8,7 +8,7 @@
  */
 import { prepareOrganization, loan, type Ready } from '../integration/workflows/setup';
 import { eventRows } from '../support/event-file';
-import { projectionDifferences } from '../support/projections-verify';
+import { projectionDifferences } from '../support/admin-cli';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { describeOnFirstPass } from '../support/check-pass';

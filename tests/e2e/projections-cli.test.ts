@@ -6,22 +6,15 @@
  * without a restart.
  */
 import Database from 'better-sqlite3';
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { ROOT } from '../support/server-process';
+import { admin } from '../support/admin-cli';
 import { startTestService, type TestService } from '../support/test-service';
 
 jest.setTimeout(120_000);
-const run = promisify(execFile);
 
 function adminOn(dataDir: string) {
-  const { SERVICES: _services, ...env } = process.env;
-  return (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'admin', 'cli.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...env, DATA_DIR: dataDir, JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x', ADMIN_TOKEN: 'cli-admin' },
-    });
+  const env = { DATA_DIR: dataDir, JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x', ADMIN_TOKEN: 'cli-admin' };
+  return (...args: string[]) => admin(env, ...args);
 }
 
 /** Runs a statement on the read store's file, as an operator (or a bug) could. */

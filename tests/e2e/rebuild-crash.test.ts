@@ -3,12 +3,10 @@
  * in use, with nothing lost; the next rebuild drops what the killed one left, once its lease has run
  * out, and switches; `projections verify` then finds no difference.
  */
-import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { timeOrderedId } from '../../application/time-ordered-id';
 import Database from 'better-sqlite3';
-import { ROOT } from '../support/server-process';
+import { admin, spawnAdmin } from '../support/admin-cli';
 import { startTestService, type TestService } from '../support/test-service';
 
 jest.setTimeout(180_000);
@@ -21,17 +19,13 @@ function onReadStore<T>(dataDir: string, work: (db: Database.Database) => T): T 
     db.close();
   }
 }
-const run = promisify(execFile);
 
 describe('a rebuild killed halfway', () => {
   let t: TestService;
-  let env: NodeJS.ProcessEnv;
-  const cli = join(ROOT, 'api', 'admin', 'cli.ts');
+  let env: Record<string, string>;
   beforeAll(async () => {
     t = await startTestService({ store: 'sqlite' });
-    const { SERVICES: _services, ...rest } = process.env;
     env = {
-      ...rest,
       DATA_DIR: t.service.config.dataDir,
       JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x',
       ADMIN_TOKEN: 'cli-admin',
@@ -69,7 +63,7 @@ describe('a rebuild killed halfway', () => {
       );
     const before = await t.request('GET', '/api/v1/dispositions?limit=50', { token: org.token });
 
-    const rebuild = spawn(process.execPath, ['--import', 'tsx', cli, 'projections', 'rebuild'], { cwd: ROOT, env });
+    const rebuild = spawnAdmin(env, 'projections', 'rebuild');
     let summary = '';
     rebuild.stdout.on('data', (chunk) => (summary += chunk));
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
@@ -108,19 +102,18 @@ describe('a rebuild killed halfway', () => {
     // The next rebuild waits for the killed one's lease, drops what it left, and switches.
     let rebuilt: { stdout: string } | undefined;
     for (let attempt = 0; attempt < 20 && !rebuilt; attempt++) {
-      rebuilt = await run(process.execPath, ['--import', 'tsx', cli, 'projections', 'rebuild'], {
-        cwd: ROOT,
-        env,
-      }).catch(async (error: { stderr?: string; stdout?: string }) => {
-        if (!`${error.stderr}${error.stdout}`.includes('Another rebuild is running')) throw error;
-        await new Promise((r) => setTimeout(r, 1000));
-        return undefined;
-      });
+      rebuilt = await admin(env, 'projections', 'rebuild').catch(
+        async (error: { stderr?: string; stdout?: string }) => {
+          if (!`${error.stderr}${error.stdout}`.includes('Another rebuild is running')) throw error;
+          await new Promise((r) => setTimeout(r, 1000));
+          return undefined;
+        },
+      );
     }
     expect(rebuilt).toBeDefined();
     expect(JSON.parse(rebuilt!.stdout)).toMatchObject({ success: true });
 
-    const verify = await run(process.execPath, ['--import', 'tsx', cli, 'projections', 'verify'], { cwd: ROOT, env });
+    const verify = await admin(env, 'projections', 'verify');
     expect(JSON.parse(verify.stdout)).toMatchObject({ success: true, data: { differences: [] } });
     const after = await t.request('GET', '/api/v1/dispositions?limit=50', { token: org.token });
     expect(after.body.data.map((d: { name: string }) => d.name).sort()).toEqual(

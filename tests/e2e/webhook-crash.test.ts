@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { prepareOrganization, loan } from '../integration/workflows/setup';
 import { eventRows } from '../support/event-file';
-import { projectionDifferences } from '../support/projections-verify';
+import { projectionDifferences } from '../support/admin-cli';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { describeOnFirstPass } from '../support/check-pass';

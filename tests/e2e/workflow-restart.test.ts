@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../infrastructure/sqlite/sqlite-event-store';
 import type { RecordedEvent } from '../../application/ports/event-store';
-import { projectionDifferences } from '../support/projections-verify';
+import { projectionDifferences } from '../support/admin-cli';
 import { startServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { startTestService } from '../support/test-service';

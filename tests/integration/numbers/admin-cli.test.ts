@@ -1,28 +1,21 @@
 /** `npm run admin -- add-numbers FILE.json`: the inventory endpoint for an operator. */
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { ROOT } from '../../support/server-process';
+import { admin as runAdmin } from '../../support/admin-cli';
 import { tempDir } from '../../support/temp-dir';
 
 jest.setTimeout(60_000);
-const run = promisify(execFile);
 
 describe('admin command line: add-numbers', () => {
   const dir = tempDir();
   afterAll(() => dir.remove());
-  const admin = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'admin', 'cli.ts'), ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: dir.path,
-        JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x',
-        ADMIN_TOKEN: 'cli-admin',
-        SERVICES: 'agent',
-      },
-    });
+  const env = {
+    DATA_DIR: dir.path,
+    JWT_SECRET: 'cli-secret-cli-secret-cli-secret-x',
+    ADMIN_TOKEN: 'cli-admin',
+    SERVICES: 'agent',
+  };
+  const admin = (...args: string[]) => runAdmin(env, ...args);
 
   it('adds the numbers of a file once, and prints validation errors as JSON', async () => {
     const file = join(dir.path, 'numbers.json');
