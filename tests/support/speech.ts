@@ -1,6 +1,7 @@
 /** Helpers for the speech suites: a WebSocket client that records messages, and WAV/PCM decoding. */
 import WebSocket from 'ws';
-import { nativeEngineMissing } from '../../infrastructure/speech';
+import type { AudioChunk, SpeechEngine, SynthesisOptions } from '../../application/ports/speech-engine';
+import { nativeEngineMissing, publicVoices } from '../../infrastructure/speech';
 
 export type Message = { type: string; [key: string]: any };
 
@@ -99,4 +100,18 @@ export const describeEngine = (kind: (typeof speechEngineKinds)[number]): jest.D
   if (!missing) return describe;
   console.log(`skipping the native speech engine suites: ${missing}`);
   return describe.skip;
+};
+
+/** An engine that never stops speaking: 100 ms of audio every 20 ms, one character each, until aborted. */
+export const endlessEngine: SpeechEngine = {
+  voices: () => publicVoices,
+  synthesize: (_request, options?: SynthesisOptions) =>
+    (async function* (): AsyncGenerator<AudioChunk> {
+      for (let spoken = 1; !options?.signal?.aborted; spoken++) {
+        await new Promise((r) => setTimeout(r, 20));
+        yield { pcm: new Int16Array(2400).fill(500), charactersSpoken: spoken };
+      }
+    })(),
+  warm: async () => {},
+  close: async () => {},
 };

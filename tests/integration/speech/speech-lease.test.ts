@@ -4,29 +4,13 @@
  * its client reads nothing; a finish that is recorded after the lease anyway is still charged. The
  * engine is a provider port: this suite swaps in one that never stops speaking; the stores stay real.
  */
-import type { AudioChunk, SpeechEngine, SynthesisOptions } from '../../../application/ports/speech-engine';
 import { organizationStreamId } from '../../../domain/organizations/organization';
-import { publicVoices } from '../../../infrastructure/speech';
-import { SpeechClient } from '../../support/speech';
+import { endlessEngine, SpeechClient } from '../../support/speech';
 import { startTestService, type TestService } from '../../support/test-service';
 
 jest.setTimeout(30_000);
 
 const LEASE_MS = 2000;
-
-/** 100 ms of audio every 20 ms, one character each, until aborted. */
-const endlessEngine: SpeechEngine = {
-  voices: () => publicVoices,
-  synthesize: (_request, options?: SynthesisOptions) =>
-    (async function* (): AsyncGenerator<AudioChunk> {
-      for (let spoken = 1; !options?.signal?.aborted; spoken++) {
-        await new Promise((r) => setTimeout(r, 20));
-        yield { pcm: new Int16Array(2400).fill(500), charactersSpoken: spoken };
-      }
-    })(),
-  warm: async () => {},
-  close: async () => {},
-};
 
 const TEXT = 'x'.repeat(2000);
 

@@ -3,27 +3,11 @@
  * server closes the socket with 4001 `token expired`, and requests running on it stop and are charged
  * what they produced, as on any close.
  */
-import type { AudioChunk, SpeechEngine, SynthesisOptions } from '../../../application/ports/speech-engine';
 import { organizationStreamId } from '../../../domain/organizations/organization';
-import { publicVoices } from '../../../infrastructure/speech';
-import { SpeechClient } from '../../support/speech';
+import { endlessEngine, SpeechClient } from '../../support/speech';
 import { startTestService, type TestService } from '../../support/test-service';
 
 jest.setTimeout(30_000);
-
-/** 100 ms of audio every 20 ms, one character each, until aborted. */
-const endlessEngine: SpeechEngine = {
-  voices: () => publicVoices,
-  synthesize: (_request, options?: SynthesisOptions) =>
-    (async function* (): AsyncGenerator<AudioChunk> {
-      for (let spoken = 1; !options?.signal?.aborted; spoken++) {
-        await new Promise((r) => setTimeout(r, 20));
-        yield { pcm: new Int16Array(2400).fill(500), charactersSpoken: spoken };
-      }
-    })(),
-  warm: async () => {},
-  close: async () => {},
-};
 
 describe('speech WebSocket and the expiry of its token', () => {
   let t: TestService;
