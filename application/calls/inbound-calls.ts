@@ -68,7 +68,7 @@ export class InboundCalls {
     const { commands, lookups } = this.deps;
     const route = await routeInbound(commands, lookups, offer);
     if ('refused' in route) return { outcome: 'refused', reason: route.refused };
-    const { organizationId } = route;
+    const { organizationId } = route.target;
     const target: CallTarget = { ...route.target, from: offer.from };
     const request = await dialRequestOf(lookups, offer.callId, { ...target, direction: 'inbound' }, offer.at);
     if ('refusal' in request) return { outcome: 'refused', reason: 'agent_not_found' };

@@ -56,7 +56,7 @@ export class InboundChats {
     const { commands, lookups } = this.deps;
     const route = await routeInbound(commands, lookups, offer);
     if ('refused' in route) return { outcome: 'refused', reason: route.refused };
-    const { organizationId } = route;
+    const { organizationId } = route.target;
     const target = { ...route.target, templateId: '', content: offer.content };
     const request = await chatRequestOf(
       lookups,

@@ -4,6 +4,7 @@
  * agent it names must still exist, and the caller (or sender) is matched to a customer by phone number
  * across the organization's live campaigns, the latest added first; a stranger is taken without one.
  */
+import type { CallTarget } from '../../domain/calls/call';
 import { campaignDecider, campaignStreamId } from '../../domain/campaigns/campaign';
 import { keyFieldOf } from '../../domain/customers/record';
 import { phoneNumberDecider, phoneNumberStreamId } from '../../domain/numbers/owned-number';
@@ -29,21 +30,12 @@ export type InboundLookups = {
 
 /** Who an inbound contact is for, and what it starts from: its target without the channel's own fields. */
 export type InboundRoute = {
-  organizationId: string;
-  target: {
-    organizationId: string;
-    campaignId: string;
-    campaignName: string;
-    customerKeyField: 'loan_id' | 'lead_id';
-    customerKey: string;
-    customerName: string;
-    /** The organization's number it came in to. */
-    to: string;
-    agentId: string;
-    dispositionId: string;
-    /** The customer's language when the record names one, else the agent's, else English. */
-    language: string;
-  };
+  /**
+   * A call's target but for the caller's number (the channel adds it): the organization's number it
+   * came in to as `to`, and the customer's language when the record names one, else the agent's, else
+   * English.
+   */
+  target: Omit<CallTarget, 'from'>;
 };
 
 export async function routeInbound(
@@ -61,7 +53,6 @@ export async function routeInbound(
   if (!agent) return { refused: 'agent_not_found' };
   const match = await matchCaller(commands, lookups, organizationId, offer.from);
   return {
-    organizationId,
     target: {
       organizationId,
       campaignId: match?.campaignId ?? '',
