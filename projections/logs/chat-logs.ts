@@ -59,6 +59,28 @@ type Event = RecordedEvent & ChatEvent;
 
 const withStatus = (doc: ChatLogDocument | null, status: ChatStatus) => doc && { ...doc, status };
 
+type Opened = Extract<Event, { type: 'ChatRequested' | 'ChatReceived' }>['data'];
+
+/** A chat's first entry: its first message, who wrote it, and where the chat stands. */
+function openingChat(
+  id: string,
+  d: Opened,
+  opening: { direction: CallDirection; from: string | null; status: ChatStatus; role: 'assistant' | 'user' },
+): ChatLogDocument {
+  return {
+    ...openingEntry(id, 'chat', d, opening.direction),
+    from: opening.from,
+    status: opening.status,
+    agent_id: d.agentId ?? '',
+    disposition_id: d.dispositionId,
+    message_id: id,
+    platform_msg_id: '',
+    conversation: [{ role: opening.role, content: d.content, timestamp: d.at }],
+    errors: [],
+    template_id: d.templateId,
+  };
+}
+
 export const chatLogsProjection: Projection<ChatLogDocument> = {
   name: 'chat_logs',
   collection: {
@@ -73,38 +95,21 @@ export const chatLogsProjection: Projection<ChatLogDocument> = {
   evolve(id, doc, recorded) {
     const event = recorded as Event;
     switch (event.type) {
-      case 'ChatRequested': {
-        const d = event.data;
-        return {
-          ...openingEntry(id, 'chat', d),
+      // The template as sent opens an outbound conversation; the customer's message an inbound one.
+      case 'ChatRequested':
+        return openingChat(id, event.data, {
+          direction: 'outbound',
           from: null,
           status: 'Accepted',
-          agent_id: d.agentId ?? '',
-          disposition_id: d.dispositionId,
-          message_id: id,
-          platform_msg_id: '',
-          // The template as sent opens the conversation.
-          conversation: [{ role: 'assistant', content: d.content, timestamp: d.at }],
-          errors: [],
-          template_id: d.templateId,
-        };
-      }
-      case 'ChatReceived': {
-        const d = event.data;
-        return {
-          ...openingEntry(id, 'chat', d, 'inbound'),
-          from: d.from,
+          role: 'assistant',
+        });
+      case 'ChatReceived':
+        return openingChat(id, event.data, {
+          direction: 'inbound',
+          from: event.data.from,
           status: 'Delivered',
-          agent_id: d.agentId ?? '',
-          disposition_id: d.dispositionId,
-          message_id: id,
-          platform_msg_id: '',
-          // The customer's message opens the conversation.
-          conversation: [{ role: 'user', content: d.content, timestamp: d.at }],
-          errors: [],
-          template_id: d.templateId,
-        };
-      }
+          role: 'user',
+        });
       case 'ChatAccepted':
         return doc && { ...doc, platform_msg_id: event.data.platformMsgId };
       case 'ChatSent':
