@@ -11,12 +11,13 @@ import { dispositionGroupsProjection } from '../../projections/dispositions/disp
 import { projectionsOver } from '../../api/modules';
 import { startServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
+import { describeOnFirstPass } from '../support/check-pass';
 
 jest.setTimeout(120_000);
 
 const ADMIN = 'crash-admin-token';
 
-describe('crash recovery (sqlite, separate process)', () => {
+describeOnFirstPass('crash recovery (sqlite, separate process)', () => {
   it('keeps every acknowledged command across SIGKILL and applies no event twice', async () => {
     const dir = tempDir();
     const env = { DATA_DIR: dir.path, JWT_SECRET: 'crash-test-secret-crash-test-secret', ADMIN_TOKEN: ADMIN };

@@ -8,6 +8,7 @@ import { timeOrderedId } from '../../application/time-ordered-id';
 import Database from 'better-sqlite3';
 import { admin, spawnAdmin } from '../support/admin-cli';
 import { startTestService, type TestService } from '../support/test-service';
+import { describeOnFirstPass } from '../support/check-pass';
 
 jest.setTimeout(180_000);
 
@@ -20,7 +21,7 @@ function onReadStore<T>(dataDir: string, work: (db: Database.Database) => T): T 
   }
 }
 
-describe('a rebuild killed halfway', () => {
+describeOnFirstPass('a rebuild killed halfway', () => {
   let t: TestService;
   let env: Record<string, string>;
   beforeAll(async () => {

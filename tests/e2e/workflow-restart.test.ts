@@ -24,6 +24,7 @@ import {
   type Ready,
   type RunView,
 } from '../integration/workflows/setup';
+import { describeOnFirstPass } from '../support/check-pass';
 
 jest.setTimeout(120_000);
 
@@ -64,7 +65,7 @@ async function readAllEvents(dir: string): Promise<RecordedEvent[]> {
   }
 }
 
-describe('workflow runs across a restart (sqlite)', () => {
+describeOnFirstPass('workflow runs across a restart (sqlite)', () => {
   it('finishes runs stopped during a wait, with no step lost and none repeated', async () => {
     const dir = tempDir();
     try {

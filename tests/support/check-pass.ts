@@ -1,8 +1,8 @@
 /**
  * The check runs every suite on Node 20, then again on Node 24 (.ci/run, .ci/node24, which sets
- * CHECK_RUNTIME_ONLY). The longest end-to-end suites, whose outcome rests on the service's own logic
- * (fault recovery across processes) rather than on the runtime, run on the first pass only, so the whole
- * check stays within its time budget; the second pass says so.
+ * CHECK_RUNTIME_ONLY). The longest suites whose outcome rests on the service's own logic rather than on
+ * the runtime (fault recovery across processes killed and restarted, timers waited out in real time) run
+ * on the first pass only, so the whole check stays within its time budget; the second pass says so.
  */
 export function describeOnFirstPass(name: string, body: () => void): void {
   if (process.env.CHECK_RUNTIME_ONLY) {

@@ -14,6 +14,7 @@ import { startTestService, type TestService } from '../../support/test-service';
 import { ALLOW_PRIVATE, startReceiver } from '../webhooks/support';
 import { newCampaign, newWorkflow, prepareOrganization, runsEnded } from '../workflows/setup';
 import { chatApi, type Org } from './setup';
+import { describeOnFirstPass } from '../../support/check-pass';
 
 jest.setTimeout(60_000);
 
@@ -64,7 +65,7 @@ function chats(t: TestService, org: Org) {
   return { api, events, endsOf, lastActivity, newMessage, ended };
 }
 
-describe('chats closed after an inactivity timeout', () => {
+describeOnFirstPass('chats closed after an inactivity timeout', () => {
   const TIMEOUT = 2;
   let t: TestService;
   let org: Org;
@@ -212,7 +213,7 @@ describe('chats closed after an inactivity timeout', () => {
   });
 });
 
-describe('chats that fell due while the service was down', () => {
+describeOnFirstPass('chats that fell due while the service was down', () => {
   const TIMEOUT = 3;
   const dir = tempDir();
   const start = () => startTestService({ store: 'sqlite', env: { DATA_DIR: dir.path, ...short(TIMEOUT) } });
