@@ -4,9 +4,10 @@
  * ids, logger, stores, speech engine) can be injected.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { hostname } from 'node:os';
-import type { WebSocketServer } from 'ws';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
 import { CommandHandler } from '../application/command-handler';
 import { Foreground } from '../application/foreground';
 import { IdempotencyKeys } from '../application/idempotency/idempotency-keys';
@@ -41,7 +42,7 @@ import { authenticator } from './http/auth';
 import { answerClientErrors } from './http/client-errors';
 import { Metrics } from './http/metrics';
 import { openApiDocument } from './http/openapi-document';
-import { Registry, type Module, type ModuleDeps } from './module';
+import { Registry, type Module, type ModuleDeps, type SocketRoute } from './module';
 import { modulesOver } from './modules';
 import { attachSpeechSocket } from './speech/socket';
 import { GOING_AWAY_CLOSE } from './speech/socket-auth';
@@ -82,6 +83,47 @@ function logServerErrorsOnceListening(server: Server, wss: WebSocketServer | nul
     server.on('error', (error) => logger.error('http server error', { error: String(error) }));
     wss?.on('error', () => undefined);
   });
+}
+
+type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/** The largest message a module's WebSocket takes (1 MiB): a larger one closes its socket with 1009. */
+const MODULE_SOCKET_MAX_BYTES = 1 << 20;
+
+/**
+ * Serves the modules' WebSocket routes (`Module.sockets`) on the server: an upgrade to one of their
+ * paths is accepted here, any other goes on to the upgrade listeners attached before (the speech
+ * socket's, which refuses paths it does not serve), or is answered 404 when there are none. Attached
+ * after the speech socket, whose WebSocket server would otherwise take every upgrade.
+ */
+export function attachModuleSockets(
+  server: Server,
+  routes: readonly SocketRoute[],
+  logger: Logger,
+  refusing: () => boolean = () => false,
+): WebSocketServer | null {
+  if (routes.length === 0) return null;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MODULE_SOCKET_MAX_BYTES });
+  const others = server.listeners('upgrade') as UpgradeListener[];
+  server.removeAllListeners('upgrade');
+  const refuse = (socket: Duplex, status: string) =>
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const route = routes.find((r) => r.path === path);
+    if (!route) {
+      if (others.length === 0) return refuse(socket, '404 Not Found');
+      for (const listener of others) listener.call(server, req, socket, head);
+      return;
+    }
+    if (refusing()) return refuse(socket, '503 Service Unavailable');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      // ws emits `error` on a frame it refuses (and closes the socket): logged, not thrown.
+      ws.on('error', (error) => logger.warn('socket closed on a refused frame', { path, error: error.message }));
+      route.handle(ws, req);
+    });
+  });
+  return wss;
 }
 
 export type Service = Awaited<ReturnType<typeof createService>>;
@@ -270,6 +312,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const speech = provided.find('speech');
   const socketServer = speech ? attachSpeechSocket(app, server, sockets, speech, deps.authenticate, logger) : null;
   logServerErrorsOnceListening(server, socketServer, logger);
+  const socketRoutes = modules.flatMap((m) => m.sockets ?? []);
+  const moduleSockets = attachModuleSockets(server, socketRoutes, logger, () => shuttingDown);
 
   /**
    * Tells every open WebSocket the server is going away (1001) and cuts those that do not answer in
@@ -279,7 +323,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   let socketsClosed: Promise<void> | null = null;
   const closeSockets = () =>
     (socketsClosed ??= (async () => {
-      const open = [...(socketServer?.clients ?? [])];
+      const open = [...(socketServer?.clients ?? []), ...(moduleSockets?.clients ?? [])];
       await Promise.all(
         open.map(
           (client) =>
@@ -318,8 +362,9 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     async close(): Promise<void> {
       shuttingDown = true;
       await closeSockets();
-      // Speech requests cut by the stop record what they produced before the stores close.
+      // Speech requests cut by the stop record what they produced before the stores close, as do module sockets.
       if (speech) await within(SPEECH_SETTLE_MS, speech.settled());
+      await within(SPEECH_SETTLE_MS, Promise.all(socketRoutes.map((route) => route.settled?.())));
       // No new work first, then what plays it out: a message dispatched while its platform stops would be lost.
       // The leases are given up, so the other replicas take the work over at once.
       await coordinator.stop();

@@ -5,6 +5,8 @@
  * composition root is a list of modules (api/modules.ts); the application and the start and shutdown
  * loop over them.
  */
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket } from 'ws';
 import type { CommandHandler } from '../application/command-handler';
 import type { Foreground } from '../application/foreground';
 import type { Lookups } from '../application/lookups';
@@ -52,6 +54,17 @@ export type ModuleDeps = {
  */
 export type Job = { name: string; start: () => Promise<void> | void; stop: () => Promise<void> };
 
+/**
+ * A WebSocket route of a module (a carrier's media stream): upgrades to `path` are accepted as they
+ * come, and `handle` authenticates what it needs to on the socket itself. `settled` resolves once the
+ * work of the sockets closed so far is done; a stop waits for it (bounded) before the stores close.
+ */
+export type SocketRoute = {
+  path: string;
+  handle: (ws: WebSocket, req: IncomingMessage) => void;
+  settled?: () => Promise<void>;
+};
+
 /** A feature as the running service sees it. */
 export type Module = {
   name: string;
@@ -61,6 +74,8 @@ export type Module = {
   managers?: readonly ProcessManager[];
   /** Background work, each on the replica holding its lease. */
   jobs?: readonly Job[];
+  /** WebSocket routes beside the HTTP ones. */
+  sockets?: readonly SocketRoute[];
   /** At shutdown, after every job stopped: ends what the process itself plays (the built-in carrier's calls); reverse module order. */
   stop?: () => Promise<void>;
 };

@@ -19,12 +19,14 @@ import type { ModuleDefinition } from './module';
 import { numbersModule } from './numbers/module';
 import { opsModule } from './ops/module';
 import { organizationsModule } from './organizations/module';
+import { providersModule } from './providers/module';
 import { speechModule } from './speech/module';
 import { webhooksModule } from './webhooks/module';
 import { workflowsModule } from './workflows/module';
 
 export const MODULES: readonly ModuleDefinition[] = [
   organizationsModule,
+  providersModule,
   numbersModule,
   blacklistModule,
   dispositionsModule,

@@ -10,10 +10,13 @@ import type { ChatSending } from '../application/chats/chat-sending';
 import type { CustomerService, WorkflowStarter } from '../application/customers/customer-service';
 import type { NumberService } from '../application/numbers/number-service';
 import type { OrganizationService } from '../application/organizations/organization-service';
+import type { ProviderAccounts } from '../application/ports/provider-accounts';
 import type { SpeechService } from '../application/speech/speech-service';
 
 export type Provided = {
   organizations: OrganizationService;
+  /** The organizations' accounts at real providers, with their secrets (api/providers/module.ts). */
+  providerAccounts: ProviderAccounts;
   numbers: NumberService;
   blacklist: BlacklistService;
   callPlacer: CallPlacer;

@@ -142,6 +142,12 @@ const BENCHES: Bench[] = [
       ),
     ],
   },
+  {
+    name: 'twilio-media',
+    args: [],
+    quickArgs: ['--streams', '20'],
+    targets: [max('Twilio media stream, first frame p95, 8 at once', /^\s+8\s+[\d.]+\s+([\d.]+)/m, 150, 'ms')],
+  },
 ];
 
 type Result = { bench: Bench; output: string; seconds: number; status: number | null };

@@ -12,6 +12,8 @@ export const SCOPES = [
   'blacklist:write',
   'numbers:read',
   'numbers:write',
+  'providers:read',
+  'providers:write',
   'calls:write',
   'chat:write',
   'agents:write',

@@ -3,7 +3,8 @@
  * dispatcher that hands queued calls to it, the carriers' inbound reports, recordings rendered with the
  * service's voices, and the calls a stopped replica left (this replica's name is the player of the
  * calls it dials; the `calls-resumer` job adopts and plays on those whose player is no longer alive),
- * and the calls that come in to the organization's numbers (`inboundCalls`, docs/inbound.md).
+ * and the calls that come in to the organization's numbers (`inboundCalls`, docs/inbound.md). A call
+ * is dialed by the provider of its number: the `telephony` map below holds this process's providers.
  */
 import { callDispatcher, resumeOrphanedCalls, type DialLookups } from '../../application/calls/call-dispatcher';
 import { CallPlacer } from '../../application/calls/call-placer';
@@ -11,6 +12,7 @@ import { CarrierReports } from '../../application/calls/carrier-reports';
 import { InboundCalls } from '../../application/calls/inbound-calls';
 import { InitiateCalls } from '../../application/calls/initiate-calls';
 import { recordingBlobKey } from '../../application/calls/recording-key';
+import type { TelephonyProvider } from '../../application/ports/telephony';
 import { RECORDING_CONTENT_TYPE, renderConversation } from '../../application/calls/render-conversation';
 import { resumeAfterRestart } from '../../application/resume-after-restart';
 import { callStreamId } from '../../domain/calls/call';
@@ -25,6 +27,9 @@ import { dispositionGroupsProjection } from '../../projections/dispositions/disp
 import { dispositionsProjection } from '../../projections/dispositions/dispositions';
 import { numbersProjection } from '../../projections/numbers/numbers';
 import { carrierRoutes } from '../carrier/router';
+import { twilioMediaSockets } from '../carrier/twilio-media-socket';
+import { twilioRoutes } from '../carrier/twilio-router';
+import { twilioCarrier } from '../../infrastructure/twilio/twilio-carrier';
 import { requireSecret } from '../http/auth';
 import type { ModuleDefinition } from '../module';
 import { reconcilerOf } from '../reconciler';
@@ -114,9 +119,22 @@ export const callsModule: ModuleDefinition = {
       const answer = await carrier.receiveInbound(call);
       return answer.outcome === 'answered' ? { outcome: 'answered', callId: answer.callId } : answer;
     });
+    // The telephony providers of this process, by alias: a call is dialed by the provider of the number
+    // it is placed from (application/calls/call-dispatcher.ts), a provider missing here fails it.
+    // Real providers' adapters read the organizations' credentials through `providerAccounts`.
+    const accounts = provided.use('providerAccounts');
+    const twilio = twilioCarrier({ accounts, config });
+    const telephony = new Map<string, TelephonyProvider>([
+      [carrier.alias, carrier],
+      [twilio.alias, twilio],
+    ]);
     const dispatch = {
       commands,
       provider: carrier,
+      routing: {
+        byAlias: (alias: string) => telephony.get(alias),
+        numberProvider: (org: string, number: string) => numbers.providerOf(org, number),
+      },
       reports,
       lookups: dialLookups,
       now: env.now,
@@ -146,6 +164,12 @@ export const callsModule: ModuleDefinition = {
           security: 'organization',
           routes: callRoutes(new InitiateCalls(commands, customers, placer)),
         },
+        // Twilio's webhooks (status, recording, incoming calls), each checked by its X-Twilio-Signature.
+        {
+          prefix: '/carrier/v1',
+          security: 'public',
+          routes: twilioRoutes({ accounts, config, commands, reports, blobs, inbound }),
+        },
         // Carriers' webhooks: authenticated with the carrier's shared secret, not an organization token.
         {
           prefix: '/carrier/v1',
@@ -154,6 +178,8 @@ export const callsModule: ModuleDefinition = {
           routes: carrierRoutes(reports),
         },
       ],
+      // Twilio's Media Streams: the agent's lines spoken into its calls (in processes that serve speech).
+      sockets: twilioMediaSockets(deps, { accounts, reports }),
       managers: [dispatcher],
       jobs: [{ name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() }, reconciler],
       stop: async () => {

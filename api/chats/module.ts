@@ -4,11 +4,13 @@
  * the delivery error reference, the chats a stopped replica left (this replica's name is the player of
  * the messages it dispatches; the `chats-resumer` job adopts and plays on those whose player is no
  * longer alive), the timer that closes chats gone quiet, and the chats customers open to the
- * organization's numbers (`inboundChats`, docs/inbound.md).
+ * organization's numbers (`inboundChats`, docs/inbound.md). A message is sent through its
+ * organization's platform: the `chatPlatforms` map below holds this process's platforms.
  * Chat log entries and the chat detail are read through the logs (api/logs/module.ts).
  */
 import { chatDispatcher, resumeOrphanedChats, type ChatDispatchLookups } from '../../application/chats/chat-dispatcher';
 import { ChatPlatformReports } from '../../application/chats/chat-platform-reports';
+import type { ChatPlatform } from '../../application/ports/chat-platform';
 import { ChatSender } from '../../application/chats/chat-sender';
 import { InboundChats } from '../../application/chats/inbound-chats';
 import { inactivityTimer } from '../../application/chats/inactivity-timer';
@@ -34,6 +36,10 @@ import { reconcilerOf } from '../reconciler';
 import { chatErrorReferenceRoutes } from './error-reference';
 import { chatRoutes } from './router';
 import { chatWebhookRoutes } from './webhook-router';
+import { whatsappRoutes } from './whatsapp-router';
+import { whatsappPlatform } from '../../infrastructure/whatsapp/whatsapp-platform';
+import { whatsappWebhooks } from '../../infrastructure/whatsapp/whatsapp-webhooks';
+import { platformMessagesProjection, type PlatformMessageDocument } from '../../projections/chats/platform-messages';
 import { chatsProjections } from '../../projections/chats';
 
 /** What the chat sender (lent as `chatSending`) reads: the template, the agent, the disposition or group, the blacklist. */
@@ -52,6 +58,7 @@ export const chatsModule: ModuleDefinition = {
   async build(deps) {
     const { config, commands, reads, env, lookups, logger, runner, provided, replica } = deps;
     const blacklist = provided.use('blacklist');
+    const providerAccounts = provided.use('providerAccounts');
     const templates = new TemplateService(
       commands,
       await reads.collection<ChatTemplateDocument>(chatTemplatesProjection.collection),
@@ -99,11 +106,44 @@ export const chatsModule: ModuleDefinition = {
     });
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
     const initiate = new InitiateChat(commands, customers, sending);
+    // The chat platforms of this process, by alias: an organization that connected its WhatsApp account
+    // sends through `whatsapp`, the others through the built-in one (application/chats/chat-dispatcher.ts);
+    // a platform missing here fails the message.
+    // Real platforms' adapters read the organizations' credentials through `providerAccounts`.
+    const whatsapp = whatsappPlatform({ accounts: providerAccounts, config, reports, logger, now: env.now });
+    const chatPlatforms = new Map<string, ChatPlatform>([
+      [platform.alias, platform],
+      [whatsapp.alias, whatsapp],
+    ]);
+    // The WhatsApp Cloud API's webhooks (docs/providers.md): statuses, and customers' messages.
+    const whatsappReports = whatsappWebhooks({
+      accounts: providerAccounts,
+      commands,
+      reports,
+      inbound,
+      logger,
+      platformMessages: await reads.collection<PlatformMessageDocument>(platformMessagesProjection.collection),
+      readsCaughtUp: async () => {
+        const head = await deps.events.headPosition();
+        await runner.waitFor(head, config.readYourWritesTimeoutMs, [platformMessagesProjection.name]);
+      },
+    });
     const dispatch = {
       commands,
       platform,
+      routing: {
+        byAlias: (alias: string) => chatPlatforms.get(alias),
+        platformOf: async (org: string) =>
+          (await providerAccounts.accountOf(org, 'whatsapp')) ? 'whatsapp' : platform.alias,
+      },
       reports,
-      lookups: dispatchLookups,
+      lookups: {
+        ...dispatchLookups,
+        template: async (org: string, templateId: string) => {
+          const template = await templates.ownedBy(org, templateId);
+          return template && { name: template.name, body: template.body };
+        },
+      },
       now: env.now,
       player: replica.name,
       isTransient,
@@ -135,7 +175,11 @@ export const chatsModule: ModuleDefinition = {
     return {
       routes: [
         { prefix: '/api/v1', security: 'organization', routes: chatRoutes(templates, initiate) },
-        { prefix: '/chat/v1', security: 'public', routes: chatErrorReferenceRoutes() },
+        {
+          prefix: '/chat/v1',
+          security: 'public',
+          routes: [...chatErrorReferenceRoutes(), ...whatsappRoutes(whatsappReports)],
+        },
         // Chat platforms' webhooks: authenticated with the platforms' shared secret, not an organization token.
         {
           prefix: '/chat/v1',

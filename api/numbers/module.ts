@@ -1,9 +1,14 @@
-/** Phone numbers: the providers' inventories, searching and buying them, an organization's own. */
+/**
+ * Phone numbers: the providers' inventories, searching and buying them, importing those held at a
+ * connected provider (api/providers, listed before), an organization's own.
+ */
 import { NumberService } from '../../application/numbers/number-service';
 import { numbersProjection, type NumberDocument } from '../../projections/numbers/numbers';
 import { agentsProjection } from '../../projections/agents/agents';
 import { dispositionGroupsProjection } from '../../projections/dispositions/disposition-groups';
 import { dispositionsProjection } from '../../projections/dispositions/dispositions';
+import { providerAccountsProjection } from '../../projections/providers/provider-accounts';
+import { isProviderAlias } from '../../domain/providers/provider-account';
 import type { ModuleDefinition } from '../module';
 import { numberRoutes } from './router';
 
@@ -11,8 +16,16 @@ export const numbersModule: ModuleDefinition = {
   name: 'numbers',
   projections: [numbersProjection],
   // The inbound routing's agent and disposition are checked against the organization's.
-  reads: [numbersProjection, agentsProjection, dispositionsProjection, dispositionGroupsProjection],
+  // The import checks the organization's provider accounts.
+  reads: [
+    numbersProjection,
+    agentsProjection,
+    dispositionsProjection,
+    dispositionGroupsProjection,
+    providerAccountsProjection,
+  ],
   async build({ commands, reads, env, config, provided, lookups }) {
+    const providerAccounts = provided.use('providerAccounts');
     const service = new NumberService(
       commands,
       await reads.collection<NumberDocument>(numbersProjection.collection),
@@ -20,6 +33,10 @@ export const numbersModule: ModuleDefinition = {
       {
         agentExists: (org, agentId) => lookups.agentExists(org, agentId),
         dispositionsOf: (org, id) => lookups.dispositionsOf(org, id),
+      },
+      {
+        connected: async (org, provider) =>
+          isProviderAlias(provider) && (await providerAccounts.accountOf(org, provider)) !== null,
       },
     );
     // The built-in provider's numbers are recorded once, by whichever agent process starts first.

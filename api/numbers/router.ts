@@ -1,5 +1,6 @@
 /**
- * Number routes: search the available numbers (spec 4.8), buy some (anchor `buyNumbers`), list the
+ * Number routes: search the available numbers (spec 4.8), buy some (anchor `buyNumbers`), import those
+ * the organization holds at a real provider whose account it connected (`importNumbers`), list the
  * organization's own, read one, and give one an inbound agent and disposition or take them away
  * (docs/inbound.md). Scopes `numbers:read` and `numbers:write`.
  */
@@ -11,7 +12,7 @@ import { HttpError, validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
 import { pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
-import { BuyNumbersBody, DEFAULT_PROVIDER, InboundRoutingBody } from './schemas';
+import { BuyNumbersBody, DEFAULT_PROVIDER, ImportNumbersBody, InboundRoutingBody } from './schemas';
 
 const READ = ['numbers:read'];
 const WRITE = ['numbers:write'];
@@ -45,6 +46,24 @@ export function numberRoutes(service: NumberService): RouteSpec[] {
           provider: (item.provider ?? DEFAULT_PROVIDER).toLowerCase(),
         }));
         res.json(await service.buy(contextOf(res), items));
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/numbers/import',
+      operationId: 'importNumbers',
+      summary: "Import numbers held at a connected provider's account (each succeeds or fails on its own)",
+      scopes: WRITE,
+      body: ImportNumbersBody,
+      idempotent: true,
+      handler: async (_req, res, body) => {
+        const items = body.map((item) => ({
+          number: normalizeDialString(item.number),
+          provider: item.provider,
+          voice_enabled: item.voice_enabled ?? true,
+          sms_enabled: item.sms_enabled ?? true,
+        }));
+        res.json(await service.import(contextOf(res), items));
       },
     }),
     pagedListRoute({

@@ -1,5 +1,6 @@
 /** Request bodies and query rules of the number routes (spec 4.8; decisions.md sections 2 and 6). */
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../http/schema';
 import type { InventoryItem } from '../../application/numbers/number-service';
 import { validate } from '../http/validation';
 import { E164_PATTERN } from '../../domain/numbers/phone-number';
@@ -19,6 +20,20 @@ export const BuyNumbersBody = Type.Array(
   Type.Object({
     number: Type.String({ minLength: 1, maxLength: 32, description: 'E.164, for example +919876543210' }),
     provider: Type.Optional(provider),
+  }),
+  { minItems: 1, maxItems: MAX_PURCHASE_ITEMS },
+);
+
+/** The providers numbers are imported from: those whose accounts an organization connects (api/providers). */
+export const IMPORT_PROVIDERS = ['twilio'] as const;
+
+/** `POST /numbers/import`: numbers the organization already holds at a real provider. */
+export const ImportNumbersBody = Type.Array(
+  Type.Object({
+    number: Type.String({ minLength: 1, maxLength: 32, description: 'E.164, for example +14155550123' }),
+    provider: StringEnum(IMPORT_PROVIDERS, { description: 'The provider the organization holds the number at' }),
+    voice_enabled: Type.Optional(Type.Boolean({ description: 'Whether calls are placed from it (default true)' })),
+    sms_enabled: Type.Optional(Type.Boolean({ description: 'Whether messages are sent from it (default true)' })),
   }),
   { minItems: 1, maxItems: MAX_PURCHASE_ITEMS },
 );

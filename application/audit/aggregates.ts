@@ -15,6 +15,7 @@ import { catalogDecider } from '../../domain/dispositions/catalog';
 import { inventoryDecider } from '../../domain/numbers/inventory';
 import { phoneNumberDecider } from '../../domain/numbers/owned-number';
 import { organizationDecider } from '../../domain/organizations/organization';
+import { providerAccountDecider } from '../../domain/providers/provider-account';
 import { webhookDeliveryDecider } from '../../domain/webhooks/webhook-delivery';
 import { webhookSettingsDecider } from '../../domain/webhooks/webhook-settings';
 import { workflowRunDecider } from '../../domain/workflows/workflow-run';
@@ -51,6 +52,13 @@ export const AGGREGATES: readonly Aggregate[] = [
   { name: 'agent', prefix: 'agent-', decider: asAny(agentDecider), owner: 'first-event' },
   { name: 'numberInventory', prefix: 'numberInventory-', decider: asAny(inventoryDecider), owner: 'first-event' },
   { name: 'phoneNumber', prefix: 'phoneNumber-', decider: asAny(phoneNumberDecider), owner: 'first-event' },
+  // Its events name the secrets' reference and show them masked, never the secrets (docs/providers.md).
+  {
+    name: 'providerAccount',
+    prefix: 'providerAccount-',
+    decider: asAny(providerAccountDecider),
+    owner: 'first-event',
+  },
   { name: 'call', prefix: 'call-', decider: asAny(callDecider), owner: 'first-event' },
   { name: 'chatTemplate', prefix: 'chatTemplate-', decider: asAny(templateDecider), owner: 'first-event' },
   { name: 'chat', prefix: 'chat-', decider: asAny(chatDecider), owner: 'first-event' },

@@ -5,6 +5,12 @@
  * already dialed (a repeated event after a restart) that yields nothing and the call is not dialed
  * again. A call that cannot be set up ends as Failed with the reason.
  *
+ * A call is dialed by the provider of the number it is placed from (`from`): the organization's
+ * number names it (`builtin`, or `twilio` for a number imported from its Twilio account), and
+ * `DialCall` records it. The built-in carrier dials the built-in numbers' calls, and every call when
+ * the dispatcher is given no `routing`. A provider this process has no adapter for ends the call as
+ * Failed (`provider_unavailable`) before anything is dialed.
+ *
  * The dial records the replica that plays the call (`player`, this replica's name). A provider whose
  * calls live in a process (the built-in carrier) loses them when that process stops; `resumeOrphanedCalls`
  * finds the open calls whose player is no longer alive (its `replica:` lease expired, or the call was
@@ -66,9 +72,22 @@ export type DialLookups = {
   dispositions: (organizationId: string, dispositionId: string) => Promise<{ id: string; name: string }[]>;
 };
 
+/** Which provider dials a call (see above). */
+export type CallRouting = {
+  /** The providers this process has adapters for, other than the built-in carrier (`provider`), by alias. */
+  byAlias: (alias: string) => TelephonyProvider | undefined;
+  /** The provider of an organization's number; null when it owns no such number (the built-in carrier dials). */
+  numberProvider: (organizationId: string, number: string) => Promise<string | null>;
+};
+
+export const PROVIDER_UNAVAILABLE_REASON = 'provider_unavailable';
+
 export type DispatchDeps = {
   commands: CommandHandler;
+  /** The built-in carrier: it dials the calls of built-in numbers, and plays on the calls orphaned in a process. */
   provider: TelephonyProvider;
+  /** How a call's provider is chosen; without it, the built-in carrier dials every call. */
+  routing?: CallRouting;
   reports: CarrierReports;
   lookups: DialLookups;
   now: () => Date;
@@ -100,24 +119,30 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
       const stream = callStreamId(data.callId);
       // The lookups come first: one that fails leaves the call undialed, and the step is tried again.
       const at = deps.now().toISOString();
-      const request = await setUp(deps, data.callId, data, at, context.requestId);
+      const { alias, provider } = await providerOf(deps, data.organizationId, data.from);
+      const request = await setUp(deps, data.callId, data, at, context.requestId, alias);
       if (!request) return;
+      if (!provider) {
+        const summary = `The call was not placed: its number's provider ${alias} is not available.`;
+        await fail(deps, data.callId, PROVIDER_UNAVAILABLE_REASON, summary, context.requestId, alias);
+        return;
+      }
       const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
       const dialed = await deps.commands.handle(
         callDecider,
         stream,
-        { type: 'DialCall', provider: deps.provider.alias, at, player: deps.player, blacklist },
+        { type: 'DialCall', provider: alias, at, player: deps.player, blacklist },
         context,
       );
       if (!dialed.events.some((e) => e.type === 'CallDialed')) return;
       // A blacklisting recorded between the first read and the dial record is seen now (see above).
       const after = await readBlacklist(deps.commands, data.organizationId, data.to);
       if (after.revision !== blacklist.revision && after.listed) {
-        await fail(deps, data.callId, BLACKLISTED_REASON, BLACKLISTED_SUMMARY, context.requestId);
+        await fail(deps, data.callId, BLACKLISTED_REASON, BLACKLISTED_SUMMARY, context.requestId, alias);
         return;
       }
       try {
-        await deps.provider.dial(request);
+        await provider.dial(request);
       } catch (error) {
         await fail(
           deps,
@@ -125,10 +150,24 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
           'carrier_error',
           `The carrier refused the call: ${error instanceof Error ? error.message : String(error)}`,
           context.requestId,
+          alias,
         );
       }
     },
   };
+}
+
+/**
+ * The provider that dials a call placed from `from`: the number's, the built-in carrier for a built-in
+ * number or one the organization does not own; `provider` undefined when this process has none of that alias.
+ */
+async function providerOf(
+  deps: DispatchDeps,
+  organizationId: string,
+  from: string,
+): Promise<{ alias: string; provider: TelephonyProvider | undefined }> {
+  const alias = (await deps.routing?.numberProvider(organizationId, from)) ?? deps.provider.alias;
+  return { alias, provider: alias === deps.provider.alias ? deps.provider : deps.routing?.byAlias(alias) };
 }
 
 /**
@@ -169,7 +208,7 @@ async function adoptCall(
   if (state.player !== from) return false;
   const requestId = `resume-${callId}`;
   // The lookups come before the adoption: one that fails leaves the call to the next sweep, not adopted and unplayed.
-  const request = await setUp(deps, callId, state, state.dialedAt, requestId);
+  const request = await setUp(deps, callId, state, state.dialedAt, requestId, deps.provider.alias);
   if (!request) return false;
   const taken = await deps.commands.handle(
     callDecider,
@@ -191,10 +230,11 @@ async function setUp(
   call: CallTarget & { direction?: CallDirection },
   at: string,
   requestId: string,
+  provider: string,
 ): Promise<DialRequest | null> {
   const request = await dialRequestOf(deps.lookups, callId, call, at);
   return 'refusal' in request
-    ? fail(deps, callId, request.refusal.reason, request.refusal.summary, requestId)
+    ? fail(deps, callId, request.refusal.reason, request.refusal.summary, requestId, provider)
     : request;
 }
 
@@ -247,10 +287,11 @@ async function fail(
   reason: string,
   summary: string,
   requestId: string,
+  provider: string,
 ): Promise<null> {
   await deps.reports.receive(
     { callId, kind: 'ended', ...failedEnding(deps.now().toISOString(), reason, summary) },
-    { provider: deps.provider.alias, requestId },
+    { provider, requestId },
   );
   return null;
 }

@@ -1,15 +1,18 @@
 /**
- * The inbound path of carrier reports: ringing, answered, ended. The built-in carrier calls it in
+ * The inbound path of carrier reports: ringing, answered, ended, and the call's media (`media`: the
+ * agent's lines as spoken so far, all of them each time, and/or a recording the carrier made, which
+ * may come after the end). The built-in carrier calls it in
  * process; a real carrier's webhook endpoint calls the same function after checking its signature.
  * Reports may repeat or arrive late; the call aggregate keeps only those that move a call forward.
  */
-import { callDecider, callStreamId, type CallEnding } from '../../domain/calls/call';
+import { callDecider, callStreamId, type CallEnding, type TranscriptTurn } from '../../domain/calls/call';
 import type { CommandHandler } from '../command-handler';
 
 export type CarrierReport =
   | { callId: string; kind: 'ringing'; at: string }
   | { callId: string; kind: 'answered'; at: string }
-  | ({ callId: string; kind: 'ended'; at: string } & CallEnding);
+  | ({ callId: string; kind: 'ended'; at: string } & CallEnding)
+  | { callId: string; kind: 'media'; at: string; transcript?: TranscriptTurn[]; recordingId?: string };
 
 export class CarrierReports {
   constructor(private readonly commands: CommandHandler) {}
@@ -32,6 +35,11 @@ export class CarrierReports {
       case 'ended': {
         const { callId: _id, kind: _kind, ...ending } = report;
         await this.commands.handle(callDecider, stream, { type: 'RecordCallEnded', ...ending }, context);
+        return;
+      }
+      case 'media': {
+        const { callId: _id, kind: _kind, ...media } = report;
+        await this.commands.handle(callDecider, stream, { type: 'AttachCallMedia', ...media }, context);
         return;
       }
     }

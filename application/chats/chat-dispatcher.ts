@@ -15,6 +15,11 @@
  * alive is left alone: it is still being played. A real platform's chats go on without us and report
  * through webhooks.
  *
+ * A message is sent through the platform of its organization: WhatsApp for an organization that
+ * connected its WhatsApp account (api/providers), the built-in platform otherwise and whenever the
+ * dispatcher is given no `routing`. `DispatchChat` records which. A platform this process has no
+ * adapter for fails the message (`platform_refused`) before anything is sent.
+ *
  * The blacklist is checked at the dispatch, race-free, as the call dispatcher checks it: the blacklist
  * aggregate is read before `DispatchChat` is decided (a listed number fails the message, 5003), and read
  * again once `ChatDispatched` is recorded; a blacklisting that landed in between fails the message
@@ -22,6 +27,7 @@
  * acknowledged before the dispatch record can be missed).
  */
 import type { CallDirection } from '../../domain/calls/call';
+import { fillTemplate, placeholdersOf } from '../../domain/shared/placeholders';
 import { chatDecider, type ChatEvent, type ChatTarget, type DeliveryError } from '../../domain/chats/chat';
 import { deliveryError } from '../../domain/chats/delivery-errors';
 import { isLanguageCode } from '../../domain/shared/languages';
@@ -48,11 +54,24 @@ export type ChatDispatchLookups = {
   ) => Promise<Record<string, unknown> | null>;
   agent: (organizationId: string, agentId: string) => Promise<ChatAgent | null>;
   dispositions: (organizationId: string, dispositionId: string) => Promise<{ id: string; name: string }[]>;
+  /** The chat template a message was filled from (its name and body), for platforms that send approved templates. */
+  template?: (organizationId: string, templateId: string) => Promise<{ name: string; body: string } | null>;
+};
+
+/** Which platform sends an organization's messages (see above). */
+export type ChatRouting = {
+  /** The platforms this process has adapters for, other than the built-in one (`platform`), by alias. */
+  byAlias: (alias: string) => ChatPlatform | undefined;
+  /** The alias of the platform an organization's messages go through (`whatsapp`, `builtin`). */
+  platformOf: (organizationId: string) => Promise<string>;
 };
 
 export type ChatDispatchDeps = {
   commands: CommandHandler;
+  /** The built-in platform: it sends the messages of organizations without a platform of their own, and plays on orphaned ones. */
   platform: ChatPlatform;
+  /** How a message's platform is chosen; without it, the built-in platform sends every message. */
+  routing?: ChatRouting;
   reports: ChatPlatformReports;
   lookups: ChatDispatchLookups;
   now: () => Date;
@@ -85,13 +104,22 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
       };
       const stream = chatStreamId(data.messageId);
       const at = deps.now().toISOString();
-      const request = await setUp(deps, data.messageId, data, at);
-      if ('error' in request) return fail(deps, data.messageId, request.error, context.requestId);
+      const { alias, platform } = await platformOf(deps, data.organizationId);
+      const request = await setUp(deps, data.messageId, data, at, platform?.sendsTemplates);
+      if ('error' in request) return fail(deps, data.messageId, request.error, context.requestId, alias);
+      if (!platform)
+        return fail(
+          deps,
+          data.messageId,
+          deliveryError('platform_refused', `The organization's chat platform ${alias} is not available.`),
+          context.requestId,
+          alias,
+        );
       const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
       const dispatched = await deps.commands.handle(
         chatDecider,
         stream,
-        { type: 'DispatchChat', provider: deps.platform.alias, at, player: deps.player, blacklist },
+        { type: 'DispatchChat', provider: alias, at, player: deps.player, blacklist },
         context,
       );
       if (!dispatched.events.some((e) => e.type === 'ChatDispatched')) return;
@@ -103,16 +131,18 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
           data.messageId,
           deliveryError('blacklisted', `${data.to} was blacklisted before the message was sent.`),
           context.requestId,
+          alias,
         );
       let platformMsgId: string;
       try {
-        ({ platformMsgId } = await deps.platform.send(request));
+        ({ platformMsgId } = await platform.send(request));
       } catch (error) {
         return fail(
           deps,
           data.messageId,
           deliveryError('platform_refused', error instanceof Error ? error.message : String(error)),
           context.requestId,
+          alias,
         );
       }
       // The platform took the message. A store error now is the store's, not a refusal; and trying the
@@ -121,12 +151,21 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
         () =>
           deps.reports.receive(
             { messageId: data.messageId, kind: 'status', status: 'Accepted', at, platformMsgId },
-            { provider: deps.platform.alias, requestId: context.requestId },
+            { provider: alias, requestId: context.requestId },
           ),
         { isTransient: deps.isTransient ?? (() => false) },
       );
     },
   };
+}
+
+/** The platform that sends an organization's messages; `platform` undefined when this process has none of that alias. */
+async function platformOf(
+  deps: ChatDispatchDeps,
+  organizationId: string,
+): Promise<{ alias: string; platform: ChatPlatform | undefined }> {
+  const alias = (await deps.routing?.platformOf(organizationId)) ?? deps.platform.alias;
+  return { alias, platform: alias === deps.platform.alias ? deps.platform : deps.routing?.byAlias(alias) };
 }
 
 /**
@@ -169,7 +208,7 @@ async function adoptChat(
   // The lookups come before the adoption: one that fails leaves the message to the next sweep, not adopted and unplayed.
   const request = await setUp(deps, messageId, state, state.dispatchedAt);
   if ('error' in request) {
-    await fail(deps, messageId, request.error, requestId);
+    await fail(deps, messageId, request.error, requestId, deps.platform.alias);
     return false;
   }
   const taken = await deps.commands.handle(
@@ -191,8 +230,9 @@ async function setUp(
   messageId: string,
   chat: ChatTarget & { direction?: CallDirection; from?: string | null },
   at: string,
+  withTemplate = false,
 ): Promise<ChatSendRequest | { error: DeliveryError }> {
-  return chatRequestOf(deps.lookups, messageId, chat, at);
+  return chatRequestOf(deps.lookups, messageId, chat, at, withTemplate);
 }
 
 /**
@@ -205,15 +245,20 @@ export async function chatRequestOf(
   messageId: string,
   chat: ChatTarget & { direction?: CallDirection; from?: string | null },
   at: string,
+  /** Look the template up, for a platform that sends approved templates by name (`ChatPlatform.sendsTemplates`). */
+  withTemplate = false,
 ): Promise<ChatSendRequest | { error: DeliveryError }> {
   const inbound = chat.direction === 'inbound';
-  const [organizationType, customer, agent, dispositions] = await Promise.all([
+  const [organizationType, customer, agent, dispositions, template] = await Promise.all([
     lookups.organizationType(chat.organizationId),
     inbound && chat.customerKey === ''
       ? { phone_number: chat.from ?? '' }
       : lookups.customer(chat.organizationId, chat.campaignId, chat.customerKey),
     chat.agentId ? lookups.agent(chat.organizationId, chat.agentId) : null,
     chat.dispositionId ? lookups.dispositions(chat.organizationId, chat.dispositionId) : [],
+    withTemplate && !inbound && chat.templateId && lookups.template
+      ? lookups.template(chat.organizationId, chat.templateId)
+      : null,
   ]);
   if (!organizationType || !customer)
     return {
@@ -231,12 +276,25 @@ export async function chatRequestOf(
     // An agent deleted since the request leaves the chat without answers, not unsent.
     conversation: agent ? { agent, dispositions } : null,
     ...(inbound && { direction: 'inbound' as const }),
+    // A platform of approved templates (WhatsApp) sends the template by name, its placeholders' values in order.
+    ...(template && {
+      template: {
+        name: template.name,
+        parameters: placeholdersOf(template.body).map((field) => fillTemplate(`{{${field}}}`, customer)),
+      },
+    }),
   };
 }
 
-function fail(deps: ChatDispatchDeps, messageId: string, error: DeliveryError, requestId: string): Promise<void> {
+function fail(
+  deps: ChatDispatchDeps,
+  messageId: string,
+  error: DeliveryError,
+  requestId: string,
+  provider: string,
+): Promise<void> {
   return deps.reports.receive(
     { messageId, kind: 'status', status: 'Failed', at: deps.now().toISOString(), errors: [error] },
-    { provider: deps.platform.alias, requestId },
+    { provider, requestId },
   );
 }

@@ -1,6 +1,7 @@
 /**
  * Number use cases: the built-in provider's seed, stocking the inventory (admin), searching what is
- * available (spec 4.8), buying, and an organization's own numbers.
+ * available (spec 4.8), buying, importing the numbers an organization holds at a real provider, and
+ * an organization's own numbers.
  *
  * Availability is decided on each number's stream, never on the read model: a purchase is appended
  * with the revision the buyer read, so a number has one owner however many buy it at once. The
@@ -15,7 +16,7 @@ import {
   type InboundRouting,
 } from '../../domain/numbers/owned-number';
 import { DomainError, notFound } from '../../domain/shared/errors';
-import { isE164 } from '../../domain/numbers/phone-number';
+import { countryOf, isE164 } from '../../domain/numbers/phone-number';
 import type { NumberDocument } from '../../projections/numbers/numbers';
 import type { CommandContext, CommandHandler } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
@@ -32,6 +33,8 @@ export type OwnedNumberView = {
   purchasedAt: string;
   /** Who answers its inbound calls and chats (docs/inbound.md), null when nobody does: they are refused. */
   inbound: InboundRouting | null;
+  /** Present (true) for a number imported from the organization's account at its provider. */
+  imported?: true;
 };
 /** What the inbound routing's ids are checked against: the organization's agents and dispositions. */
 export type RoutingLookups = {
@@ -50,12 +53,17 @@ export type SearchAnswer = {
   message: string;
 };
 export type PurchaseResult = { number: string; success: boolean; error: string | null };
+/** A number the organization holds at a real provider, to own here with that provider. */
+export type ImportItem = { number: string; provider: string; voice_enabled: boolean; sms_enabled: boolean };
+/** Whether an organization connected its account at a provider (api/providers). */
+export type ProviderConnections = { connected: (organizationId: string, provider: string) => Promise<boolean> };
 export type InventoryItem = StockedNumber & { provider: string };
 
 /** The longest national part a number can have (E.164: 15 digits, country code included). */
 const NATIONAL_MAX_DIGITS = 15;
 
 export const INVALID_NUMBER = 'Invalid number: use the E.164 form, for example +919876543210';
+export const UNKNOWN_COUNTRY = 'Number of a country the service does not know';
 export const noNumbersMessage = (provider: string) => `No available numbers found for provider ${provider}`;
 
 export class NumberService {
@@ -64,6 +72,7 @@ export class NumberService {
     private readonly numbers: ReadCollection<NumberDocument>,
     private readonly env: ServiceEnvironment,
     private readonly routing?: RoutingLookups,
+    private readonly connections?: ProviderConnections,
   ) {}
 
   /**
@@ -184,6 +193,73 @@ export class NumberService {
     return { success: data.every((r) => r.success), data };
   }
 
+  /**
+   * Imports numbers the caller's organization holds at a real provider: each is owned with its
+   * provider, as a bought one is, when the organization connected that provider and nobody owns the
+   * number here; each succeeds or fails on its own. A request run again (same `Idempotency-Key`) finds
+   * its numbers imported and records nothing more.
+   */
+  async import(
+    ctx: RequestContext,
+    items: readonly ImportItem[],
+  ): Promise<{ success: boolean; data: PurchaseResult[] }> {
+    if (!this.connections) throw new Error('the number service was built without provider connections');
+    const connections = this.connections;
+    const context: CommandContext = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
+    const at = this.env.now().toISOString();
+    const connected = new Map<string, Promise<boolean>>();
+    const isConnected = (provider: string) =>
+      connected.get(provider) ??
+      connected.set(provider, connections.connected(ctx.organizationId, provider)).get(provider)!;
+    const seen = new Set<string>();
+    const outcomes = await Promise.all(
+      items.map(async (item): Promise<{ result: PurchaseResult; position: number }> => {
+        const { number, provider } = item;
+        const failed = (error: string) => ({ result: { number, success: false, error }, position: -1 });
+        if (seen.has(number)) return failed('Duplicate number in this request');
+        seen.add(number);
+        if (!isE164(number)) return failed(INVALID_NUMBER);
+        const country = countryOf(number);
+        if (country === null) return failed(UNKNOWN_COUNTRY);
+        try {
+          const imported = await this.commands.handle(
+            phoneNumberDecider,
+            phoneNumberStreamId(number),
+            {
+              type: 'ImportNumber',
+              provider,
+              number,
+              country_iso: country,
+              sms_enabled: item.sms_enabled,
+              voice_enabled: item.voice_enabled,
+              organizationId: ctx.organizationId,
+              providerConnected: await isConnected(provider),
+              at,
+              ...(ctx.origin !== undefined && { origin: ctx.origin }),
+            },
+            context,
+          );
+          return { result: { number, success: true, error: null }, position: imported.position };
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          return failed(error.message);
+        }
+      }),
+    );
+    await this.env.readYourWrites(Math.max(-1, ...outcomes.map((o) => o.position)));
+    const data = outcomes.map((o) => o.result);
+    return { success: data.every((r) => r.success), data };
+  }
+
+  /**
+   * The provider of one of the organization's numbers (`builtin`, `twilio`...): the calls placed from
+   * it are dialed through that provider. Null when the organization does not own it.
+   */
+  async providerOf(organizationId: string, number: string): Promise<string | null> {
+    const doc = await this.numbers.get(number);
+    return doc && doc.status === 'owned' && doc.organizationId === organizationId ? doc.provider : null;
+  }
+
   private async inventoryOf(provider: string): Promise<ReadonlyMap<string, StockedNumber>> {
     return (await this.commands.load(inventoryDecider, inventoryStreamId(provider))).state.numbers;
   }
@@ -273,4 +349,5 @@ const ownedView = (d: NumberDocument): OwnedNumberView => ({
   voice_enabled: d.voice_enabled,
   purchasedAt: d.purchasedAt ?? '',
   inbound: d.inbound ?? null,
+  ...(d.imported && { imported: true }),
 });

@@ -16,6 +16,12 @@ export type ChatSendRequest = {
   /** The filled template: the text to send. */
   content: string;
   templateLanguage: LanguageCode;
+  /**
+   * The approved template at the platform a business-initiated message is sent as (WhatsApp): its name
+   * and the values of its body's placeholders, in order. Without it the platform sends `content` as
+   * plain text, which it delivers only inside the customer's service window.
+   */
+  template?: { name: string; parameters: string[] };
   at: string;
   customer: Record<string, unknown>;
   /** With conversation settings: the agent that answers and the dispositions the chat may end with. */
@@ -29,6 +35,8 @@ export type ChatSendRequest = {
 
 export interface ChatPlatform {
   readonly alias: string;
+  /** Sends business-initiated messages as approved templates: its requests carry `template` (WhatsApp). */
+  readonly sendsTemplates?: boolean;
   send(request: ChatSendRequest): Promise<{ platformMsgId: string }>;
   /**
    * Only for a platform whose chats live inside this process (the built-in one): plays on a message

@@ -22,6 +22,12 @@
  * there it goes the way of a dialed call (answered, ended, adopted by another replica). A caller on
  * the blacklist is refused: the call ends at once as Failed, reason `blacklisted`. Calls recorded
  * before directions existed were all outbound (`CallQueued` is outbound).
+ *
+ * A carrier that streams the agent's speech into the call, and records it, brings the call's media
+ * apart from its reports of ringing and ending (`AttachCallMedia`): the agent's lines as spoken so
+ * far, and a recording once the carrier has one, which may be after the call ended. A transcript
+ * attached is the call's transcript as of then, replacing the one attached before; the same one again,
+ * or an older one (a prefix of it), records nothing, nor does a recording attached before.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { invalid, notFound } from '../shared/errors';
@@ -90,7 +96,15 @@ export type CallState =
       /** The replica playing the call (null before it is dialed, or when its dial recorded none). */
       player: string | null;
       direction: CallDirection;
+      /** What `AttachCallMedia` attached: the transcript (under `transcriptId`) and the recordings. */
+      media: AttachedMedia;
     } & CallTarget);
+
+export type AttachedMedia = { transcript: TranscriptTurn[]; transcriptId: string | null; recordingIds: string[] };
+const NO_MEDIA: AttachedMedia = { transcript: [], transcriptId: null, recordingIds: [] };
+
+/** The id of the transcript attached to a call: one per call, so the same call's lines land in one document. */
+export const attachedTranscriptIdOf = (callId: string) => `${callId}-transcript`;
 
 /** What a dispatch read of the blacklist aggregate: whether the call's number is on it, at that stream revision (-1: empty). */
 export type BlacklistReading = { listed: boolean; revision: number };
@@ -121,7 +135,9 @@ export type CallCommand =
   | { type: 'AdoptCall'; player: string; from: string | null; at: string }
   | { type: 'RecordCallRinging'; at: string }
   | { type: 'RecordCallAnswered'; at: string }
-  | ({ type: 'RecordCallEnded'; at: string } & CallEnding);
+  | ({ type: 'RecordCallEnded'; at: string } & CallEnding)
+  /** The call's transcript as of `at` (the agent's lines), and/or a recording the carrier made of it. */
+  | { type: 'AttachCallMedia'; at: string; transcript?: TranscriptTurn[]; recordingId?: string };
 
 export type CallEvent =
   | { type: 'CallQueued'; data: { callId: string; at: string } & CallTarget }
@@ -144,7 +160,17 @@ export type CallEvent =
   | { type: 'CallAdopted'; data: { callId: string; player: string; from: string | null; at: string } }
   | { type: 'CallRinging'; data: { callId: string; at: string } }
   | { type: 'CallAnswered'; data: { callId: string; at: string } }
-  | { type: 'CallEnded'; data: { callId: string; at: string } & CallEnding };
+  | { type: 'CallEnded'; data: { callId: string; at: string } & CallEnding }
+  | {
+      type: 'CallMediaAttached';
+      data: {
+        callId: string;
+        at: string;
+        transcript?: TranscriptTurn[];
+        transcriptId?: string;
+        recordingId?: string;
+      };
+    };
 
 /**
  * The events of a call's course, which its log entry follows. `CallAdopted` is not among them: it only
@@ -157,6 +183,7 @@ export const callEventTypes = [
   'CallRinging',
   'CallAnswered',
   'CallEnded',
+  'CallMediaAttached',
 ] as const satisfies readonly CallEvent['type'][];
 
 export const CALL_NOT_FOUND = 'Call not found';
@@ -210,6 +237,8 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
       const { type: _type, ...ending } = command;
       return [{ type: 'CallEnded', data: { callId, ...ending } }];
     }
+    case 'AttachCallMedia':
+      return attach(command, state);
     default:
       return assertNever(command);
   }
@@ -241,6 +270,41 @@ function receive(command: Extract<CallCommand, { type: 'ReceiveCall' }>, state: 
   ];
 }
 
+/**
+ * Media belongs to a call in the carrier's hands (dialed or received), ended or not: a carrier's
+ * recording may come after the end. What was attached already is not attached again.
+ */
+function attach(
+  command: Extract<CallCommand, { type: 'AttachCallMedia' }>,
+  state: Extract<CallState, { callId: string }>,
+): CallEvent[] {
+  if (state.dialedBy === null) throw invalid(`Call ${state.callId} was not dialed: it has no media`);
+  const { media, callId } = state;
+  const transcript =
+    command.transcript && command.transcript.length > 0 && !isPrefixOf(command.transcript, media.transcript)
+      ? command.transcript.map(({ speaker, message }) => ({ speaker, message }))
+      : undefined;
+  const recordingId =
+    command.recordingId && !media.recordingIds.includes(command.recordingId) ? command.recordingId : undefined;
+  if (!transcript && !recordingId) return [];
+  return [
+    {
+      type: 'CallMediaAttached',
+      data: {
+        callId,
+        at: command.at,
+        ...(transcript && { transcript, transcriptId: media.transcriptId ?? attachedTranscriptIdOf(callId) }),
+        ...(recordingId && { recordingId }),
+      },
+    },
+  ];
+}
+
+/** Whether `turns` are the first turns of `of` (the same transcript, or one older than it). */
+const isPrefixOf = (turns: TranscriptTurn[], of: TranscriptTurn[]) =>
+  turns.length <= of.length &&
+  turns.every((turn, i) => turn.speaker === of[i]?.speaker && turn.message === of[i]?.message);
+
 /** The end of a call that failed before anyone spoke: nothing said, nothing recorded. */
 export const failedEnding = (at: string, reason: string, summary: string): { at: string } & CallEnding => ({
   at,
@@ -271,6 +335,7 @@ export function evolve(state: CallState, event: CallEvent): CallState {
         dialedAt: null,
         player: null,
         direction: 'outbound',
+        media: NO_MEDIA,
         ...target,
       };
     }
@@ -286,6 +351,7 @@ export function evolve(state: CallState, event: CallEvent): CallState {
         dialedAt: at,
         player: player ?? null,
         direction,
+        media: NO_MEDIA,
         ...target,
       };
     }
@@ -305,6 +371,19 @@ export function evolve(state: CallState, event: CallEvent): CallState {
         : { ...state, status: 'In Progress', startedAt: state.startedAt ?? event.data.at };
     case 'CallEnded':
       return state.status === 'none' ? state : { ...state, status: event.data.status };
+    case 'CallMediaAttached': {
+      if (state.status === 'none') return state;
+      const { transcript, transcriptId, recordingId } = event.data;
+      const { media } = state;
+      return {
+        ...state,
+        media: {
+          transcript: transcript ?? media.transcript,
+          transcriptId: transcriptId ?? media.transcriptId,
+          recordingIds: recordingId ? [...media.recordingIds, recordingId] : media.recordingIds,
+        },
+      };
+    }
     default:
       return assertNever(event);
   }

@@ -8,6 +8,10 @@
  * them and the disposition (or disposition group) they end with (docs/inbound.md). Only the owner
  * sets or clears it; for anyone else the number is not found. The agent and the disposition must be
  * the owner's: the command carries what the service read of them.
+ *
+ * A number the organization already holds at a real provider is imported instead of bought: it is
+ * owned with that provider just like a bought one (`NumberImported`), provided the organization
+ * connected its account there (the command carries whether it did) and no organization owns it here.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/errors';
@@ -21,11 +25,17 @@ export const NUMBER_ALREADY_OWNED = 'Number already owned by your organization';
 export const NUMBER_NOT_FOUND = 'Number not found';
 export const INBOUND_AGENT_NOT_FOUND = 'Agent not found';
 export const INBOUND_DISPOSITION_NOT_FOUND = 'Disposition not found';
+export const NUMBER_OWNED_ELSEWHERE = 'Number already owned by another organization';
+export const providerNotConnected = (provider: string) =>
+  `Provider ${provider} is not connected: connect your account first (PUT /api/v1/providers/${provider})`;
 
 /** Who answers a number's inbound calls and chats, and what they may end with. */
 export type InboundRouting = { agentId: string; dispositionId: string };
 
 export type OwnedNumber = StockedNumber & { provider: string; organizationId: string; purchasedAt: string };
+
+/** What owning a number records, bought or imported: `origin` names the request that made it the organization's. */
+type Ownership = StockedNumber & { provider: string; organizationId: string; at: string; origin?: string };
 
 /**
  * `boughtBy`: the origin of the request that bought it (RequestContext.origin), when it had one.
@@ -46,6 +56,8 @@ export type PhoneNumberCommand =
       /** What names the request across its runs: a second run of the purchase buys nothing more. */
       origin?: string;
     }
+  /** `providerConnected`: whether the organization connected its account at `provider`. */
+  | ({ type: 'ImportNumber'; providerConnected: boolean } & Ownership)
   /** `agentKnown` / `dispositionKnown`: whether the ids name the organization's agent and disposition (or group). */
   | ({
       type: 'SetInboundRouting';
@@ -57,15 +69,14 @@ export type PhoneNumberCommand =
   | { type: 'ClearInboundRouting'; organizationId: string; at: string };
 
 export type PhoneNumberEvent =
-  | {
-      type: 'NumberPurchased';
-      data: StockedNumber & { provider: string; organizationId: string; at: string; origin?: string };
-    }
+  | { type: 'NumberPurchased'; data: Ownership }
+  | { type: 'NumberImported'; data: Ownership }
   | { type: 'InboundRoutingSet'; data: { number: string; organizationId: string; at: string } & InboundRouting }
   | { type: 'InboundRoutingCleared'; data: { number: string; organizationId: string; at: string } };
 
 export const phoneNumberEventTypes = [
   'NumberPurchased',
+  'NumberImported',
   'InboundRoutingSet',
   'InboundRoutingCleared',
 ] as const satisfies readonly PhoneNumberEvent['type'][];
@@ -100,6 +111,15 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
         },
       ];
     }
+    case 'ImportNumber': {
+      const { type: _type, providerConnected, ...ownership } = command;
+      if (state.status === 'owned') {
+        if (command.origin !== undefined && state.boughtBy === command.origin) return [];
+        throw conflict(state.organizationId === command.organizationId ? NUMBER_ALREADY_OWNED : NUMBER_OWNED_ELSEWHERE);
+      }
+      if (!providerConnected) throw invalid(providerNotConnected(command.provider));
+      return [{ type: 'NumberImported', data: ownership }];
+    }
     case 'SetInboundRouting': {
       const owned = ownedBy(state, command.organizationId);
       const errors = [
@@ -133,7 +153,8 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
 
 export function evolve(state: PhoneNumberState, event: PhoneNumberEvent): PhoneNumberState {
   switch (event.type) {
-    case 'NumberPurchased': {
+    case 'NumberPurchased':
+    case 'NumberImported': {
       const { at, origin, ...owned } = event.data;
       return { status: 'owned', ...owned, purchasedAt: at, ...(origin !== undefined && { boughtBy: origin }) };
     }

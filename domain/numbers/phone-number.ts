@@ -70,5 +70,17 @@ export function nationalPart(number: string, countryIso: string): string | null 
   return number.slice(code.length + 1);
 }
 
+/**
+ * The country of a number, by its longest calling code the inventory knows (`+1` is read as US, the
+ * first country of its plan); null when none matches.
+ */
+export function countryOf(number: string): string | null {
+  if (!isE164(number)) return null;
+  let best: { country: string; length: number } | null = null;
+  for (const [country, code] of Object.entries(CALLING_CODES))
+    if (number.startsWith(`+${code}`) && code.length > (best?.length ?? 0)) best = { country, length: code.length };
+  return best?.country ?? null;
+}
+
 /** A number as a person may write it (`+91 98123-45678`, `(212) 555-0100`), without the separators. */
 export const normalizeDialString = (raw: string) => raw.trim().replace(/[\s\-().]/g, '');

@@ -36,6 +36,16 @@ export type Config = {
   carrierWebhookSecret: string | null;
   /** Shared secret chat platforms' webhooks present on /chat/v1; unset refuses them all. */
   chatWebhookSecret: string | null;
+  /**
+   * PUBLIC_URL: the service's address as real providers reach it (`https://voice.example.com`), from
+   * which their webhook and media stream URLs are made and their signatures checked; null: unset, and
+   * no call or message goes through a real provider (docs/providers.md).
+   */
+  publicUrl: string | null;
+  /** Where the real providers' APIs are: `TWILIO_API_URL`, `WHATSAPP_GRAPH_URL` (a stand-in's, in tests) and the Graph API version. */
+  twilioApiUrl: string;
+  whatsappGraphUrl: string;
+  whatsappGraphVersion: string;
   /** Speech worker threads (default: one per CPU) and warm-up rounds at start (default 3). */
   speechWorkers: number | undefined;
   speechWarmUpRounds: number | undefined;
@@ -109,6 +119,27 @@ function originsFrom(value: string | undefined): string[] {
   return origins;
 }
 
+/** An http(s) base address without a trailing slash, query or fragment (`https://voice.example.com/base`); null when unset. */
+function baseUrlFrom(name: string, value: string | undefined): string | null {
+  if (value === undefined || value.trim() === '') return null;
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(value.trim());
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash || parsed.username)
+    throw new ConfigError(`${name} must be an http(s) address such as https://voice.example.com (got "${value}")`);
+  return parsed.href.replace(/\/+$/, '');
+}
+
+function graphVersionFrom(value: string | undefined): string {
+  if (value === undefined || value === '') return 'v21.0';
+  if (!/^v\d{1,3}\.\d{1,2}$/.test(value))
+    throw new ConfigError(`WHATSAPP_GRAPH_VERSION must look like v21.0 (got "${value}")`);
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -173,6 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     carrierWebhookSecret: env.CARRIER_WEBHOOK_SECRET || null,
     chatWebhookSecret: env.CHAT_WEBHOOK_SECRET || null,
+    publicUrl: baseUrlFrom('PUBLIC_URL', env.PUBLIC_URL),
+    twilioApiUrl: baseUrlFrom('TWILIO_API_URL', env.TWILIO_API_URL) ?? 'https://api.twilio.com',
+    whatsappGraphUrl: baseUrlFrom('WHATSAPP_GRAPH_URL', env.WHATSAPP_GRAPH_URL) ?? 'https://graph.facebook.com',
+    whatsappGraphVersion: graphVersionFrom(env.WHATSAPP_GRAPH_VERSION),
     maxSpeechChars: numberFrom('MAX_SPEECH_CHARS', env.MAX_SPEECH_CHARS, 5000, (n) => Number.isInteger(n) && n > 0),
     speechLeaseMs: numberFrom('SPEECH_LEASE_MS', env.SPEECH_LEASE_MS, 600_000, (n) => Number.isInteger(n) && n >= 1000),
     speechWorkers: env.SPEECH_WORKERS

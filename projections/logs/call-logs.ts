@@ -7,6 +7,10 @@
  * the organization's number called, ringing from when it came in. A caller no customer has the number
  * of has no customer: `campaign_id`, `campaign_name` and `name` are empty strings and the entry has no
  * `loan_id` / `lead_id` (docs/inbound.md).
+ *
+ * Media a carrier attaches apart from the end (`CallMediaAttached`: the agent's lines, a recording
+ * that comes after the call ended) sets `transcript_id` / `recording_id`; an end that names none keeps
+ * those attached before it.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
@@ -176,8 +180,18 @@ export const callLogsProjection: Projection<CallLogDocument> = {
             disposition_id: d.disposition?.id ?? doc.disposition_id,
             summary: d.summary,
             extracted_data: d.extractedData,
-            transcript_id: d.transcriptId ?? '',
-            recording_id: d.recordingId ?? '',
+            transcript_id: d.transcriptId ?? doc.transcript_id,
+            recording_id: d.recordingId ?? doc.recording_id,
+          }
+        );
+      }
+      case 'CallMediaAttached': {
+        const d = event.data;
+        return (
+          doc && {
+            ...doc,
+            transcript_id: d.transcriptId ?? doc.transcript_id,
+            recording_id: d.recordingId ?? doc.recording_id,
           }
         );
       }

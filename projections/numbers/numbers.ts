@@ -1,6 +1,6 @@
 /**
  * Read model of numbers, one document per number: available while in an inventory, owned once
- * bought. `national` (the digits after the country code) is indexed so a prefix search is a range.
+ * bought or imported. `national` (the digits after the country code) is indexed so a prefix search is a range.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
@@ -22,6 +22,8 @@ export type NumberDocument = {
   purchasedAt: string | null;
   /** Who answers the number's inbound calls and chats (docs/inbound.md); absent or null when nobody does. */
   inbound?: InboundRouting | null;
+  /** True for a number the organization imported from its own account at a provider; absent for a bought one. */
+  imported?: boolean;
 };
 
 type Event = RecordedEvent & (InventoryEvent | PhoneNumberEvent);
@@ -78,7 +80,8 @@ export const numbersProjection: Projection<NumberDocument> = {
           purchasedAt: null,
         };
       }
-      case 'NumberPurchased': {
+      case 'NumberPurchased':
+      case 'NumberImported': {
         const { at, organizationId, provider, origin: _origin, ...number } = event.data;
         return {
           id,
@@ -90,6 +93,7 @@ export const numbersProjection: Projection<NumberDocument> = {
           stockedAt: doc?.stockedAt ?? at,
           purchasedAt: at,
           inbound: null,
+          ...(event.type === 'NumberImported' && { imported: true }),
         };
       }
       case 'InboundRoutingSet':

@@ -1,8 +1,9 @@
 /**
- * Recordings (spec 4.7): which organization owns each recording, from the call's end. The audio itself
- * is in the blob store under `recordingBlobKey(id)`; this read model only answers "whose is it", which
- * tells "someone else's" (403) from "nobody's" (404). As for transcripts, the organization comes from
- * the `CallEnded` event's metadata.
+ * Recordings (spec 4.7): which organization owns each recording, from the call's end or from a
+ * recording the carrier attached to the call later (`CallMediaAttached`). The audio itself is in the
+ * blob store under `recordingBlobKey(id)`; this read model only answers "whose is it", which tells
+ * "someone else's" (403) from "nobody's" (404). As for transcripts, the organization comes from the
+ * event's metadata.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
@@ -14,19 +15,20 @@ export type RecordingDocument = {
   callId: string;
 };
 
-type CallEnded = Extract<CallEvent, { type: 'CallEnded' }>;
+type RecordingEvent = RecordedEvent & Extract<CallEvent, { type: 'CallEnded' | 'CallMediaAttached' }>;
 
 export const recordingsProjection: Projection<RecordingDocument> = {
   name: 'recordings',
   collection: { name: 'recordings', fields: { organizationId: 'string', callId: 'string' } },
-  eventTypes: ['CallEnded'],
+  eventTypes: ['CallEnded', 'CallMediaAttached'],
   documentIds: (event) => {
-    const { recordingId } = (event as RecordedEvent & CallEnded).data;
+    const { recordingId } = (event as RecordingEvent).data;
     return recordingId ? [recordingId] : [];
   },
   evolve(id, doc, recorded) {
-    const event = recorded as RecordedEvent & CallEnded;
+    const event = recorded as RecordingEvent;
     const organizationId = event.metadata.organizationId;
+    // A recording belongs to the first call that named it.
     if (doc || !organizationId) return doc;
     return { id, organizationId, callId: event.data.callId };
   },

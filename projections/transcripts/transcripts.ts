@@ -1,6 +1,8 @@
 /**
- * Transcripts (spec 2.5, 4.6): one document per transcript, from the call's end. `CallEnded` does not
- * repeat the organization, so it comes from the event's metadata: whoever records a call's end (the
+ * Transcripts (spec 2.5, 4.6): one document per transcript, from the call's end, or from the media a
+ * carrier attached to the call (`CallMediaAttached`: the agent's lines as spoken so far, each attachment
+ * the whole transcript as of then, so the latest one replaces the entries). Neither event repeats the
+ * organization, so it comes from the event's metadata: whoever records a call's end or media (the
  * inbound path of the carrier included) records it on behalf of the call's organization.
  */
 import type { Projection } from '../projection';
@@ -14,26 +16,31 @@ export type TranscriptDocument = {
   entries: TranscriptTurn[];
 };
 
-type CallEnded = Extract<CallEvent, { type: 'CallEnded' }>;
+type TranscriptEvent = RecordedEvent & Extract<CallEvent, { type: 'CallEnded' | 'CallMediaAttached' }>;
+
+const entriesOf = (turns: TranscriptTurn[]) => turns.map(({ speaker, message }) => ({ speaker, message }));
 
 export const transcriptsProjection: Projection<TranscriptDocument> = {
   name: 'transcripts',
   collection: { name: 'transcripts', fields: { organizationId: 'string', callId: 'string' } },
-  eventTypes: ['CallEnded'],
+  eventTypes: ['CallEnded', 'CallMediaAttached'],
   documentIds: (event) => {
-    const { transcriptId } = (event as RecordedEvent & CallEnded).data;
+    const { transcriptId } = (event as TranscriptEvent).data;
     return transcriptId ? [transcriptId] : [];
   },
   evolve(id, doc, recorded) {
-    const event = recorded as RecordedEvent & CallEnded;
+    const event = recorded as TranscriptEvent;
     const organizationId = event.metadata.organizationId;
-    // A call ends once; a transcript id seen again keeps its first document. Without an organization nobody could read it.
-    if (doc || !organizationId) return doc;
-    return {
-      id,
-      organizationId,
-      callId: event.data.callId,
-      entries: event.data.transcript.map(({ speaker, message }) => ({ speaker, message })),
-    };
+    // Without an organization nobody could read it.
+    if (!organizationId) return doc;
+    if (event.type === 'CallMediaAttached') {
+      const { transcript, callId } = event.data;
+      // Another call's document under the same id stays as it is; applying the same event again sets the same entries.
+      if (!transcript || (doc && (doc.callId !== callId || doc.organizationId !== organizationId))) return doc;
+      return { id, organizationId, callId, entries: entriesOf(transcript) };
+    }
+    // A call ends once; a transcript id seen again keeps its first document.
+    if (doc) return doc;
+    return { id, organizationId, callId: event.data.callId, entries: entriesOf(event.data.transcript) };
   },
 };

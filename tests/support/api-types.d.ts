@@ -6,6 +6,42 @@
  */
 
 export interface paths {
+    "/api/v1/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's provider accounts, their secrets masked */
+        get: operations["listProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/providers/{alias}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's account at one provider, its secrets masked (404 when not connected) */
+        get: operations["getProvider"];
+        /** Connect the organization's account at a provider (twilio or whatsapp), or change its credentials */
+        put: operations["connectProvider"];
+        post?: never;
+        /** Disconnect the organization's account at a provider; its secrets are erased */
+        delete: operations["disconnectProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/numbers/search": {
         parameters: {
             query?: never;
@@ -34,6 +70,23 @@ export interface paths {
         put?: never;
         /** Buy numbers (each succeeds or fails on its own) */
         post: operations["buyNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/numbers/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import numbers held at a connected provider's account (each succeeds or fails on its own) */
+        post: operations["importNumbers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -371,6 +424,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/carrier/v1/twilio/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's status and recording callbacks of a call (form-encoded; X-Twilio-Signature) */
+        post: operations["receiveTwilioCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carrier/v1/twilio/voice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A call that came in to one of the organization's Twilio numbers (Voice URL; X-Twilio-Signature) */
+        post: operations["receiveTwilioIncomingCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/carrier/v1/{provider}/reports": {
         parameters: {
             query?: never;
@@ -451,6 +538,24 @@ export interface paths {
         get: operations["getChatErrorReference"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chat/v1/whatsapp/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** WhatsApp's webhook subscription handshake (an organization's verify token) */
+        get: operations["verifyWhatsAppWebhook"];
+        put?: never;
+        /** WhatsApp's message statuses and customer messages (webhook; X-Hub-Signature-256) */
+        post: operations["receiveWhatsAppWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1438,6 +1543,152 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    connectProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Account SID: AC and 32 hex digits */
+                    account_sid: string;
+                    /** @description Auth token: 32 hex digits (shown masked afterwards) */
+                    auth_token: string;
+                } | {
+                    /** @description The business phone number's id */
+                    phone_number_id: string;
+                    /** @description The WhatsApp Business account's id */
+                    business_account_id?: string;
+                    /** @description Graph API access token (shown masked afterwards) */
+                    access_token: string;
+                    /** @description The app's secret: 32 hex digits (shown masked afterwards) */
+                    app_secret: string;
+                    /** @description The webhook subscription verify token (shown masked afterwards) */
+                    verify_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    disconnectProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     searchNumbers: {
         parameters: {
             query?: {
@@ -1491,6 +1742,58 @@ export interface operations {
                     number: string;
                     /** @description Provider alias, for example builtin */
                     provider?: string;
+                }[];
+            };
+        };
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    importNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description E.164, for example +14155550123 */
+                    number: string;
+                    /**
+                     * @description The provider the organization holds the number at
+                     * @enum {string}
+                     */
+                    provider: "twilio";
+                    /** @description Whether calls are placed from it (default true) */
+                    voice_enabled?: boolean;
+                    /** @description Whether messages are sent from it (default true) */
+                    sms_enabled?: boolean;
                 }[];
             };
         };
@@ -2603,6 +2906,60 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    receiveTwilioCallback: {
+        parameters: {
+            query?: {
+                callId?: string;
+                kind?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    receiveTwilioIncomingCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     receiveCarrierReport: {
         parameters: {
             query?: never;
@@ -2861,6 +3218,77 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    verifyWhatsAppWebhook: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, as sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    receiveWhatsAppWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    object: "whatsapp_business_account";
+                    entry: {
+                        id: string;
+                        changes: {
+                            field: string;
+                            value: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
         };
@@ -4532,7 +4960,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    scopes?: ("logs:read" | "customers:write" | "campaigns:read" | "campaigns:write" | "dispositions:read" | "dispositions:write" | "blacklist:write" | "numbers:read" | "numbers:write" | "calls:write" | "chat:write" | "agents:write" | "speech" | "audit:read" | "analytics:read")[];
+                    scopes?: ("logs:read" | "customers:write" | "campaigns:read" | "campaigns:write" | "dispositions:read" | "dispositions:write" | "blacklist:write" | "numbers:read" | "numbers:write" | "providers:read" | "providers:write" | "calls:write" | "chat:write" | "agents:write" | "speech" | "audit:read" | "analytics:read")[];
                     expiresIn?: string | number;
                     subject?: string;
                 };

@@ -1,6 +1,8 @@
 /**
- * Starts the real service in process on a random port, on the embedded stores (memory by default,
- * sqlite on request), and gives tests a small HTTP client with tokens for new organizations.
+ * Starts the real service in process on the embedded stores (memory by default, sqlite on request),
+ * and gives tests a small HTTP client with tokens for new organizations. It listens on PORT: a random
+ * port unless the test passes one (with `freePort()`), as a test whose PUBLIC_URL must name the
+ * service before it starts does.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,7 +60,13 @@ export async function startTestService(
   const service = await createService(config, { logger: silentLogger, ...options.overrides });
   await service.ready;
   const server: Server = service.server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const request: TestService['request'] = async (method, path, opts = {}) => {

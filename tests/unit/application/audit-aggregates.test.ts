@@ -12,6 +12,8 @@ import { catalogDecider, catalogStreamId } from '../../../domain/dispositions/ca
 import { inventoryStreamId } from '../../../domain/numbers/inventory';
 import { phoneNumberStreamId } from '../../../domain/numbers/owned-number';
 import { organizationStreamId } from '../../../domain/organizations/organization';
+import { accountClaimStreamId } from '../../../domain/providers/account-claim';
+import { providerAccountStreamId } from '../../../domain/providers/provider-account';
 import { PersistentMap } from '../../../domain/shared/persistent-map';
 import { webhookDeliveryStreamId } from '../../../domain/webhooks/webhook-delivery';
 import { webhookSettingsStreamId } from '../../../domain/webhooks/webhook-settings';
@@ -31,6 +33,7 @@ describe('the audit registry of aggregate streams', () => {
       [agentStreamId(id), 'agent', id],
       [inventoryStreamId('builtin'), 'numberInventory', 'builtin'],
       [phoneNumberStreamId('+919812345678'), 'phoneNumber', '919812345678'],
+      [providerAccountStreamId(id, 'twilio'), 'providerAccount', `${id}-twilio`],
       [callStreamId(id), 'call', id],
       [chatTemplateStreamId(id), 'chatTemplate', id],
       [chatStreamId(id), 'chat', id],
@@ -43,6 +46,8 @@ describe('the audit registry of aggregate streams', () => {
       expect({ stream, name: found?.aggregate.name, id: found?.id }).toEqual({ stream, name, id: streamKey });
     }
     expect(cases.map(([, name]) => name).sort()).toEqual(AGGREGATES.map((a) => a.name).sort());
+    // Which organization holds a provider account is no organization's aggregate.
+    expect(aggregateOf(accountClaimStreamId('twilio', `AC${'0'.repeat(32)}`))).toBeNull();
   });
 
   it('names no aggregate for a snapshot, a bare prefix or any other stream', () => {

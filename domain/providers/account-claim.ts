@@ -1,0 +1,61 @@
+/**
+ * Who holds an account id at a provider: a Twilio account SID, or a WhatsApp phone number id, is
+ * connected by one organization at most (webhooks name the account, and must lead to one
+ * organization). One stream per provider and account id; a claim is appended with the revision read,
+ * so of two organizations connecting the same account at once exactly one gets it, across replicas.
+ * Claiming an account one already holds, or releasing one not held, records nothing.
+ */
+import { assertNever, type Decider } from '../shared/decider';
+import { conflict } from '../shared/errors';
+import type { ProviderAlias } from './provider-account';
+
+export const accountClaimStreamId = (alias: ProviderAlias, accountId: string) =>
+  `providerAccountClaim-${alias}-${accountId}`;
+
+export const ACCOUNT_TAKEN = 'This provider account is already connected by another organization';
+
+export type AccountClaimState = { holder: string | null };
+
+type Claim = { alias: ProviderAlias; accountId: string; organizationId: string; at: string };
+
+export type AccountClaimCommand =
+  ({ type: 'ClaimProviderAccount' } & Claim) | ({ type: 'ReleaseProviderAccount' } & Claim);
+
+export type AccountClaimEvent =
+  { type: 'ProviderAccountClaimed'; data: Claim } | { type: 'ProviderAccountReleased'; data: Claim };
+
+export const accountClaimEventTypes = [
+  'ProviderAccountClaimed',
+  'ProviderAccountReleased',
+] as const satisfies readonly AccountClaimEvent['type'][];
+
+export function decide(command: AccountClaimCommand, state: AccountClaimState): AccountClaimEvent[] {
+  const { type, ...claim } = command;
+  switch (type) {
+    case 'ClaimProviderAccount':
+      if (state.holder === claim.organizationId) return [];
+      if (state.holder !== null) throw conflict(ACCOUNT_TAKEN);
+      return [{ type: 'ProviderAccountClaimed', data: claim }];
+    case 'ReleaseProviderAccount':
+      return state.holder === claim.organizationId ? [{ type: 'ProviderAccountReleased', data: claim }] : [];
+    default:
+      return assertNever(type);
+  }
+}
+
+export function evolve(_state: AccountClaimState, event: AccountClaimEvent): AccountClaimState {
+  switch (event.type) {
+    case 'ProviderAccountClaimed':
+      return { holder: event.data.organizationId };
+    case 'ProviderAccountReleased':
+      return { holder: null };
+    default:
+      return assertNever(event);
+  }
+}
+
+export const accountClaimDecider: Decider<AccountClaimCommand, AccountClaimEvent, AccountClaimState> = {
+  initialState: () => ({ holder: null }),
+  evolve,
+  decide,
+};

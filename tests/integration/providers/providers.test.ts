@@ -1,0 +1,302 @@
+/**
+ * `/api/v1/providers`: an organization connects its Twilio and WhatsApp accounts, reads them masked,
+ * and disconnects them; the secrets are in no answer, no event and no read model, only in the secret
+ * store, which a reconnection and a disconnection erase. One account is one organization's. Numbers
+ * held at a connected Twilio account are imported (`POST /numbers/import`); the calls and chats that
+ * go through connected accounts are in real-providers.test.ts.
+ */
+import { CachedProviderAccounts } from '../../../application/providers/provider-accounts';
+import { ReadStoreSecrets, SECRETS_COLLECTION } from '../../../application/providers/read-store-secrets';
+import {
+  providerAccountsProjection,
+  type ProviderAccountDocument,
+} from '../../../projections/providers/provider-accounts';
+import { startTestService, type TestService } from '../../support/test-service';
+
+type Org = { id: string; token: string };
+
+const hex = (seed: string) => seed.repeat(32).slice(0, 32);
+const twilio = (sid: string, token: string) => ({ account_sid: `AC${hex(sid)}`, auth_token: hex(token) });
+const WHATSAPP = {
+  phone_number_id: '1098765432101',
+  business_account_id: '2098765432101',
+  access_token: 'EAAGm0PX4ZCpsBAsecretaccesstoken9876',
+  app_secret: hex('5e'),
+  verify_token: 'verify-me-please-7391',
+};
+
+describe('provider accounts API', () => {
+  let t: TestService;
+  let org: Org;
+  let other: Org;
+  beforeAll(async () => {
+    t = await startTestService();
+    org = await t.newOrganization();
+    other = await t.newOrganization();
+  });
+  afterAll(() => t.stop());
+
+  const call = (who: Org | string | null, method: string, path: string, body?: unknown) =>
+    t.request(method, `/api/v1${path}`, { token: typeof who === 'string' || who === null ? who : who.token, body });
+  const allEvents = async () => t.service.events.readAll({ after: -1, maxCount: 100_000 });
+  const secrets = () => ReadStoreSecrets.open(t.service.reads);
+  const accountDocs = async () =>
+    (await t.service.reads.collection<ProviderAccountDocument>(providerAccountsProjection.collection)).find({});
+  const port = async () =>
+    new CachedProviderAccounts(
+      await t.service.reads.collection<ProviderAccountDocument>(providerAccountsProjection.collection),
+      await secrets(),
+    );
+
+  describe('connecting, reading and disconnecting', () => {
+    const account = twilio('a1', 'b7');
+
+    it('connects a Twilio account and answers it masked', async () => {
+      const reply = await call(org, 'PUT', '/providers/twilio', account);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({
+        success: true,
+        message: 'Provider connected',
+        data: {
+          provider: 'twilio',
+          accountId: account.account_sid,
+          credentials: { account_sid: account.account_sid, auth_token: `****${account.auth_token.slice(-4)}` },
+          connectedAt: expect.any(String),
+        },
+      });
+      expect((await call(org, 'GET', '/providers/twilio')).body.data).toEqual(reply.body.data);
+      expect((await call(org, 'GET', '/providers')).body).toEqual({ success: true, data: [reply.body.data] });
+    });
+
+    it('keeps the secret out of every answer, event and read model, and in the secret store', async () => {
+      const answers = [await call(org, 'GET', '/providers'), await call(org, 'GET', '/providers/twilio')];
+      for (const answer of answers) expect(answer.text).not.toContain(account.auth_token);
+      const events = (await allEvents()).filter((e) => e.type.startsWith('Provider'));
+      expect(events.map((e) => e.type)).toEqual(['ProviderAccountClaimed', 'ProviderConnected']);
+      expect(JSON.stringify(await allEvents())).not.toContain(account.auth_token);
+      const [doc] = (await accountDocs()).filter((d) => d.organizationId === org.id);
+      expect(JSON.stringify(doc)).not.toContain(account.auth_token);
+      expect(await (await secrets()).get(doc!.secretRef)).toEqual({ authToken: account.auth_token });
+      expect(await (await port()).accountOf(org.id, 'twilio')).toEqual({
+        accountSid: account.account_sid,
+        authToken: account.auth_token,
+      });
+      expect(await (await port()).byAccountId('twilio', account.account_sid)).toEqual({
+        organizationId: org.id,
+        account: { accountSid: account.account_sid, authToken: account.auth_token },
+      });
+    });
+
+    it('changes the credentials on a new PUT and erases the old secret', async () => {
+      const [before] = (await accountDocs()).filter((d) => d.organizationId === org.id);
+      const changed = { ...account, auth_token: hex('c9') };
+      const reply = await call(org, 'PUT', '/providers/twilio', changed);
+      expect(reply.status).toBe(200);
+      expect(reply.body.data.credentials.auth_token).toBe(`****${hex('c9').slice(-4)}`);
+      const [after] = (await accountDocs()).filter((d) => d.organizationId === org.id);
+      expect(after!.secretRef).not.toBe(before!.secretRef);
+      expect(await (await secrets()).get(before!.secretRef)).toBeNull();
+      expect(await (await secrets()).get(after!.secretRef)).toEqual({ authToken: hex('c9') });
+      expect(JSON.stringify(await allEvents())).not.toContain(hex('c9'));
+    });
+
+    it('disconnects: 404 afterwards, the secret erased, the account free for another organization', async () => {
+      const [doc] = (await accountDocs()).filter((d) => d.organizationId === org.id);
+      const reply = await call(org, 'DELETE', '/providers/twilio');
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({ success: true, message: 'Provider disconnected' });
+      expect(await (await secrets()).get(doc!.secretRef)).toBeNull();
+      expect((await call(org, 'GET', '/providers/twilio')).body).toEqual({
+        success: false,
+        error: 'NotFound',
+        message: 'Provider not connected',
+      });
+      expect((await call(org, 'DELETE', '/providers/twilio')).status).toBe(404);
+      expect((await call(org, 'GET', '/providers')).body.data).toEqual([]);
+      expect(await (await port()).accountOf(org.id, 'twilio')).toBeNull();
+      // Free again: the other organization may connect it now.
+      expect((await call(other, 'PUT', '/providers/twilio', account)).status).toBe(200);
+      expect((await call(other, 'DELETE', '/providers/twilio')).status).toBe(200);
+    });
+
+    it('connects a WhatsApp account, masked, found by its verify token hash and by its phone number id', async () => {
+      const reply = await call(org, 'PUT', '/providers/whatsapp', WHATSAPP);
+      expect(reply.status).toBe(200);
+      expect(reply.body.data).toEqual({
+        provider: 'whatsapp',
+        accountId: WHATSAPP.phone_number_id,
+        credentials: {
+          phone_number_id: WHATSAPP.phone_number_id,
+          business_account_id: WHATSAPP.business_account_id,
+          access_token: `****${WHATSAPP.access_token.slice(-4)}`,
+          app_secret: `****${WHATSAPP.app_secret.slice(-4)}`,
+          verify_token: `****${WHATSAPP.verify_token.slice(-4)}`,
+        },
+        connectedAt: expect.any(String),
+      });
+      const everything = JSON.stringify([await allEvents(), await accountDocs(), reply.body]);
+      for (const secret of [WHATSAPP.access_token, WHATSAPP.app_secret, WHATSAPP.verify_token])
+        expect(everything).not.toContain(secret);
+      const accounts = await port();
+      expect(await accounts.hasWhatsAppVerifyToken(WHATSAPP.verify_token)).toBe(true);
+      expect(await accounts.hasWhatsAppVerifyToken('another-token')).toBe(false);
+      expect(await accounts.byAccountId('whatsapp', WHATSAPP.phone_number_id)).toEqual({
+        organizationId: org.id,
+        account: {
+          phoneNumberId: WHATSAPP.phone_number_id,
+          businessAccountId: WHATSAPP.business_account_id,
+          accessToken: WHATSAPP.access_token,
+          appSecret: WHATSAPP.app_secret,
+          verifyToken: WHATSAPP.verify_token,
+        },
+      });
+    });
+  });
+
+  describe('refusals', () => {
+    it('answers 404 for a provider the service does not know', async () => {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PUT', twilio('d1', 'e2')],
+        ['DELETE', undefined],
+      ] as const) {
+        const reply = await call(org, method, '/providers/acme', body);
+        expect(reply.status).toBe(404);
+        expect(reply.body.message).toBe('Provider not found');
+      }
+    });
+
+    it('refuses invalid bodies naming each problem', async () => {
+      const twilioReply = await call(org, 'PUT', '/providers/twilio', {
+        account_sid: 'AB123',
+        auth_token: 'short',
+        region: 'us1',
+      });
+      expect(twilioReply.status).toBe(400);
+      expect(twilioReply.body).toEqual({
+        success: false,
+        message: 'Validation failed',
+        errors: expect.arrayContaining([
+          'account_sid must be AC followed by 32 lowercase hex digits',
+          'auth_token must be 32 hex digits',
+          'body must not contain region',
+        ]),
+      });
+      const whatsappReply = await call(org, 'PUT', '/providers/whatsapp', {
+        phone_number_id: '12ab',
+        access_token: 'x',
+        app_secret: 'not-hex',
+      });
+      expect(whatsappReply.status).toBe(400);
+      expect(whatsappReply.body.errors).toEqual(
+        expect.arrayContaining([
+          'verify_token is required',
+          'phone_number_id must be digits only',
+          'app_secret must be 32 hex digits',
+        ]),
+      );
+      // A Twilio body is not a WhatsApp account.
+      expect((await call(org, 'PUT', '/providers/whatsapp', twilio('d1', 'e2'))).status).toBe(400);
+      expect((await call(org, 'GET', '/providers/twilio')).status).toBe(404);
+    });
+
+    it('needs a token (401), providers:read to read and providers:write to change (403)', async () => {
+      expect((await call(null, 'GET', '/providers')).status).toBe(401);
+      const reader = await t.tokenFor(org.id, { scopes: ['providers:read'] });
+      const stranger = await t.tokenFor(org.id, { scopes: ['numbers:read'] });
+      expect((await call(reader, 'GET', '/providers')).status).toBe(200);
+      expect((await call(reader, 'GET', '/providers/whatsapp')).status).toBe(200);
+      expect((await call(reader, 'PUT', '/providers/twilio', twilio('f1', 'f2'))).status).toBe(403);
+      expect((await call(reader, 'DELETE', '/providers/whatsapp')).status).toBe(403);
+      expect((await call(stranger, 'GET', '/providers')).status).toBe(403);
+      const writer = await t.tokenFor(org.id, { scopes: ['providers:write'] });
+      expect((await call(writer, 'GET', '/providers')).status).toBe(200);
+    });
+
+    it("shows an organization none of another's accounts", async () => {
+      expect((await call(other, 'GET', '/providers')).body.data).toEqual([]);
+      expect((await call(other, 'GET', '/providers/whatsapp')).status).toBe(404);
+      expect((await call(other, 'DELETE', '/providers/whatsapp')).status).toBe(404);
+      expect((await call(org, 'GET', '/providers/whatsapp')).status).toBe(200);
+    });
+
+    it('refuses an account another organization connected (409), and keeps nothing of it', async () => {
+      const taken = twilio('77', '88');
+      expect((await call(org, 'PUT', '/providers/twilio', taken)).status).toBe(200);
+      const reply = await call(other, 'PUT', '/providers/twilio', { ...taken, auth_token: hex('99') });
+      expect(reply.status).toBe(409);
+      expect(reply.body.message).toBe('This provider account is already connected by another organization');
+      expect((await call(other, 'GET', '/providers/twilio')).status).toBe(404);
+      const stored = await (
+        await t.service.reads.collection<{ value: Record<string, string> }>(SECRETS_COLLECTION)
+      ).find({});
+      expect(JSON.stringify(stored)).not.toContain(hex('99'));
+      const whatsapp = await call(other, 'PUT', '/providers/whatsapp', WHATSAPP);
+      expect(whatsapp.status).toBe(409);
+    });
+  });
+
+  describe('importing numbers (POST /numbers/import)', () => {
+    const imported = '+14155550123';
+    it('fails an item whose provider is not connected, imports once it is, and answers per item', async () => {
+      const fresh = await t.newOrganization();
+      const first = await call(fresh, 'POST', '/numbers/import', [{ number: imported, provider: 'twilio' }]);
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({
+        success: false,
+        data: [
+          {
+            number: imported,
+            success: false,
+            error: 'Provider twilio is not connected: connect your account first (PUT /api/v1/providers/twilio)',
+          },
+        ],
+      });
+      expect((await call(fresh, 'PUT', '/providers/twilio', twilio('3c', '4d'))).status).toBe(200);
+      const second = await call(fresh, 'POST', '/numbers/import', [
+        { number: '+1 (415) 555-0123', provider: 'twilio', sms_enabled: false },
+        { number: '+4420', provider: 'twilio' },
+        { number: imported, provider: 'twilio' },
+      ]);
+      expect(second.body).toEqual({
+        success: false,
+        data: [
+          { number: imported, success: true, error: null },
+          { number: '+4420', success: false, error: 'Invalid number: use the E.164 form, for example +919876543210' },
+          { number: imported, success: false, error: 'Duplicate number in this request' },
+        ],
+      });
+      const number = await call(fresh, 'GET', `/numbers/${encodeURIComponent(imported)}`);
+      expect(number.body.data).toEqual({
+        number: imported,
+        provider: 'twilio',
+        country_iso: 'US',
+        sms_enabled: false,
+        voice_enabled: true,
+        purchasedAt: expect.any(String),
+        inbound: null,
+        imported: true,
+      });
+      expect(
+        (await call(fresh, 'POST', '/numbers/import', [{ number: imported, provider: 'twilio' }])).body.data,
+      ).toEqual([{ number: imported, success: false, error: 'Number already owned by your organization' }]);
+      // Another organization, its own Twilio account connected, cannot take it.
+      const rival = await t.newOrganization();
+      expect((await call(rival, 'PUT', '/providers/twilio', twilio('5e', '6f'))).status).toBe(200);
+      expect(
+        (await call(rival, 'POST', '/numbers/import', [{ number: imported, provider: 'twilio' }])).body.data,
+      ).toEqual([{ number: imported, success: false, error: 'Number already owned by another organization' }]);
+      expect((await call(rival, 'GET', `/numbers/${encodeURIComponent(imported)}`)).status).toBe(404);
+    });
+
+    it('refuses a provider numbers are not imported from, and needs numbers:write', async () => {
+      const reply = await call(org, 'POST', '/numbers/import', [{ number: '+14155550999', provider: 'builtin' }]);
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors).toEqual(['[0].provider must be one of twilio']);
+      const reader = await t.tokenFor(org.id, { scopes: ['numbers:read'] });
+      expect(
+        (await call(reader, 'POST', '/numbers/import', [{ number: '+14155550999', provider: 'twilio' }])).status,
+      ).toBe(403);
+    });
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * A stand-in for Twilio's voice API, on a local port, speaking Twilio's documented wire format for
+ * what the adapter uses:
+ *
+ * - `POST /2010-04-01/Accounts/{AccountSid}/Calls.json` (basic auth AccountSid:AuthToken, form-encoded):
+ *   201 with a call resource (`status: queued`); 401 `{code: 20003, message: 'Authenticate'}` for bad
+ *   credentials; 400 `{code: 21211}` for a `To` that is not a phone number, 21603 without `From`, 21205
+ *   without `Url` or `Twiml`;
+ * - then it plays the call: signed, form-encoded status callbacks to `StatusCallback` (initiated,
+ *   ringing, then in-progress and completed with CallDuration, or busy / no-answer / failed), and,
+ *   for an answered call created with `Record=true`, a recording-status callback whose RecordingUrl is
+ *   served here (`GET …/Recordings/{RecordingSid}.wav`, basic auth) as a small WAV.
+ *
+ * A number can be told how its calls go (`outcomeFor`), and every callback can be sent twice (`repeat`),
+ * as Twilio does when it retries.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { TwilioAccount } from '../../application/ports/provider-accounts';
+import { twilioSignature } from '../../infrastructure/twilio/signature';
+
+export type StandInOutcome = 'answered' | 'busy' | 'no-answer' | 'failed';
+
+export type PlacedCall = { sid: string; accountSid: string; params: [string, string][] };
+export type SentCallback = { url: string; params: [string, string][]; status: number; body: string };
+
+export type TwilioStandIn = {
+  /** The API's base address (TWILIO_API_URL). */
+  url: string;
+  /** The calls created, with the parameters they were created with. */
+  calls: PlacedCall[];
+  /** Every callback sent, with our answer. */
+  callbacks: SentCallback[];
+  /** How many times a recording was fetched. */
+  recordingFetches: number;
+  /** How the calls to `to` go (default: answered). */
+  outcomeFor(to: string, outcome: StandInOutcome): void;
+  /** Each callback is sent twice (a retry after an answer Twilio did not see). */
+  repeat: boolean;
+  /** The talk time of answered calls, in seconds. */
+  durationSeconds: number;
+  /** Resolves once every call played so far has sent all its callbacks. */
+  idle(): Promise<void>;
+  /** Posts `params` to `url`, signed as Twilio signs with `authToken` (an incoming call's Voice URL, say). */
+  post(url: string, params: [string, string][], authToken: string): Promise<{ status: number; body: string }>;
+  close(): Promise<void>;
+};
+
+/** A sid as Twilio makes them: two letters and 32 hex digits. */
+export const twilioSid = (prefix: 'CA' | 'RE' | 'AC') => `${prefix}${randomBytes(16).toString('hex')}`;
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+const API = '/2010-04-01/Accounts/';
+
+/** A second of 8 kHz 16-bit mono silence, as a WAV file. */
+export function silentWav(samples = 8000): Buffer {
+  const data = samples * 2;
+  const wav = Buffer.alloc(44 + data);
+  wav.write('RIFF', 0);
+  wav.writeUInt32LE(36 + data, 4);
+  wav.write('WAVEfmt ', 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(8000, 24);
+  wav.writeUInt32LE(16000, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36);
+  wav.writeUInt32LE(data, 40);
+  return wav;
+}
+
+const rfc2822 = (date: Date) => date.toUTCString().replace('GMT', '+0000');
+
+export async function startTwilioStandIn(options: { accounts: TwilioAccount[] }): Promise<TwilioStandIn> {
+  const outcomes = new Map<string, StandInOutcome>();
+  const playing = new Set<Promise<void>>();
+  const recordings = new Set<string>();
+  const wav = silentWav();
+
+  const accountOf = (req: IncomingMessage): TwilioAccount | null => {
+    const header = req.headers.authorization ?? '';
+    if (!header.startsWith('Basic ')) return null;
+    const [sid, token] = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':');
+    return options.accounts.find((a) => a.accountSid === sid && a.authToken === token) ?? null;
+  };
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  const error = (res: ServerResponse, status: number, code: number, message: string) =>
+    json(res, status, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
+
+  async function post(url: string, params: [string, string][], authToken: string) {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'X-Twilio-Signature': twilioSignature(authToken, url, params),
+      },
+      body: new URLSearchParams(params).toString(),
+    });
+    return { status: response.status, body: await response.text() };
+  }
+
+  async function callback(url: string, params: [string, string][], authToken: string) {
+    for (let i = 0; i < (standIn.repeat ? 2 : 1); i++) {
+      const answer = await post(url, params, authToken).catch((e: unknown) => ({ status: 0, body: String(e) }));
+      standIn.callbacks.push({ url, params, ...answer });
+    }
+  }
+
+  /** Sends the call's callbacks in the order Twilio would. */
+  async function play(account: TwilioAccount, sid: string, form: URLSearchParams) {
+    const statusUrl = form.get('StatusCallback');
+    const events = new Set(form.getAll('StatusCallbackEvent'));
+    const to = form.get('To')!;
+    const outcome = outcomes.get(to) ?? 'answered';
+    let sequence = 0;
+    const common = (status: string): [string, string][] => [
+      ['AccountSid', account.accountSid],
+      ['ApiVersion', '2010-04-01'],
+      ['CallSid', sid],
+      ['CallStatus', status],
+      ['CallbackSource', 'call-progress-events'],
+      ['Direction', 'outbound-api'],
+      ['From', form.get('From')!],
+      ['SequenceNumber', String(sequence++)],
+      ['Timestamp', rfc2822(new Date())],
+      ['To', to],
+    ];
+    const status = async (event: string, status: string, extra: [string, string][] = []) => {
+      if (statusUrl && (events.has(event) || event === 'completed'))
+        await callback(statusUrl, [...common(status), ...extra], account.authToken);
+    };
+    await status('initiated', 'initiated');
+    if (outcome !== 'failed') await status('ringing', 'ringing');
+    if (outcome !== 'answered') return status('completed', outcome);
+    await status('answered', 'in-progress');
+    await status('completed', 'completed', [
+      ['CallDuration', String(standIn.durationSeconds)],
+      ['Duration', String(Math.ceil(standIn.durationSeconds / 60))],
+    ]);
+    const recordingUrl = form.get('RecordingStatusCallback');
+    if (form.get('Record') !== 'true' || !recordingUrl) return;
+    const recordingSid = twilioSid('RE');
+    recordings.add(recordingSid);
+    await callback(
+      recordingUrl,
+      [
+        ['AccountSid', account.accountSid],
+        ['CallSid', sid],
+        ['RecordingChannels', '1'],
+        ['RecordingDuration', String(standIn.durationSeconds)],
+        ['RecordingSid', recordingSid],
+        ['RecordingSource', 'OutboundAPI'],
+        ['RecordingStartTime', rfc2822(new Date())],
+        ['RecordingStatus', 'completed'],
+        ['RecordingUrl', `${standIn.url}${API}${account.accountSid}/Recordings/${recordingSid}`],
+      ],
+      account.authToken,
+    );
+  }
+
+  function createCall(req: IncomingMessage, res: ServerResponse, accountSid: string, body: string) {
+    const account = accountOf(req);
+    if (!account || account.accountSid !== accountSid) return error(res, 401, 20003, 'Authenticate');
+    const form = new URLSearchParams(body);
+    const to = form.get('To') ?? '';
+    if (!form.get('From')) return error(res, 400, 21603, "A 'From' phone number is required.");
+    if (!E164.test(to)) return error(res, 400, 21211, `The 'To' number ${to} is not a valid phone number.`);
+    if (!form.get('Url') && !form.get('Twiml')) return error(res, 400, 21205, 'Url parameter is required.');
+    const sid = twilioSid('CA');
+    standIn.calls.push({ sid, accountSid, params: [...form] });
+    const now = new Date().toUTCString().replace('GMT', '+0000');
+    json(res, 201, {
+      account_sid: accountSid,
+      api_version: '2010-04-01',
+      date_created: now,
+      date_updated: now,
+      direction: 'outbound-api',
+      duration: null,
+      end_time: null,
+      from: form.get('From'),
+      price: null,
+      sid,
+      start_time: null,
+      status: 'queued',
+      to,
+      uri: `${API}${accountSid}/Calls/${sid}.json`,
+    });
+    // Twilio places the call after it answered the request.
+    const played = new Promise<void>((resolve) => setImmediate(resolve)).then(() => play(account, sid, form));
+    playing.add(played);
+    void played.finally(() => playing.delete(played));
+  }
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '').split('?')[0]!;
+      const call = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/.exec(path);
+      if (req.method === 'POST' && call) return createCall(req, res, call[1]!, Buffer.concat(chunks).toString('utf8'));
+      const recording = /^\/2010-04-01\/Accounts\/([^/]+)\/Recordings\/([^/.]+)\.wav$/.exec(path);
+      if (req.method === 'GET' && recording) {
+        const account = accountOf(req);
+        if (!account || account.accountSid !== recording[1]) return error(res, 401, 20003, 'Authenticate');
+        if (!recordings.has(recording[2]!))
+          return error(res, 404, 20404, `The requested resource ${path} was not found`);
+        standIn.recordingFetches++;
+        return res.writeHead(200, { 'Content-Type': 'audio/x-wav' }).end(wav);
+      }
+      error(res, 404, 20404, `The requested resource ${path} was not found`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const standIn: TwilioStandIn = {
+    url: `http://127.0.0.1:${port}`,
+    calls: [],
+    callbacks: [],
+    recordingFetches: 0,
+    repeat: false,
+    durationSeconds: 42,
+    outcomeFor: (to, outcome) => void outcomes.set(to, outcome),
+    async idle() {
+      while (playing.size > 0) await Promise.all([...playing]);
+    },
+    post,
+    async close() {
+      await standIn.idle();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return standIn;
+}
