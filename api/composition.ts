@@ -15,10 +15,12 @@ import { LeaseCoordinator, type LeasedWork } from '../application/lease-coordina
 import { Lookups } from '../application/lookups';
 import type { EventStore } from '../application/ports/event-store';
 import type { Logger } from '../application/ports/logger';
+import type { KeyStore } from '../application/ports/key-store';
 import type { ReadStore } from '../application/ports/read-store';
 import type { SpeechEngine } from '../application/ports/speech-engine';
 import { ProcessManagerRunner } from '../application/process-manager';
 import { ProjectionRunner } from '../application/projection-runner';
+import { PersonalDataEventStore } from '../application/privacy/personal-data-event-store';
 import type { ServiceEnvironment } from '../application/request-context';
 import { timeOrderedId } from '../application/time-ordered-id';
 import { UpcastingEventStore } from '../application/upcasting-event-store';
@@ -27,7 +29,7 @@ import type { Config } from '../infrastructure/config/config';
 import { jsonLogger } from '../infrastructure/logging/json-logger';
 import { chooseEngine, createEspeakSpeechEngine } from '../infrastructure/speech';
 import { isTransient } from '../infrastructure/shared/transient-errors';
-import { openEventStore, openReadStore } from '../infrastructure/stores';
+import { openEventStore, openKeyStore, openReadStore } from '../infrastructure/stores';
 import { siblingSignals, SignallingEventStore, type SiblingSignals } from '../infrastructure/cluster/sibling-signals';
 import { agentsProjection, type AgentDocument } from '../projections/agents/agents';
 import { customersProjection, type CustomerDocument } from '../projections/customers/customers';
@@ -63,6 +65,8 @@ export type Overrides = {
   logger?: Logger;
   events?: EventStore;
   reads?: ReadStore;
+  /** The key store of sealed personal data (default: the one the configuration names, `openKeyStore`). */
+  keys?: KeyStore;
   speechEngine?: SpeechEngine;
   /** This replica's name in the leases (default: host, process id and a random suffix). */
   replicaName?: string;
@@ -132,10 +136,19 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const logger = overrides.logger ?? jsonLogger(config.logLevel);
   // Processes of one machine (WORKERS=N) tell each other of appends and commits, to look at once.
   const siblings = overrides.siblings === undefined ? siblingSignals() : overrides.siblings;
-  // Every reader sees each event in the current shape of its type (docs/event-versions.md).
-  const opened = new UpcastingEventStore(overrides.events ?? (await openEventStore(config)));
-  const events = siblings ? new SignallingEventStore(opened, siblings) : opened;
   const reads = overrides.reads ?? (await openReadStore(config, logger));
+  // The keys personal data is sealed with: a file of their own beside the SQLite read store, a
+  // collection of the other read stores (docs/privacy.md).
+  const ownKeys = overrides.keys ? null : await openKeyStore(config, async () => reads);
+  const keys = overrides.keys ?? ownKeys!;
+  // Every reader sees each event in the current shape of its type (docs/event-versions.md), its
+  // personal fields opened: the upcasters see them too.
+  const opened = new UpcastingEventStore(
+    new PersonalDataEventStore(overrides.events ?? (await openEventStore(config)), keys, {
+      seal: config.personalDataEncryption,
+    }),
+  );
+  const events = siblings ? new SignallingEventStore(opened, siblings) : opened;
   const foreground = new Foreground();
   // Replicas (and processes of one machine) share the background work through leases in the read store.
   const coordinator = new LeaseCoordinator(reads.leases, {
@@ -230,6 +243,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     logger,
     events,
     reads,
+    keys,
     runner,
     commands: new CommandHandler(events, env.now),
     env,
@@ -344,6 +358,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     logger,
     events,
     reads,
+    keys,
     runner,
     coordinator,
     services: {
@@ -376,6 +391,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
       heard?.unsubscribe();
       await runner.stop();
       await events.close();
+      await ownKeys?.close();
       await reads.close();
     },
   };

@@ -13,6 +13,7 @@ import type { Lookups } from '../application/lookups';
 import type { ProcessManager } from '../application/process-manager';
 import type { ProjectionRunner } from '../application/projection-runner';
 import type { EventStore } from '../application/ports/event-store';
+import type { KeyStore } from '../application/ports/key-store';
 import type { Logger } from '../application/ports/logger';
 import type { ReadStore } from '../application/ports/read-store';
 import type { SpeechEngine } from '../application/ports/speech-engine';
@@ -30,6 +31,8 @@ export type ModuleDeps = {
   logger: Logger;
   events: EventStore;
   reads: ReadStore;
+  /** The keys personal data in events is sealed with (docs/privacy.md): erasing a subject deletes its keys. */
+  keys: KeyStore;
   /** The projections: `waitFor(position)` until the read models include an event. */
   runner: ProjectionRunner;
   commands: CommandHandler;

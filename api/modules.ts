@@ -19,6 +19,7 @@ import type { ModuleDefinition } from './module';
 import { numbersModule } from './numbers/module';
 import { opsModule } from './ops/module';
 import { organizationsModule } from './organizations/module';
+import { privacyModule } from './privacy/module';
 import { providersModule } from './providers/module';
 import { speechModule } from './speech/module';
 import { webhooksModule } from './webhooks/module';
@@ -42,6 +43,8 @@ export const MODULES: readonly ModuleDefinition[] = [
   auditModule,
   eventsModule,
   analyticsModule,
+  // After every module whose read models hold personal data: it reads them, and they follow its erasures.
+  privacyModule,
   adminModule,
   opsModule,
 ];

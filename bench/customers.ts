@@ -5,9 +5,14 @@
  * (server and client share it). Each round runs on a fresh service, so no round pays for the calls of
  * the one before, which the built-in carrier would still be playing.
  *
- *   npx tsx bench/customers.ts [--records 10000] [--rounds 3]
+ * `--encryption off` stores the events in the clear instead of sealing their personal data (docs/privacy.md).
+ *
+ * `--calls without|with` runs only the bulk add without (or with) `initiateCall`, as for a CPU profile
+ * of one of them (`node --cpu-prof --import tsx bench/customers.ts ...`).
+ *
+ *   npx tsx bench/customers.ts [--records 10000] [--rounds 3] [--encryption on|off] [--calls without|with]
  */
-import { benchCustomer, benchService } from './support/bench-service';
+import { benchCustomer, benchService, encryptionArg } from './support/bench-service';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -46,10 +51,16 @@ async function freshService() {
 }
 
 async function main() {
-  console.log(`machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}`);
+  console.log(
+    `machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}, personal data encryption ${encryptionArg()}`,
+  );
   // Each round runs on a fresh, idle service: the calls of an earlier round would still be playing.
-  for (const initiateCall of [false, true]) {
+  const calls = process.argv[process.argv.indexOf('--calls') + 1];
+  const variants = process.argv.includes('--calls') ? [calls === 'with'] : [false, true];
+  for (const initiateCall of variants) {
     const times: number[] = [];
+    // CPU time of the process (every thread) during the add: steadier than wall time on a shared machine.
+    const cpu: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const bench = await freshService();
       const body = {
@@ -58,8 +69,11 @@ async function main() {
         ...(initiateCall && { initiateCall, callConfig: bench.callConfig }),
       };
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       const reply = await bench.send('/api/v1/customers/add/bulk', bench.token, body);
       times.push(performance.now() - t0);
+      const used = process.cpuUsage(c0);
+      cpu.push((used.user + used.system) / 1000);
       if (reply.status !== 201 || reply.body.results.successful !== RECORDS)
         throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
       if (initiateCall && reply.body.callResults.initiated !== RECORDS)
@@ -67,8 +81,9 @@ async function main() {
       await bench.close();
     }
     const sorted = [...times].sort((a, b) => a - b);
+    const cpuMedian = [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)]!;
     console.log(
-      `bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms`,
+      `bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms  cpu median=${cpuMedian.toFixed(0)} ms`,
     );
   }
   clearInterval(sampler);

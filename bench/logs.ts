@@ -6,7 +6,11 @@
  * queries, not projection speed; bench/core.ts measures that). All entries belong to one organization,
  * the worst case for its indexes.
  *
- *   npx tsx bench/logs.ts [--entries 1000000] [--repeat 30]
+ * The read model holds what the projections wrote, opened: sealing personal data in the events
+ * (docs/privacy.md) does not reach these queries. `--encryption on|off` is taken for symmetry with the
+ * service benchmarks and printed; bench/customers.ts measures what sealing costs.
+ *
+ *   npx tsx bench/logs.ts [--entries 1000000] [--repeat 30] [--encryption on|off]
  */
 import { join } from 'node:path';
 import { LogService, type LogFilters } from '../application/logs/log-service';
@@ -14,6 +18,7 @@ import { SqliteReadStore } from '../infrastructure/sqlite/sqlite-read-store';
 import { callLogsProjection, type CallLogDocument } from '../projections/logs/call-logs';
 import type { ChatLogDocument } from '../projections/logs/chat-logs';
 import { tempDir } from '../tests/support/temp-dir';
+import { encryptionArg } from './support/bench-service';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -124,7 +129,7 @@ const pct = (values: number[], p: number) =>
 
 async function main() {
   console.log(
-    `entries: ${ENTRIES.toLocaleString('en')} (two calls for each chat), one organization; ${REPEAT} runs of each query`,
+    `entries: ${ENTRIES.toLocaleString('en')} (two calls for each chat), one organization; ${REPEAT} runs of each query; personal data encryption ${encryptionArg()} (no effect on the read model)`,
   );
   const dir = tempDir('bench-logs-');
   const reads = new SqliteReadStore(join(dir.path, 'read.db'));

@@ -9,6 +9,9 @@ import { MemoryReadStore } from './memory/memory-read-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
 import { SqliteReadStore } from './sqlite/sqlite-read-store';
 import type { Logger } from '../application/ports/logger';
+import type { KeyStore } from '../application/ports/key-store';
+import { moveKeysOutOfReadStore, ReadStoreKeys } from '../application/privacy/read-store-keys';
+import { SqliteKeyStore } from './sqlite/sqlite-key-store';
 
 export async function openEventStore(
   config: Pick<Config, 'eventStore' | 'dataDir' | 'eventStoreDbUrl'>,
@@ -46,4 +49,29 @@ export async function openReadStore(
       return MongoReadStore.connect(config.mongoDbUrl!, config.mongoDbName, logger ? { logger } : {});
     }
   }
+}
+
+/**
+ * Opens the key store of sealed personal data (docs/privacy.md): with the SQLite read store, a file of
+ * its own beside it (`keys.db`, written durably on the calling thread), into which the keys the read
+ * store held before are moved; otherwise a collection of the read store. `close` closes what it opened (the read store is closed by its owner).
+ */
+export async function openKeyStore(
+  config: Pick<Config, 'readStore' | 'dataDir'>,
+  reads: () => Promise<ReadStore>,
+): Promise<KeyStore & { close(): Promise<void> }> {
+  if (config.readStore === 'sqlite') {
+    mkdirSync(config.dataDir, { recursive: true });
+    const keys = SqliteKeyStore.open(join(config.dataDir, 'keys.db'));
+    try {
+      // Keys made before the key store had a file of its own are in the read store: moved once.
+      await moveKeysOutOfReadStore(await reads(), (docs) => keys.adopt(docs));
+    } catch (error) {
+      await keys.close();
+      throw error;
+    }
+    return keys;
+  }
+  const keys = await ReadStoreKeys.open(await reads());
+  return Object.assign(keys, { close: async () => undefined });
 }

@@ -10,7 +10,7 @@
  * - an organization (create-org, get-org, credits, issue-token) is folded from its own stream;
  * - the numbers already known (add-numbers skips them) are those of the numbers read model, and those
  *   of the events it has not applied yet, and the built-in provider's (seeded by the first agent process).
- *   The read store is opened for that only, when first needed.
+ *   The read store is opened for that (and for the keys of sealed personal data) when first needed.
  *
  * `projections rebuild` and `verify` (docs/projection-rebuild.md) work on the read models of every
  * module: rebuild into a new generation of the live read store, then switch; verify into a scratch
@@ -25,6 +25,8 @@ import { NumberService, type InventoryItem } from '../../application/numbers/num
 import { OrganizationService, type OrganizationLookup } from '../../application/organizations/organization-service';
 import type { EventStore, RecordedEvent } from '../../application/ports/event-store';
 import type { ReadCollection, ReadStore } from '../../application/ports/read-store';
+import { PersonalDataEventStore } from '../../application/privacy/personal-data-event-store';
+import { keyStoreOpenedOnUse } from '../../application/privacy/read-store-keys';
 import type { ServiceEnvironment } from '../../application/request-context';
 import { rebuildProjections, type RebuildProgress, type RebuildSummary } from '../../application/rebuild/rebuild';
 import { verifyProjections, type VerifyReport } from '../../application/rebuild/verify';
@@ -42,7 +44,7 @@ import {
 import { tokenSigner } from '../../infrastructure/auth/jwt';
 import type { Config } from '../../infrastructure/config/config';
 import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
-import { openEventStore, openReadStore } from '../../infrastructure/stores';
+import { openEventStore, openKeyStore, openReadStore } from '../../infrastructure/stores';
 import { numbersProjection, type NumberDocument } from '../../projections/numbers/numbers';
 import type { OrganizationDocument } from '../../projections/organizations/organizations';
 
@@ -73,8 +75,26 @@ const everyProjection = async (events: EventStore) =>
   (require('../modules') as typeof import('../modules')).projectionsOver(events);
 
 export async function createAdminComposition(config: Config): Promise<AdminComposition> {
-  // Events read in the current shape of their types, as the service reads them (docs/event-versions.md).
-  const events = new UpcastingEventStore(await openEventStore(config));
+  // Opened on first use: add-numbers and the projections commands need the read store (and the keys in it).
+  let reads: Promise<{ store: ReadStore; collection: ReadCollection<NumberDocument> }> | null = null;
+  const numbersReadModel = () =>
+    (reads ??= openReadStore(config).then(async (store) => ({
+      store,
+      collection: await store.collection<NumberDocument>(numbersProjection.collection),
+    })));
+  // Events read as the service reads them: personal fields opened, in the current shape of their types
+  // (docs/privacy.md, docs/event-versions.md).
+  let ownKeys: ReturnType<typeof openKeyStore> | null = null;
+  const keys = keyStoreOpenedOnUse(
+    () =>
+      (ownKeys ??= openKeyStore(config, async () => (await numbersReadModel()).store).catch((error: unknown) => {
+        ownKeys = null;
+        throw error;
+      })),
+  );
+  const events = new UpcastingEventStore(
+    new PersonalDataEventStore(await openEventStore(config), keys, { seal: config.personalDataEncryption }),
+  );
   const env: ServiceEnvironment = {
     now: () => new Date(),
     newId: () => timeOrderedId(),
@@ -88,13 +108,6 @@ export async function createAdminComposition(config: Config): Promise<AdminCompo
     tokenSigner(config.jwtSecret, config.jwt),
     env,
   );
-  // Opened on first use: only add-numbers needs the read store.
-  let reads: Promise<{ store: ReadStore; collection: ReadCollection<NumberDocument> }> | null = null;
-  const numbersReadModel = () =>
-    (reads ??= openReadStore(config).then(async (store) => ({
-      store,
-      collection: await store.collection<NumberDocument>(numbersProjection.collection),
-    })));
   const numbers = {
     async stock(ctx: CommandContext, items: readonly InventoryItem[]) {
       const { store, collection } = await numbersReadModel();
@@ -140,6 +153,7 @@ export async function createAdminComposition(config: Config): Promise<AdminCompo
     projections,
     async close() {
       await events.close();
+      await (await ownKeys)?.close();
       await (await reads)?.store.close();
     },
   };

@@ -20,6 +20,8 @@ export const SCOPES = [
   'speech',
   'audit:read',
   'analytics:read',
+  'privacy:erase',
+  'privacy:export',
 ] as const;
 
 /** The longest a token may live: ten years. */

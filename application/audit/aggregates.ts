@@ -15,6 +15,7 @@ import { catalogDecider } from '../../domain/dispositions/catalog';
 import { inventoryDecider } from '../../domain/numbers/inventory';
 import { phoneNumberDecider } from '../../domain/numbers/owned-number';
 import { organizationDecider } from '../../domain/organizations/organization';
+import { privacyDecider } from '../../domain/privacy/erasure';
 import { providerAccountDecider } from '../../domain/providers/provider-account';
 import { webhookDeliveryDecider } from '../../domain/webhooks/webhook-delivery';
 import { webhookSettingsDecider } from '../../domain/webhooks/webhook-settings';
@@ -47,6 +48,8 @@ export const AGGREGATES: readonly Aggregate[] = [
   { name: 'dispositionCatalog', prefix: 'dispositionCatalog-', decider: asAny(catalogDecider), owner: 'id' },
   { name: 'blacklist', prefix: 'blacklist-', decider: asAny(blacklistDecider), owner: 'id' },
   { name: 'webhookSettings', prefix: 'webhookSettings-', decider: asAny(webhookSettingsDecider), owner: 'id' },
+  // What was erased, by ids and counts, and the retention: never the personal data itself (docs/privacy.md).
+  { name: 'privacy', prefix: 'privacy-', decider: asAny(privacyDecider), owner: 'id' },
   { name: 'campaign', prefix: 'campaign-', decider: asAny(campaignDecider), owner: 'first-event' },
   { name: 'customer', prefix: 'customer-', decider: asAny(customerDecider), owner: 'first-event' },
   { name: 'agent', prefix: 'agent-', decider: asAny(agentDecider), owner: 'first-event' },

@@ -5,6 +5,7 @@
  * a claim is appended with the revision that was read, so of several requests racing for a key exactly
  * one runs. The others wait for its answer, polling the stream, and answer it too.
  */
+import { canonicalJson } from '../../domain/shared/canonical-json';
 import { createHash } from 'node:crypto';
 import {
   bindingAfter,
@@ -68,19 +69,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const PART_CHARS = 64 * 1024;
 const FIRST_PAUSE_MS = 5;
 const LONGEST_PAUSE_MS = 250;
-
-/** JSON with the keys of every object sorted, so two bodies that differ only in key order are the same request. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      // The keys of an object differ from each other, so no two compare equal.
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

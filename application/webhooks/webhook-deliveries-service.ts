@@ -1,4 +1,5 @@
 /** The organization's webhook deliveries and their attempts (`GET /webhooks/deliveries[/{id}]`). */
+import { ERASED } from '../../domain/privacy/erased';
 import { ownedDocument } from '../ownership';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
@@ -46,7 +47,8 @@ export class WebhookDeliveriesService {
       notFound: DELIVERY_NOT_FOUND,
       forbidden: DELIVERY_FORBIDDEN,
     });
-    return { ...summary(doc), attempts: doc.attempts, payload: JSON.parse(doc.body) };
+    // The body of a delivery whose subject was erased (docs/privacy.md) is the placeholder itself.
+    return { ...summary(doc), attempts: doc.attempts, payload: doc.body === ERASED ? ERASED : JSON.parse(doc.body) };
   }
 }
 

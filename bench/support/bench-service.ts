@@ -27,10 +27,20 @@ export const benchCustomer = (i: number, { loanId, language }: { loanId: string;
   branch: `B${i % 40}`,
 });
 
+/**
+ * `--encryption on|off` (default on): whether the benchmarked service seals personal data in its events
+ * (PERSONAL_DATA_ENCRYPTION, docs/privacy.md), to compare the two.
+ */
+export const encryptionArg = (): 'on' | 'off' => {
+  const i = process.argv.indexOf('--encryption');
+  return i >= 0 && process.argv[i + 1] === 'off' ? 'off' : 'on';
+};
+
 export async function benchService(prefix: string) {
   const dir = tempDir(prefix);
   const config = loadConfig({
     DATA_DIR: dir.path,
+    PERSONAL_DATA_ENCRYPTION: encryptionArg(),
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
     ADMIN_TOKEN: 'bench-admin',
     LOG_LEVEL: 'error',

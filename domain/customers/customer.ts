@@ -3,6 +3,7 @@
  * first event of a stream is appended only if the stream does not exist yet, so the event store itself
  * keeps keys unique within a campaign, across concurrent requests and replicas.
  */
+import { canonicalJson } from '../shared/canonical-json';
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/errors';
 import type { OrganizationType } from '../organizations/organization';
@@ -109,10 +110,11 @@ const sameAdd = (
 ) =>
   command.origin !== undefined &&
   state.addedBy?.origin === command.origin &&
-  JSON.stringify(state.addedBy.record) === JSON.stringify(command.record);
+  // Key order aside: the recorded record may be read back with its sealed fields put back after the clear ones.
+  canonicalJson(state.addedBy.record) === canonicalJson(command.record);
 
 const sameValue = (current: unknown, next: unknown) =>
-  next === null ? current === undefined : JSON.stringify(current) === JSON.stringify(next);
+  next === null ? current === undefined : canonicalJson(current) === canonicalJson(next);
 
 export function evolve(state: CustomerState, event: CustomerEvent): CustomerState {
   switch (event.type) {

@@ -14,6 +14,12 @@ export type EventMetadata = {
   causationId: string | null;
   occurredAt: string;
   schemaVersion: number;
+  /**
+   * Read side only, never stored (docs/privacy.md): the data subject whose personal fields the event
+   * held sealed, and the paths of those whose key was erased (read as placeholders, domain/privacy/erased.ts).
+   */
+  subject?: string;
+  erased?: string[];
 };
 
 export type EventData<Type extends string = string, Data = unknown> = {

@@ -67,6 +67,8 @@ export type Config = {
   leaseTtlMs: number;
   /** How old a queued call or requested chat its dispatcher passed by must be before the reconciler dispatches it. */
   reconcileAfterMs: number;
+  /** How often the retention sweep erases conversation content past its organization's retention (docs/privacy.md). */
+  privacyRetentionSweepMs: number;
   /** Live event feeds: the interval of their keep-alive comments, and how long a client may read nothing before it is let go. */
   liveFeedKeepAliveMs: number;
   liveFeedStallMs: number;
@@ -74,6 +76,12 @@ export type Config = {
   corsOrigins: readonly string[];
   /** How long a stop (SIGTERM) lets requests in flight finish before it cuts them (`SHUTDOWN_TIMEOUT_MS`). */
   shutdownTimeoutMs: number;
+  /**
+   * PERSONAL_DATA_ENCRYPTION: `on` (default) seals the personal fields of events with keys kept outside
+   * the log, so erasing a key erases them (docs/privacy.md); `off` stores new events in the clear (an
+   * escape hatch, and the benchmarks' comparison). Events sealed before stay readable either way.
+   */
+  personalDataEncryption: boolean;
   production: boolean;
 };
 
@@ -265,6 +273,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileAfterMs:
       1000 *
       numberFrom('RECONCILE_AFTER_SECONDS', env.RECONCILE_AFTER_SECONDS, 300, (n) => Number.isInteger(n) && n >= 1),
+    privacyRetentionSweepMs:
+      1000 *
+      numberFrom('PRIVACY_RETENTION_SWEEP_SECONDS', env.PRIVACY_RETENTION_SWEEP_SECONDS, 3600, isPositiveInteger),
     liveFeedKeepAliveMs: numberFrom('LIVE_FEED_KEEP_ALIVE_MS', env.LIVE_FEED_KEEP_ALIVE_MS, 15_000, isPositiveInteger),
     liveFeedStallMs: numberFrom('LIVE_FEED_STALL_MS', env.LIVE_FEED_STALL_MS, 30_000, isPositiveInteger),
     corsOrigins: originsFrom(env.CORS_ORIGINS),
@@ -274,6 +285,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       30_000,
       (n) => Number.isInteger(n) && n >= 0,
     ),
+    personalDataEncryption:
+      oneOf('PERSONAL_DATA_ENCRYPTION', env.PERSONAL_DATA_ENCRYPTION, ['on', 'off'] as const, 'on') === 'on',
     production,
   };
 }

@@ -267,6 +267,10 @@ export class MongoReadStore implements ReadStore {
         moves.map(([_id, n]) => ({ updateOne: { filter: { _id }, update: { $inc: { n } }, upsert: true } })),
         { ordered: false, session },
       );
+    // A counter down to zero is removed (a missing one reads 0): its id may hold personal data (the
+    // logs' count per number), which must not outlive the entries an erasure changed (docs/privacy.md).
+    const lowered = moves.filter(([, n]) => n < 0).map(([_id]) => _id);
+    if (lowered.length > 0) await this.counters.deleteMany({ _id: { $in: lowered }, n: 0 }, { session });
     await this.positions.bulkWrite(
       projectionsOf(batch).map((projection) => ({
         updateOne: {

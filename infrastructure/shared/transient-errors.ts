@@ -10,9 +10,14 @@
  *   `ResetPool` or `SystemOverloadedError`, or with a "not primary" / "node is recovering" code;
  * - SQLite (`better-sqlite3`, and the writer threads, which pass the code on): `SQLITE_BUSY*`,
  *   `SQLITE_LOCKED*`;
- * - Node's own network errors (a connection refused, reset or timed out).
+ * - Node's own network errors (a connection refused, reset or timed out);
+ * - the key store of sealed personal data not answering (`KeyStoreUnavailableError`, whatever store
+ *   keeps the keys): a command then answers 503 with nothing written, a projection or process manager
+ *   waits on the event it could not open.
  * Anything else is not transient: a rule refusing a command, a bug, a document the store refuses.
  */
+import { KeyStoreUnavailableError } from '../../application/ports/key-store';
+
 const KURRENT_TYPES = new Set(['unavailable', 'not-leader', 'deadline-exceeded', 'timeout', 'cancelled']);
 const MONGO_NAMES = new Set([
   'MongoNetworkError',
@@ -41,6 +46,7 @@ type Described = { name?: unknown; type?: unknown; code?: unknown; hasErrorLabel
 
 export function isTransient(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 3) return false;
+  if (error instanceof KeyStoreUnavailableError) return true;
   const e = error as Described;
   if (typeof e.type === 'string' && KURRENT_TYPES.has(e.type)) return true;
   if (typeof e.name === 'string' && MONGO_NAMES.has(e.name)) return true;

@@ -26,6 +26,8 @@ const WRITER_CACHE_KIB = -65_536;
 export function openEventsDatabase(file: string, options: Database.Options = {}): Database.Database {
   const db = new Database(file, options);
   db.pragma('busy_timeout = 5000');
+  // Deleted content is zeroed in the file, not left in free pages (docs/privacy.md).
+  db.pragma('secure_delete = ON');
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

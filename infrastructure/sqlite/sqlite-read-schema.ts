@@ -44,6 +44,9 @@ export function openReadDatabase(file: string): Database.Database {
   db.pragma('journal_mode = WAL');
   // The event store is the source of truth; a read model lost in a crash is rebuilt from it.
   db.pragma('synchronous = NORMAL');
+  // Deleted and overwritten content is zeroed in the file, so erased personal data leaves no trace
+  // in free pages (docs/privacy.md).
+  db.pragma('secure_delete = ON');
   db.exec(`CREATE TABLE IF NOT EXISTS checkpoints_${LAYOUT} (projection TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
   db.exec(
     `CREATE TABLE IF NOT EXISTS counters_${LAYOUT} (collection TEXT NOT NULL, counter TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection, counter, key)) WITHOUT ROWID`,
@@ -172,6 +175,8 @@ export type ReadWriterMessage =
   | { kind: 'prepare' | 'finish'; id: number; definitions: readonly CollectionDefinition[]; generation: number }
   | { kind: 'load'; id: number; load: PreparedLoad }
   | { kind: 'switch' | 'drop'; id: number; set: GenerationRequest }
+  /** Checkpoints the write-ahead log into the file and truncates it (after an erasure: docs/privacy.md). */
+  | { kind: 'compact'; id: number }
   | { kind: 'close' };
 
 /** What a switch answers: switched (from these generations), or the positions the active generation is ahead at. */

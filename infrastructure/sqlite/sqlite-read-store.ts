@@ -271,6 +271,10 @@ export class SqliteReadStore implements ReadStore {
     await this.send({ kind: 'reset', id: this.nextId++, projection, collections });
   }
 
+  async compact(): Promise<void> {
+    await this.send({ kind: 'compact', id: this.nextId++ });
+  }
+
   async close(): Promise<void> {
     this.closed ??= new Promise<void>((resolve) => {
       this.writer.once('exit', () => resolve());

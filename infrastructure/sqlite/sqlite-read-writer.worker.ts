@@ -113,6 +113,11 @@ function declare(definition: CollectionDefinition): void {
 const counterDelta = db.prepare(
   `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
 );
+// A counter down to zero is removed (a missing one reads 0): its key may be personal data (the logs'
+// count per number), which must not outlive the entries an erasure changed (docs/privacy.md).
+const dropEmptyCounter = db.prepare(
+  `DELETE FROM counters_${LAYOUT} WHERE collection = ? AND counter = ? AND key = ? AND n = 0`,
+);
 // A checkpoint only moves forwards: a writer that fell behind cannot take it back. Every projection of
 // a commit in one statement (a JSON array of names): a commit carries the checkpoints of all it runs.
 const saveCheckpoints = db.prepare<[number, string]>(
@@ -191,7 +196,10 @@ const commit = db.transaction((c: PreparedCommit) => {
   // A commit of a thousand log entries moves the same few counters a thousand times: summed first.
   const deltas: Deltas = new Map();
   for (const w of c.writes) write(w, generationOfCollection(w.collection), deltas);
-  for (const d of deltas.values()) if (d.n !== 0) counterDelta.run(d.collection, d.label, d.key, d.n);
+  for (const d of deltas.values()) {
+    if (d.n !== 0) counterDelta.run(d.collection, d.label, d.key, d.n);
+    if (d.n < 0) dropEmptyCounter.run(d.collection, d.label, d.key);
+  }
   saveCheckpoints.run(
     c.checkpoint,
     JSON.stringify(c.projections.map((name) => generationCheckpoint(name, generations.get(name)!))),
@@ -318,6 +326,8 @@ parentPort!.on('message', (message: ReadWriterMessage) => {
     else if (message.kind === 'switch') reply = { ...reply, switched: switchTo.immediate(message.set) };
     else if (message.kind === 'drop') drop.immediate(message.set);
     else if (message.kind === 'reset') reset.immediate(message.projection, message.collections);
+    // Old versions of pages (erased documents) live in the log until it is checkpointed and emptied.
+    else if (message.kind === 'compact') db.pragma('wal_checkpoint(TRUNCATE)');
   } catch (error) {
     reply = {
       kind: 'done',

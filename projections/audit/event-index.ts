@@ -6,10 +6,14 @@
  * Each document keeps what the filters select on and the event as the audit shows it, secrets masked
  * (`eventView`): the event store reads events by stream or in global order, not by position, so a
  * page cannot fetch its events' bodies from it cheaply, and no read store ever holds a secret.
+ *
+ * An erasure (docs/privacy.md) is indexed as any event, and turns the entries it names into what the
+ * event store now reads: personal fields as placeholders, `metadata.erased` listing them.
  */
 import { eventView, type AuditEvent } from '../../domain/shared/event-view';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { Projection } from '../projection';
+import { erasedEvent, erasureOf, ownedBy } from '../privacy/erasure-masks';
 
 export type EventIndexDocument = {
   organizationId: string;
@@ -67,9 +71,17 @@ export const eventIndexProjection: Projection<EventIndexDocument> = {
   },
   // Every event: an organization's events are of every type, including types added later.
   eventTypes: 'all',
-  documentIds: (event) => (event.metadata.organizationId === null ? [] : [eventIndexId(event.position)]),
+  documentIds: (event) => {
+    if (event.metadata.organizationId === null) return [];
+    return [eventIndexId(event.position), ...(erasureOf(event)?.data.auditPositions ?? []).map(eventIndexId)];
+  },
   // One event per document: a replay of it is passed over by the runner's position guard.
-  evolve: (_id, _doc, event) => indexed(event),
+  evolve: (id, doc, event) => {
+    const erasure = erasureOf(event);
+    if (!erasure || id === eventIndexId(event.position)) return indexed(event);
+    if (!doc || !ownedBy(doc, erasure)) return doc;
+    return { ...doc, event: { ...doc.event, ...erasedEvent(doc.type, doc.event.data, doc.event.metadata, erasure) } };
+  },
 };
 
 function indexed(event: RecordedEvent): EventIndexDocument {

@@ -5,11 +5,15 @@
  * in). A platform's webhook finds here which of our messages a status is about, and the open chat a
  * customer's reply belongs to (the most recently active one with that customer). An ended chat takes
  * neither, so its document is removed.
+ *
+ * A subject's erasure (docs/privacy.md) leaves the open chats it names with no customer number (the
+ * digits of `[erased]`), as a replay now builds them: a reply from the erased number matches none.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { chatEventTypes, latestActivity, type ChatEvent } from '../../domain/chats/chat';
 import { digitsOf } from '../../domain/numbers/phone-number';
+import { erasedText, erasureEventTypes, erasureOf, ownedBy } from '../privacy/erasure-masks';
 
 export type PlatformMessageDocument = {
   id: string;
@@ -36,9 +40,15 @@ export const platformMessagesProjection: Projection<PlatformMessageDocument> = {
     },
     indexes: [['platformMsgId'], ['organizationId', 'customer', 'provider', 'lastActivityAt']],
   },
-  eventTypes: chatEventTypes,
-  documentIds: (event) => [(event.data as { messageId: string }).messageId],
+  eventTypes: [...chatEventTypes, ...erasureEventTypes],
+  documentIds: (event) => {
+    const erasure = erasureOf(event);
+    if (erasure) return erasure.scope === 'subjects' ? erasure.data.chats : [];
+    return [(event.data as { messageId: string }).messageId];
+  },
   evolve(id, doc, recorded) {
+    const erasure = erasureOf(recorded);
+    if (erasure) return doc && ownedBy(doc, erasure) ? { ...doc, customer: digitsOf(erasedText()) } : doc;
     const event = recorded as RecordedEvent & ChatEvent;
     switch (event.type) {
       case 'ChatRequested':

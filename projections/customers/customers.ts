@@ -2,12 +2,16 @@
  * Read model of campaign customers, one document per customer. The fields later queries filter on
  * (chat and call initiation: ids, payment status, language) are lifted out of the record and indexed;
  * the whole record stays under `data`, so custom fields can still be matched.
+ *
+ * An erased customer (`PersonalDataErased`) keeps its clear fields and reads `[erased]` in every other
+ * one, the number included, as a replay of its events now builds it: no lookup by that number finds it.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import { customerEventTypes, type CustomerEvent } from '../../domain/customers/customer';
 import { customerDocumentId, languageKey } from '../../domain/customers/keys';
 import { mergeRecord, type CustomerRecord } from '../../domain/customers/record';
+import { erasedRecord, erasureEventTypes, erasureOf, ownedBy } from '../privacy/erasure-masks';
 
 export type CustomerDocument = {
   id: string;
@@ -57,12 +61,23 @@ export const customersProjection: Projection<CustomerDocument> = {
       ['organizationId', 'phone_number'],
     ],
   },
-  eventTypes: customerEventTypes,
+  eventTypes: [...customerEventTypes, ...erasureEventTypes],
   documentIds: (event) => {
+    const erasure = erasureOf(event);
+    if (erasure)
+      return erasure.scope === 'subjects'
+        ? erasure.data.customers.map((c) => customerDocumentId(c.campaignId, c.customerKey))
+        : [];
     const data = event.data as { campaignId: string; customerId: string };
     return [customerDocumentId(data.campaignId, data.customerId)];
   },
   evolve(id, doc, recorded) {
+    const erasure = erasureOf(recorded);
+    if (erasure) {
+      if (!doc || !ownedBy(doc, erasure)) return doc;
+      const data = erasedRecord(doc.data);
+      return { ...doc, ...indexed(data), data };
+    }
     const event = recorded as Event;
     switch (event.type) {
       case 'CustomerAdded': {

@@ -16,6 +16,7 @@ import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { CallDirection, CallEvent, CallStatus } from '../../domain/calls/call';
 import { callEventTypes } from '../../domain/calls/call';
+import { erasedData, erasedText, erasureEventTypes, erasureOf, ownedBy, type Erasure } from '../privacy/erasure-masks';
 
 export type CallLogDocument = {
   id: string;
@@ -125,6 +126,19 @@ export function openingEntry<Type extends 'call' | 'chat', Direction extends Cal
   };
 }
 
+/**
+ * A call's entry after an erasure. Its summary and extracted data came from its end (none before it);
+ * its name and the customer's number (the callee of an outbound call, the caller of an inbound one)
+ * from the request.
+ */
+function erasedCallEntry(doc: CallLogDocument, erasure: Erasure): CallLogDocument {
+  const ended = doc.end_time !== null;
+  const content = ended ? { summary: erasedText(), extracted_data: erasedData() } : {};
+  if (erasure.scope === 'content') return { ...doc, ...content };
+  const counterpart = doc.direction === 'inbound' ? { from: erasedText() } : { to: erasedText() };
+  return { ...doc, ...content, ...counterpart, name: erasedText() };
+}
+
 export const callLogsProjection: Projection<CallLogDocument> = {
   name: 'call_logs',
   collection: {
@@ -133,9 +147,11 @@ export const callLogsProjection: Projection<CallLogDocument> = {
     indexes: LOG_INDEXES,
     counters: LOG_COUNTERS,
   },
-  eventTypes: callEventTypes,
-  documentIds: (event) => [(event.data as { callId: string }).callId],
+  eventTypes: [...callEventTypes, ...erasureEventTypes],
+  documentIds: (event) => erasureOf(event)?.data.calls ?? [(event.data as { callId: string }).callId],
   evolve(id, doc, recorded) {
+    const erasure = erasureOf(recorded);
+    if (erasure) return doc && ownedBy(doc, erasure) ? erasedCallEntry(doc, erasure) : doc;
     const event = recorded as Event;
     switch (event.type) {
       case 'CallQueued': {

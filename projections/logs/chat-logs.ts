@@ -11,6 +11,11 @@
  * An inbound chat (`ChatReceived`) is an entry with `direction: inbound`, `from` the customer who wrote
  * and `to` the organization's number, Delivered, its conversation opened by the customer's message;
  * without a matched customer `campaign_id`, `campaign_name` and `name` are empty (docs/inbound.md).
+ *
+ * Erasure (docs/privacy.md): `PersonalDataErased` turns the entry of each chat it names into what a
+ * replay now builds (the name and the customer's number `[erased]`, every message, the summary and
+ * each delivery error's details too); `ConversationContentErased` erases only what was said: the
+ * messages and the summary.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
@@ -23,6 +28,16 @@ import {
   type DeliveryError,
 } from '../../domain/chats/chat';
 import { LOG_COUNTERS, LOG_FIELDS, LOG_INDEXES, callLogsProjection, openingEntry } from './call-logs';
+import { DELIVERY_ERROR_DETAILS } from '../../domain/privacy/personal-fields';
+import {
+  erasedItems,
+  erasedMessages,
+  erasedText,
+  erasureEventTypes,
+  erasureOf,
+  ownedBy,
+  type Erasure,
+} from '../privacy/erasure-masks';
 
 export type ConversationEntry = { role: ConversationRole; content: string; timestamp: string };
 
@@ -81,6 +96,22 @@ function openingChat(
   };
 }
 
+/**
+ * A chat's entry after an erasure. Its summary comes from its end (empty before it); its name and the
+ * customer's number (the recipient of an outbound chat, the sender of an inbound one) from the request.
+ */
+function erasedChatEntry(doc: ChatLogDocument, erasure: Erasure): ChatLogDocument {
+  const content = {
+    conversation: erasedMessages(doc.conversation),
+    ...(doc.summary !== '' && { summary: erasedText() }),
+  };
+  if (erasure.scope === 'content') return { ...doc, ...content };
+  const counterpart = doc.direction === 'inbound' ? { from: erasedText() } : { to: erasedText() };
+  // Delivery errors keep their code, title, message and link; their details may name the number.
+  const errors = erasedItems(doc.errors, DELIVERY_ERROR_DETAILS);
+  return { ...doc, ...content, ...counterpart, name: erasedText(), errors };
+}
+
 export const chatLogsProjection: Projection<ChatLogDocument> = {
   name: 'chat_logs',
   collection: {
@@ -90,9 +121,11 @@ export const chatLogsProjection: Projection<ChatLogDocument> = {
     counters: LOG_COUNTERS,
   },
   // Handing a message to the platform changes nothing an entry shows.
-  eventTypes: chatEventTypes.filter((type) => type !== 'ChatDispatched'),
-  documentIds: (event) => [(event.data as { messageId: string }).messageId],
+  eventTypes: [...chatEventTypes.filter((type) => type !== 'ChatDispatched'), ...erasureEventTypes],
+  documentIds: (event) => erasureOf(event)?.data.chats ?? [(event.data as { messageId: string }).messageId],
   evolve(id, doc, recorded) {
+    const erasure = erasureOf(recorded);
+    if (erasure) return doc && ownedBy(doc, erasure) ? erasedChatEntry(doc, erasure) : doc;
     const event = recorded as Event;
     switch (event.type) {
       // The template as sent opens an outbound conversation; the customer's message an inbound one.

@@ -4,10 +4,14 @@
  * the whole transcript as of then, so the latest one replaces the entries). Neither event repeats the
  * organization, so it comes from the event's metadata: whoever records a call's end or media (the
  * inbound path of the carrier included) records it on behalf of the call's organization.
+ *
+ * An erasure (a subject's, or retention's: docs/privacy.md) keeps each transcript it names with the same
+ * turns and speakers, each message `[erased]`, as a replay now builds it.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { CallEvent, TranscriptTurn } from '../../domain/calls/call';
+import { erasedTurns, erasureEventTypes, erasureOf, ownedBy } from '../privacy/erasure-masks';
 
 export type TranscriptDocument = {
   id: string;
@@ -23,12 +27,16 @@ const entriesOf = (turns: TranscriptTurn[]) => turns.map(({ speaker, message }) 
 export const transcriptsProjection: Projection<TranscriptDocument> = {
   name: 'transcripts',
   collection: { name: 'transcripts', fields: { organizationId: 'string', callId: 'string' } },
-  eventTypes: ['CallEnded', 'CallMediaAttached'],
+  eventTypes: ['CallEnded', 'CallMediaAttached', ...erasureEventTypes],
   documentIds: (event) => {
+    const erasure = erasureOf(event);
+    if (erasure) return erasure.data.transcriptIds;
     const { transcriptId } = (event as TranscriptEvent).data;
     return transcriptId ? [transcriptId] : [];
   },
   evolve(id, doc, recorded) {
+    const erasure = erasureOf(recorded);
+    if (erasure) return doc && ownedBy(doc, erasure) ? { ...doc, entries: erasedTurns(doc.entries) } : doc;
     const event = recorded as TranscriptEvent;
     const organizationId = event.metadata.organizationId;
     // Without an organization nobody could read it.

@@ -3,6 +3,9 @@
  * deliveries API (newest first, by status) and feeds the due poller: a pending delivery is due at its
  * next attempt, or, while an attempt is in flight, when that attempt's lease ends (so an attempt whose
  * process died is taken up again).
+ *
+ * A subject's erasure (docs/privacy.md) leaves the body of each delivery it names `[erased]` (the body
+ * is the subject's log entry), as a replay now builds it; the attempts stay.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
@@ -11,6 +14,7 @@ import {
   type WebhookDeliveryEvent,
   type WebhookEventName,
 } from '../../domain/webhooks/webhook-delivery';
+import { erasedText, erasureEventTypes, erasureOf, ownedBy } from '../privacy/erasure-masks';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'abandoned';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'abandoned'];
@@ -72,9 +76,15 @@ export const webhookDeliveriesProjection: Projection<WebhookDeliveryDocument> = 
       ['organizationId', 'status', 'createdAt'],
     ],
   },
-  eventTypes: webhookDeliveryEventTypes,
-  documentIds: (event) => [(event.data as { deliveryId: string }).deliveryId],
+  eventTypes: [...webhookDeliveryEventTypes, ...erasureEventTypes],
+  documentIds: (event) => {
+    const erasure = erasureOf(event);
+    if (erasure) return erasure.scope === 'subjects' ? erasure.data.webhookDeliveries : [];
+    return [(event.data as { deliveryId: string }).deliveryId];
+  },
   evolve(id, doc, recorded) {
+    const erasure = erasureOf(recorded);
+    if (erasure) return doc && ownedBy(doc, erasure) ? { ...doc, body: erasedText() } : doc;
     const event = recorded as Event;
     if (event.type === 'WebhookDeliveryScheduled') {
       const d = event.data;

@@ -1129,6 +1129,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/privacy/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erase a data subject’s personal data (DPDP Act 2023, GDPR art. 17) */
+        post: operations["eraseSubject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Everything the organization holds about a data subject (DPDP Act 2023, GDPR art. 15 and 20) */
+        get: operations["exportSubject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many days after their end the content of calls and chats is kept (scope privacy:export or privacy:erase) */
+        get: operations["getRetention"];
+        /** How many days after their end the content of calls and chats is kept (null: for ever) */
+        put: operations["setRetention"];
+        post?: never;
+        /** Keep the content of calls and chats for ever (the default) */
+        delete: operations["deleteRetention"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizations": {
         parameters: {
             query?: never;
@@ -4881,6 +4934,182 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    eraseSubject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any string of 1 to 255 characters the client chooses per request: a retry with the same key and body, by the same organization, within 24 hours, gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; the same key with another body answers 422, and a retry while the first request still runs waits for its answer (409 if it takes over a minute). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The subject’s phone number, 7 to 15 digits with an optional leading + */
+                    phone?: string;
+                    /** @description A customer’s loan id, in any campaign of the organization (collection organizations) */
+                    loan_id?: string;
+                    /** @description A customer’s lead id, in any campaign of the organization (lead generation organizations) */
+                    lead_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    exportSubject: {
+        parameters: {
+            query?: {
+                phone?: string;
+                loan_id?: string;
+                lead_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    setRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Days after a call or chat ended that its transcript, summary, extracted data, messages and recording are kept (1 to 3650); null keeps them for ever */
+                    days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    deleteRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     registerOrganization: {
         parameters: {
             query?: never;
@@ -4960,7 +5189,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    scopes?: ("logs:read" | "customers:write" | "campaigns:read" | "campaigns:write" | "dispositions:read" | "dispositions:write" | "blacklist:write" | "numbers:read" | "numbers:write" | "providers:read" | "providers:write" | "calls:write" | "chat:write" | "agents:write" | "speech" | "audit:read" | "analytics:read")[];
+                    scopes?: ("logs:read" | "customers:write" | "campaigns:read" | "campaigns:write" | "dispositions:read" | "dispositions:write" | "blacklist:write" | "numbers:read" | "numbers:write" | "providers:read" | "providers:write" | "calls:write" | "chat:write" | "agents:write" | "speech" | "audit:read" | "analytics:read" | "privacy:erase" | "privacy:export")[];
                     expiresIn?: string | number;
                     subject?: string;
                 };

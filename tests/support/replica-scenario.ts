@@ -12,7 +12,11 @@
 import { projectionsOver } from '../../api/modules';
 import type { EventStore } from '../../application/ports/event-store';
 import type { ReadStore } from '../../application/ports/read-store';
+import { PersonalDataEventStore } from '../../application/privacy/personal-data-event-store';
 import { ProjectionRunner } from '../../application/projection-runner';
+import { UpcastingEventStore } from '../../application/upcasting-event-store';
+import type { Config } from '../../infrastructure/config/config';
+import { openKeyStore } from '../../infrastructure/stores';
 import { MemoryReadStore } from '../../infrastructure/memory/memory-read-store';
 import { startReceiver } from '../integration/webhooks/support';
 import { startServerProcess, type ServerProcess } from './server-process';
@@ -233,7 +237,13 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
     }
 
     // The read models the three processes built equal a rebuild from the first event.
-    const { events: store, reads: live } = await inspector.openStores();
+    const { events: raw, reads: live } = await inspector.openStores();
+    // Read as the service reads its events: personal fields opened with the keys the processes made.
+    const keys = await openKeyStore(
+      { readStore: (setup.env.READ_STORE ?? 'sqlite') as Config['readStore'], dataDir: setup.env.DATA_DIR! },
+      async () => live,
+    );
+    const store = new UpcastingEventStore(new PersonalDataEventStore(raw, keys));
     const fresh = new MemoryReadStore();
     const allProjections = projectionsOver(store);
     try {
@@ -261,6 +271,7 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       }
     } finally {
       await store.close();
+      await keys.close();
       await live.close();
     }
   } finally {

@@ -123,6 +123,17 @@ const WRITES: Record<string, (f: Fixture) => Write> = {
     body: [{ number: '+919999900001', name: 'Walked' }],
     token: 'org',
   }),
+  'post /api/v1/privacy/erase': () => ({
+    path: '/api/v1/privacy/erase',
+    body: { phone: '+919999900002' },
+    token: 'org',
+  }),
+  'put /api/v1/privacy/retention': () => ({
+    path: '/api/v1/privacy/retention',
+    body: { days: 30 },
+    token: 'org',
+  }),
+  'delete /api/v1/privacy/retention': () => ({ path: '/api/v1/privacy/retention', token: 'org' }),
   'delete /api/v1/blacklist/bulk/remove': () => ({
     path: '/api/v1/blacklist/bulk/remove',
     body: [{ number: '+919999900001' }],

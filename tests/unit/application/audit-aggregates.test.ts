@@ -12,6 +12,7 @@ import { catalogDecider, catalogStreamId } from '../../../domain/dispositions/ca
 import { inventoryStreamId } from '../../../domain/numbers/inventory';
 import { phoneNumberStreamId } from '../../../domain/numbers/owned-number';
 import { organizationStreamId } from '../../../domain/organizations/organization';
+import { privacyStreamId } from '../../../domain/privacy/erasure';
 import { accountClaimStreamId } from '../../../domain/providers/account-claim';
 import { providerAccountStreamId } from '../../../domain/providers/provider-account';
 import { PersistentMap } from '../../../domain/shared/persistent-map';
@@ -34,6 +35,7 @@ describe('the audit registry of aggregate streams', () => {
       [inventoryStreamId('builtin'), 'numberInventory', 'builtin'],
       [phoneNumberStreamId('+919812345678'), 'phoneNumber', '919812345678'],
       [providerAccountStreamId(id, 'twilio'), 'providerAccount', `${id}-twilio`],
+      [privacyStreamId(id), 'privacy', id],
       [callStreamId(id), 'call', id],
       [chatTemplateStreamId(id), 'chatTemplate', id],
       [chatStreamId(id), 'chat', id],
@@ -65,7 +67,7 @@ describe('the audit registry of aggregate streams', () => {
 
   it('owns the per-organization streams by their id, every other by its first event', () => {
     const byId = AGGREGATES.filter((a) => a.owner === 'id').map((a) => a.name);
-    expect(byId.sort()).toEqual(['blacklist', 'dispositionCatalog', 'organization', 'webhookSettings']);
+    expect(byId.sort()).toEqual(['blacklist', 'dispositionCatalog', 'organization', 'privacy', 'webhookSettings']);
   });
 });
 

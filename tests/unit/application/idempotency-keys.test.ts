@@ -4,8 +4,8 @@
  * (its replica died, or it is older than the stale bound) or an expired key is claimed anew.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../../domain/shared/canonical-json';
 import {
-  canonicalJson,
   IdempotencyKeys,
   type Admission,
   type IdempotencyOptions,

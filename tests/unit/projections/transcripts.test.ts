@@ -39,7 +39,12 @@ const ending = (overrides: Partial<CallEnding> = {}): CallEvent => ({
 describe('transcripts projection', () => {
   it('keeps one document per transcript of an ended call, with its organization from the event metadata', () => {
     const event = recorded(ending());
-    expect(transcriptsProjection.eventTypes).toEqual(['CallEnded', 'CallMediaAttached']);
+    expect(transcriptsProjection.eventTypes).toEqual([
+      'CallEnded',
+      'CallMediaAttached',
+      'PersonalDataErased',
+      'ConversationContentErased',
+    ]);
     expect(transcriptsProjection.documentIds(event)).toEqual(['t1']);
     expect(transcriptsProjection.evolve('t1', null, event)).toEqual({
       id: 't1',

@@ -1,0 +1,253 @@
+/**
+ * The event store with personal data sealed (docs/privacy.md, "How personal data is stored"): appends
+ * seal the personal fields of the events that have some (domain/privacy/personal-fields.ts) with keys
+ * kept outside the log (application/ports/key-store.ts); reads open them again, so every reader above
+ * (the upcasters, deciders, projections, process managers, the audit, the live feed) sees the events as
+ * they were decided. An event read with sealed fields names its subject in `metadata.subject`; one whose
+ * key was erased reads with placeholders and lists them in `metadata.erased` (domain/privacy/erased.ts).
+ * Neither is ever stored.
+ *
+ * The composition root wraps the store it opens in this, below the upcasting: `new
+ * UpcastingEventStore(new PersonalDataEventStore(opened, keys))`.
+ *
+ * Events stored before sealing existed (no `sealed` in their data) are read as they are: their personal
+ * data is in the log in the clear, and no key erases it (docs/privacy.md says what a deployment does).
+ * With `seal: false` (`PERSONAL_DATA_ENCRYPTION=off`) appends are stored in the clear, and reads still
+ * open what was sealed before.
+ *
+ * The subject of an event that does not name a number (a call's ending) is its stream's: the one its
+ * first personal event was sealed for. A bounded map remembers the subject of the streams sealed or read
+ * lately; on a miss the stream's first event is read. The key store being unavailable fails the append
+ * (before anything is written) or the read with `KeyStoreUnavailableError`, which passes by itself.
+ */
+import type { Observable } from 'rxjs';
+import {
+  anonymousSubject,
+  pathsOf,
+  PERSONAL_FIELDS,
+  phoneDigits,
+  valueAt,
+  type PersonalFieldsRule,
+} from '../../domain/privacy/personal-fields';
+import type {
+  AppendResult,
+  EventData,
+  EventSearch,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+} from '../ports/event-store';
+import { subjectOfKeyId, type KeyRef, type KeyStore } from '../ports/key-store';
+import { sealedGroupsOf, sealFields, unsealFields, type GroupToSeal, type SealedHere } from './field-sealing';
+import { BoundedCache } from './read-store-keys';
+
+/** What reads add to the metadata is never stored, even when an event read is appended again. */
+function withoutReadSide(event: EventData): EventData {
+  if (event.metadata.subject === undefined && event.metadata.erased === undefined) return event;
+  const { subject: _subject, erased: _erased, ...metadata } = event.metadata;
+  return { ...event, metadata };
+}
+
+/** Streams whose subject is remembered. */
+const STREAM_SUBJECTS = 100_000;
+/**
+ * Events kept opened: every reader (the projections, each process manager) reads the same new events,
+ * and opening each once per process rather than once per reader is most of what sealing costs them.
+ */
+const OPENED_EVENTS = 20_000;
+
+type Subject = { subjectId: string; organizationId: string };
+type Data = Record<string, unknown>;
+
+export class PersonalDataEventStore implements EventStore {
+  readonly appended$: Observable<number>;
+  readonly searchEvents?: EventStore['searchEvents'];
+  private readonly streamSubjects = new BoundedCache<string, Subject>(STREAM_SUBJECTS);
+  /** By position: the event as opened, and whether it was opened with every key (nothing erased). */
+  private readonly opened = new BoundedCache<number, RecordedEvent>(OPENED_EVENTS);
+  /** What was sealed here lately: read back as sealed, it opens without deciphering (field-sealing.ts). */
+  private readonly sealedHere: SealedHere = new BoundedCache(OPENED_EVENTS);
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly keys: KeyStore,
+    private readonly options: { seal: boolean } = { seal: true },
+  ) {
+    this.appended$ = store.appended$;
+    const search = store.searchEvents?.bind(store);
+    if (search)
+      this.searchEvents = async (query: EventSearch, opts: ReadAllOptions & { maxCount: number }) =>
+        this.open(await search(query, opts));
+  }
+
+  async appendToStream(
+    streamId: string,
+    events: readonly EventData[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult> {
+    const stored = events.map(withoutReadSide);
+    if (!this.options.seal || !stored.some((e) => PERSONAL_FIELDS[e.type]))
+      return this.store.appendToStream(streamId, stored, options);
+    const sealed: EventData[] = [];
+    // In order: a stream's first event names the subject of the ones after it, in this append too.
+    for (const event of stored) sealed.push(await this.seal(streamId, event));
+    return this.store.appendToStream(streamId, sealed, options);
+  }
+
+  async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return this.open(await this.store.readStream(streamId, options));
+  }
+
+  async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.open(await this.store.readAll(options));
+  }
+
+  headPosition(): Promise<number> {
+    return this.store.headPosition();
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  private async seal(streamId: string, event: EventData): Promise<EventData> {
+    const rule = PERSONAL_FIELDS[event.type];
+    const data = event.data as Data;
+    if (!rule || typeof data !== 'object' || data === null || sealedGroupsOf(data).length > 0) return event;
+    const organizationId = event.metadata.organizationId ?? (data.organizationId as string | undefined) ?? null;
+    if (!organizationId) throw new Error(`A ${event.type} event names no organization: its personal data has no keys`);
+    const { subject, subjectKey } = await this.subjectOf(rule, streamId, data, organizationId);
+    const groups: GroupToSeal[] = [];
+    for (const group of rule.groups) {
+      const fields = pathsOf(group, data);
+      if (fields.length === 0) continue;
+      groups.push(await this.groupKey(group.key, subject, subjectKey, streamId, fields));
+    }
+    return groups.length === 0 ? event : { ...event, data: sealFields(event.type, data, groups, this.sealedHere) };
+  }
+
+  /**
+   * The key of a group: the subject's, or the conversation's content key. A subject already erased has
+   * no key to seal with: its fields are written erased (an empty group naming the erased key).
+   */
+  private async groupKey(
+    kind: 'subject' | 'content',
+    subject: Subject,
+    subjectKey: KeyRef | null,
+    streamId: string,
+    fields: string[],
+  ): Promise<GroupToSeal> {
+    if (!subjectKey)
+      return { keyId: kind === 'subject' ? subject.subjectId : `${subject.subjectId}.erased`, key: null, fields };
+    if (kind === 'subject') return { keyId: subjectKey.keyId, key: subjectKey.key, fields };
+    const content = await this.keys.contentKey(subject, streamId);
+    return { keyId: content.keyId, key: content.key, fields };
+  }
+
+  /** The event's subject and its subject key (null when that subject was erased). */
+  private async subjectOf(
+    rule: PersonalFieldsRule,
+    streamId: string,
+    data: Data,
+    organizationId: string,
+  ): Promise<{ subject: Subject; subjectKey: KeyRef | null }> {
+    if (rule.subject.from === 'phone') {
+      const digits = phoneDigits(valueAt(data, rule.subject.field));
+      const key = await this.keys.subjectKey(organizationId, digits || anonymousSubject(streamId));
+      const subject = { subjectId: key.subjectId, organizationId };
+      if (!this.streamSubjects.get(streamId)) this.streamSubjects.set(streamId, subject);
+      return { subject, subjectKey: key };
+    }
+    const about = rule.subject.from === 'stream' ? streamId : rule.subject.stream(data);
+    const known = about ? await this.subjectOfStream(about) : null;
+    if (!known) {
+      // Nothing names who this is about (a stream whose first event was lost, a malformed reference):
+      // a subject of this stream alone, so the fields are still sealed.
+      const key = await this.keys.subjectKey(organizationId, anonymousSubject(streamId));
+      return { subject: { subjectId: key.subjectId, organizationId }, subjectKey: key };
+    }
+    if (about !== streamId && !this.streamSubjects.get(streamId)) this.streamSubjects.set(streamId, known);
+    return { subject: known, subjectKey: await this.keys.keyOf(known.subjectId) };
+  }
+
+  /** The subject a stream's first event was sealed for (or, written in the clear, would be now). */
+  private async subjectOfStream(streamId: string): Promise<Subject | null> {
+    const known = this.streamSubjects.get(streamId);
+    if (known) return known;
+    const [first] = await this.store.readStream(streamId, { maxCount: 1 });
+    if (!first) return null;
+    const organizationId = first.metadata.organizationId;
+    const [group] = sealedGroupsOf(first.data);
+    const rule = PERSONAL_FIELDS[first.type];
+    let subjectId: string | null = null;
+    if (group) subjectId = subjectOfKeyId(group.key);
+    else if (rule?.subject.from === 'phone' && organizationId) {
+      const digits = phoneDigits(valueAt(first.data as Data, rule.subject.field));
+      subjectId = (await this.keys.subjectKey(organizationId, digits || anonymousSubject(streamId))).subjectId;
+    }
+    if (!subjectId || !organizationId) return null;
+    const subject = { subjectId, organizationId };
+    this.streamSubjects.set(streamId, subject);
+    return subject;
+  }
+
+  /**
+   * The events with their sealed fields opened (those without any are handed on as they are). An event
+   * opened before is handed on as it was opened while every key it names reads as it did then: the
+   * readers of one process (projections, process managers) open each event once between them.
+   */
+  private async open(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+    const result: RecordedEvent[] = new Array(events.length);
+    let toOpen: number[] | null = null;
+    const keyIds = new Set<string>();
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      const groups = sealedGroupsOf(event.data);
+      const before = groups.length === 0 ? event : this.opened.get(event.position);
+      if (before && before.id === event.id && (groups.length === 0 || this.readsAsBefore(groups, before))) {
+        result[i] = before;
+        continue;
+      }
+      (toOpen ??= []).push(i);
+      for (const group of groups) keyIds.add(group.key);
+    }
+    if (!toOpen) return result;
+    const ids = [...keyIds];
+    const refs = await Promise.all(ids.map((keyId) => this.keys.keyOf(keyId)));
+    const keys = new Map<string, Buffer | null>();
+    for (let i = 0; i < ids.length; i++) keys.set(ids[i]!, refs[i]?.key ?? null);
+    const keyOf = (keyId: string) => keys.get(keyId) ?? null;
+    for (const i of toOpen) {
+      // Keys read again once their cached time was up, most of them unchanged.
+      const event = events[i]!;
+      const before = this.opened.get(event.position);
+      const same = before && before.id === event.id && this.readsAsBefore(sealedGroupsOf(event.data), before);
+      result[i] = same ? before : this.openOne(event, keyOf);
+    }
+    return result;
+  }
+
+  /** Whether every key an event opened before names is known here and reads as it did then (erased or not). */
+  private readsAsBefore(groups: readonly { key: string; fields: string[] }[], before: RecordedEvent): boolean {
+    for (const group of groups) {
+      const known = this.keys.knownKey?.(group.key);
+      if (known === undefined) return false;
+      if (known === null && !group.fields.every((f) => before.metadata.erased?.includes(f))) return false;
+    }
+    return true;
+  }
+
+  private openOne(event: RecordedEvent, keyOf: (keyId: string) => Buffer | null): RecordedEvent {
+    const groups = sealedGroupsOf(event.data);
+    const { data, erased } = unsealFields(event.type, event.data as Data, keyOf, this.sealedHere);
+    const subjectId = subjectOfKeyId(groups[0]!.key);
+    if (event.metadata.organizationId && !this.streamSubjects.get(event.streamId))
+      this.streamSubjects.set(event.streamId, { subjectId, organizationId: event.metadata.organizationId });
+    const metadata = { ...event.metadata, subject: subjectId, ...(erased.length > 0 && { erased }) };
+    const opened = { ...event, data, metadata };
+    this.opened.set(event.position, opened);
+    return opened;
+  }
+}

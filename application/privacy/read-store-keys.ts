@@ -1,0 +1,470 @@
+/**
+ * The key store (application/ports/key-store.ts) over a place that keeps key documents: a collection
+ * of the read store (`subject_keys`, `ReadStoreKeys` below), or a database of its own
+ * (infrastructure/sqlite/sqlite-key-store.ts). What both share is here (`CachedKeys`): the cache, the
+ * batching of requests, and the rules of making and erasing keys; each place only stores documents.
+ *
+ * A document per key: `{ id: keyId, organizationId, subjectId, kind, lookup, stream, key }`. A subject
+ * key is found by `lookup`, the SHA-256 (hex) of `organizationId|digits`, never by the number itself;
+ * a content key by its conversation's `stream`. Ids are never reused.
+ *
+ * Making keys fast (a bulk add of 10,000 customers asks for 10,000 subject keys at once): requests
+ * made in the same turn of the event loop are answered together (`KeyDocuments.findOrMake`, one write
+ * for every key made); requests for a subject already being looked up share its answer.
+ *
+ * Two replicas making the same new subject at once: subject ids are random (a subject id derived from
+ * the number would let anyone recover the number from the event log, which names subject ids, by trying
+ * every number). A place that makes keys in one transaction (SQLite) answers both the same subject; the
+ * read store cannot, so each writes its own and uses it. They converge at the next lookup of the number
+ * that misses the cache (within `KEY_CACHE_TTL_MS`): every replica then takes the oldest live subject
+ * of the number (the smallest id: ids are time-ordered). The keys made meanwhile stay valid (each event
+ * names its key), and erasing either subject erases both (`eraseSubjects` goes by number), so a race
+ * leaves nothing unerasable; only `metadata.subject` of the events sealed in that window names the
+ * younger subject.
+ *
+ * Keys are cached (bounded) for `KEY_CACHE_TTL_MS` (5 s): an erasure on another replica is honoured
+ * here within 5 seconds; one on this replica at once. A key known erased stays known erased. Any error
+ * of the place the keys are kept is a `KeyStoreUnavailableError`.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { KeyRef, KeyStore } from '../ports/key-store';
+import { KeyStoreUnavailableError } from '../ports/key-store';
+import type { CollectionDefinition, ReadCollection, ReadStore, StoredDocument } from '../ports/read-store';
+import { timeOrderedId } from '../time-ordered-id';
+
+/** How long a key read (or made) here is trusted before it is read again. */
+export const KEY_CACHE_TTL_MS = 5_000;
+const CACHE_SIZE = 100_000;
+const KEY_BYTES = 32;
+
+/** A key as its store keeps it. `lookup` for a subject key, `stream` for a content key. */
+export type KeyDocument = {
+  id: string;
+  organizationId: string;
+  subjectId: string;
+  kind: 'subject' | 'content';
+  lookup: string | null;
+  stream: string | null;
+  key: Buffer;
+};
+
+/** Where key documents are kept. Errors are the store's own; `CachedKeys` reports them as unavailability. */
+export interface KeyDocuments {
+  /**
+   * For each value of `field`, the oldest live document with it; those with none are made with `make`
+   * and are durable before this resolves.
+   */
+  findOrMake(
+    field: 'lookup' | 'stream',
+    wanted: ReadonlyMap<string, () => KeyDocument>,
+  ): Promise<Map<string, KeyDocument>>;
+  /** The live documents among these ids (an erased or unknown id is absent). */
+  byIds(ids: readonly string[]): Promise<Map<string, KeyDocument>>;
+  /** The live documents whose `field` is one of `values`. */
+  liveBy(field: 'lookup' | 'stream' | 'subjectId', values: readonly string[]): Promise<KeyDocument[]>;
+  /** Deletes these documents for good (no copy of their keys left behind). */
+  erase(docs: readonly KeyDocument[]): Promise<void>;
+}
+
+/** The lookup of a subject key: the number (or stream handle) hashed with its organization. */
+export const subjectLookup = (organizationId: string, handle: string): string =>
+  createHash('sha256').update(`${organizationId}|${handle}`).digest('hex');
+
+/** New random keys, drawn in one call (one system call per key is most of what making a key costs). */
+export function newKeys(count: number): Buffer[] {
+  const bytes = randomBytes(count * KEY_BYTES);
+  return Array.from({ length: count }, (_, i) => bytes.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES));
+}
+
+/**
+ * A map that keeps at most about `size` entries in two generations: entries are set in the young one;
+ * when it is full it becomes the old one and the old one is forgotten; an entry read from the old one
+ * moves to the young one. A least-recently-used order without reordering a map on every read.
+ */
+export class BoundedCache<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+  private readonly generation: number;
+
+  constructor(size: number) {
+    this.generation = Math.max(1, Math.ceil(size / 2));
+  }
+
+  get(key: K): V | undefined {
+    const value = this.young.get(key);
+    if (value !== undefined) return value;
+    const old = this.old.get(key);
+    if (old !== undefined) {
+      this.old.delete(key);
+      this.set(key, old);
+    }
+    return old;
+  }
+
+  set(key: K, value: V): void {
+    this.young.set(key, value);
+    if (this.young.size >= this.generation) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+  }
+
+  delete(key: K): void {
+    this.young.delete(key);
+    this.old.delete(key);
+  }
+
+  deleteWhere(test: (value: V) => boolean): void {
+    for (const generation of [this.young, this.old])
+      for (const [key, value] of generation) if (test(value)) generation.delete(key);
+  }
+}
+
+type Waiting<Q, V> = { query: Q; resolve: (v: V) => void; reject: (e: unknown) => void };
+
+/**
+ * Requests made in one turn of the event loop, answered together by `answer`; a request for a key
+ * already asked (and not answered yet) shares that answer.
+ */
+class Coalescer<K, Q, V> {
+  private waiting = new Map<K, Waiting<Q, V>>();
+  private readonly inFlight = new Map<K, Promise<V>>();
+
+  constructor(private readonly answer: (queries: Map<K, Q>) => Promise<Map<K, V>>) {}
+
+  request(key: K, query: Q): Promise<V> {
+    const asked = this.inFlight.get(key);
+    if (asked) return asked;
+    if (this.waiting.size === 0) setImmediate(() => void this.flush());
+    const promise = new Promise<V>((resolve, reject) => this.waiting.set(key, { query, resolve, reject }));
+    this.inFlight.set(key, promise);
+    return promise;
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.waiting;
+    this.waiting = new Map();
+    const queries = new Map<K, Q>();
+    for (const [key, { query }] of batch) queries.set(key, query);
+    try {
+      const answers = await this.answer(queries);
+      for (const [key, waiting] of batch) {
+        this.inFlight.delete(key);
+        waiting.resolve(answers.get(key)!);
+      }
+    } catch (error) {
+      for (const [key, waiting] of batch) {
+        this.inFlight.delete(key);
+        waiting.reject(error);
+      }
+    }
+  }
+}
+
+type Timed<T> = { value: T; until: number };
+type SubjectQuery = { organizationId: string; handle: string };
+type ContentQuery = { subjectId: string; organizationId: string };
+
+/** The key store over a place that keeps key documents: cached, requests batched, failures as unavailability. */
+export class CachedKeys implements KeyStore {
+  private readonly keys = new BoundedCache<string, Timed<KeyRef | null>>(CACHE_SIZE);
+  /** By `organizationId|handle`, hashed into a lookup only on a miss. */
+  private readonly subjects = new BoundedCache<string, Timed<KeyRef>>(CACHE_SIZE);
+  private readonly conversations = new BoundedCache<string, Timed<KeyRef>>(CACHE_SIZE);
+  private readonly subjectRequests = new Coalescer<string, SubjectQuery, KeyRef>((q) => this.subjectKeys(q));
+  private readonly contentRequests = new Coalescer<string, ContentQuery, KeyRef>((q) => this.contentKeys(q));
+  private readonly keyRequests = new Coalescer<string, null, KeyRef | null>((q) => this.storedKeys([...q.keys()]));
+
+  constructor(
+    private readonly documents: KeyDocuments,
+    private readonly now: () => number = Date.now,
+    private readonly ttlMs: number = KEY_CACHE_TTL_MS,
+  ) {}
+
+  subjectKey(organizationId: string, phoneDigits: string): Promise<KeyRef> {
+    const handle = `${organizationId}|${phoneDigits}`;
+    const cached = this.subjects.get(handle);
+    if (cached && cached.until > this.now()) return Promise.resolve(cached.value);
+    return this.subjectRequests.request(handle, { organizationId, handle: phoneDigits });
+  }
+
+  contentKey(subject: { subjectId: string; organizationId: string }, streamId: string): Promise<KeyRef> {
+    const cached = this.conversations.get(streamId);
+    if (cached && cached.until > this.now()) return Promise.resolve(cached.value);
+    return this.contentRequests.request(streamId, subject);
+  }
+
+  keyOf(keyId: string): Promise<KeyRef | null> {
+    const known = this.knownKey(keyId);
+    return known === undefined ? this.keyRequests.request(keyId, null) : Promise.resolve(known);
+  }
+
+  knownKey(keyId: string): KeyRef | null | undefined {
+    const cached = this.keys.get(keyId);
+    // A key known erased stays erased: no id is used twice.
+    if (cached && (cached.value === null || cached.until > this.now())) return cached.value;
+    return undefined;
+  }
+
+  async subjectOfPhone(organizationId: string, phoneDigits: string): Promise<string | null> {
+    const found = await this.unavailableOnError(() =>
+      this.documents.liveBy('lookup', [subjectLookup(organizationId, phoneDigits)]),
+    );
+    return oldest(found.filter((d) => d.kind === 'subject'))?.subjectId ?? null;
+  }
+
+  async eraseSubjects(subjectIds: readonly string[]): Promise<void> {
+    if (subjectIds.length === 0) return;
+    const { erased, docs } = await this.unavailableOnError(async () => {
+      const named = await this.documents.liveBy('subjectId', subjectIds);
+      const lookups = [...new Set(named.flatMap((d) => (d.kind === 'subject' && d.lookup ? [d.lookup] : [])))];
+      const siblings = await this.documents.liveBy('lookup', lookups);
+      const subjects = new Set([...subjectIds, ...siblings.map((d) => d.subjectId)]);
+      const found = await this.documents.liveBy('subjectId', [...subjects]);
+      await this.documents.erase(found);
+      return { erased: subjects, docs: found };
+    });
+    const gone = (entry: Timed<KeyRef | null>) => entry.value !== null && erased.has(entry.value.subjectId);
+    this.subjects.deleteWhere(gone);
+    this.conversations.deleteWhere(gone);
+    this.keys.deleteWhere(gone);
+    for (const id of [...erased, ...docs.map((d) => d.id)]) this.keys.set(id, { value: null, until: Infinity });
+  }
+
+  async eraseContent(streamIds: readonly string[]): Promise<void> {
+    if (streamIds.length === 0) return;
+    const docs = await this.unavailableOnError(async () => {
+      const found = await this.documents.liveBy('stream', streamIds);
+      await this.documents.erase(found);
+      return found;
+    });
+    for (const stream of streamIds) this.conversations.delete(stream);
+    for (const doc of docs) this.keys.set(doc.id, { value: null, until: Infinity });
+  }
+
+  private async subjectKeys(queries: Map<string, SubjectQuery>): Promise<Map<string, KeyRef>> {
+    const byLookup = new Map<string, string>();
+    const wanted = new Map<string, () => KeyDocument>();
+    const fresh = keySource(queries.size);
+    for (const [handle, { organizationId, handle: digits }] of queries) {
+      const lookup = subjectLookup(organizationId, digits);
+      byLookup.set(lookup, handle);
+      wanted.set(lookup, () => {
+        const subjectId = timeOrderedId();
+        return { id: subjectId, organizationId, subjectId, kind: 'subject', lookup, stream: null, key: fresh() };
+      });
+    }
+    const found = await this.unavailableOnError(() => this.documents.findOrMake('lookup', wanted));
+    const until = this.now() + this.ttlMs;
+    const answers = new Map<string, KeyRef>();
+    for (const [lookup, doc] of found) {
+      const ref = this.remember(doc, until);
+      const handle = byLookup.get(lookup)!;
+      this.subjects.set(handle, { value: ref, until });
+      answers.set(handle, ref);
+    }
+    return answers;
+  }
+
+  private async contentKeys(queries: Map<string, ContentQuery>): Promise<Map<string, KeyRef>> {
+    const wanted = new Map<string, () => KeyDocument>();
+    const fresh = keySource(queries.size);
+    for (const [stream, { subjectId, organizationId }] of queries)
+      wanted.set(stream, () => ({
+        id: `${subjectId}.${timeOrderedId()}`,
+        organizationId,
+        subjectId,
+        kind: 'content',
+        lookup: null,
+        stream,
+        key: fresh(),
+      }));
+    const found = await this.unavailableOnError(() => this.documents.findOrMake('stream', wanted));
+    const until = this.now() + this.ttlMs;
+    const answers = new Map<string, KeyRef>();
+    for (const [stream, doc] of found) {
+      const ref = this.remember(doc, until);
+      this.conversations.set(stream, { value: ref, until });
+      answers.set(stream, ref);
+    }
+    return answers;
+  }
+
+  private async storedKeys(ids: string[]): Promise<Map<string, KeyRef | null>> {
+    const stored = await this.unavailableOnError(() => this.documents.byIds(ids));
+    const until = this.now() + this.ttlMs;
+    const answers = new Map<string, KeyRef | null>();
+    for (const id of ids) {
+      const doc = stored.get(id);
+      if (doc) answers.set(id, this.remember(doc, until));
+      else {
+        // Erased, or never made: either way nothing it sealed can be read.
+        this.keys.set(id, { value: null, until: Infinity });
+        answers.set(id, null);
+      }
+    }
+    return answers;
+  }
+
+  private remember(doc: KeyDocument, until: number): KeyRef {
+    const ref = { keyId: doc.id, subjectId: doc.subjectId, organizationId: doc.organizationId, key: doc.key };
+    this.keys.set(doc.id, { value: ref, until });
+    return ref;
+  }
+
+  private async unavailableOnError<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw error instanceof KeyStoreUnavailableError ? error : new KeyStoreUnavailableError(error);
+    }
+  }
+}
+
+/** Up to `count` new keys, drawn together the first time one is needed. */
+function keySource(count: number): () => Buffer {
+  let keys: Buffer[] | null = null;
+  let next = 0;
+  return () => (keys ??= newKeys(count))[next++]!;
+}
+
+const oldest = (docs: readonly KeyDocument[]): KeyDocument | undefined =>
+  docs.reduce<KeyDocument | undefined>((kept, doc) => (!kept || doc.id < kept.id ? doc : kept), undefined);
+
+export const KEYS_COLLECTION: CollectionDefinition = {
+  name: 'subject_keys',
+  fields: { lookup: 'string', subjectId: 'string', stream: 'string' },
+};
+const CHECKPOINT = 'subject-keys';
+/** Values per `in` query (SQLite binds each as a parameter). */
+const IN_CHUNK = 500;
+
+type StoredKey = Omit<KeyDocument, 'key'> & { key: string };
+
+/**
+ * Key documents in a collection of the read store (`subject_keys`), through the read-store port, as
+ * the provider secrets are (application/providers/read-store-secrets.ts): it works on every read store,
+ * and the collection is no read model, so projection rebuilds and verification neither wipe nor compare
+ * it. Its writes go through `commit` under a checkpoint name of their own that never moves (-1). A key
+ * is written once (position 0) and erased once: a tombstone (position 1) that no late write of the key
+ * can replace.
+ */
+class ReadStoreKeyDocuments implements KeyDocuments {
+  constructor(
+    private readonly reads: ReadStore,
+    private readonly collection: ReadCollection<StoredKey>,
+  ) {}
+
+  async findOrMake(
+    field: 'lookup' | 'stream',
+    wanted: ReadonlyMap<string, () => KeyDocument>,
+  ): Promise<Map<string, KeyDocument>> {
+    const found = new Map<string, KeyDocument>();
+    for (const doc of await this.liveBy(field, [...wanted.keys()])) {
+      const kept = found.get(doc[field]!);
+      if (!kept || doc.id < kept.id) found.set(doc[field]!, doc);
+    }
+    const made: KeyDocument[] = [];
+    for (const [value, make] of wanted) if (!found.has(value)) made.push(make());
+    if (made.length > 0) {
+      await this.commit(
+        made.map((doc) => ({ id: doc.id, doc: { ...doc, key: doc.key.toString('base64') }, position: 0, version: 1 })),
+      );
+      for (const doc of made) found.set(doc[field]!, doc);
+    }
+    return found;
+  }
+
+  async byIds(ids: readonly string[]): Promise<Map<string, KeyDocument>> {
+    const found = new Map<string, KeyDocument>();
+    for (let i = 0; i < ids.length; i += IN_CHUNK)
+      for (const [id, stored] of await this.collection.getStored(ids.slice(i, i + IN_CHUNK)))
+        if (stored.doc) found.set(id, fromStored(stored.doc));
+    return found;
+  }
+
+  async liveBy(field: 'lookup' | 'stream' | 'subjectId', values: readonly string[]): Promise<KeyDocument[]> {
+    const docs: KeyDocument[] = [];
+    for (let i = 0; i < values.length; i += IN_CHUNK) {
+      const chunk = values.slice(i, i + IN_CHUNK);
+      for (const doc of await this.collection.find({ where: { [field]: { in: chunk } } })) docs.push(fromStored(doc));
+    }
+    return docs;
+  }
+
+  async erase(docs: readonly KeyDocument[]): Promise<void> {
+    if (docs.length === 0) return;
+    await this.commit(docs.map((doc) => ({ id: doc.id, doc: null, position: 1, version: 2 })));
+  }
+
+  private commit(documents: readonly StoredDocument<StoredKey>[]): Promise<void> {
+    return this.reads.commit({
+      projection: CHECKPOINT,
+      checkpoint: -1,
+      writes: documents.map((document) => ({ collection: KEYS_COLLECTION.name, document })),
+    });
+  }
+}
+
+const fromStored = (doc: StoredKey): KeyDocument => ({ ...doc, key: Buffer.from(doc.key, 'base64') });
+
+/**
+ * Moves the live keys of the read store's collection into another key store (`adopt`, durable), then
+ * deletes them there and compacts the read store, so no key stays in its files: what a deployment on
+ * SQLite, whose keys were kept in the read store before they had a file of their own, does once on
+ * starting. Idempotent (a move cut short is finished the next time). Answers how many keys moved.
+ */
+export async function moveKeysOutOfReadStore(
+  reads: ReadStore,
+  adopt: (docs: readonly KeyDocument[]) => Promise<void>,
+): Promise<number> {
+  const collection = await reads.collection<StoredKey>(KEYS_COLLECTION);
+  const stored = new ReadStoreKeyDocuments(reads, collection);
+  let moved = 0;
+  for (let after: string | null = null; ;) {
+    const page = await collection.scan(after, IN_CHUNK);
+    if (page.length === 0) break;
+    after = page[page.length - 1]!.id;
+    const live = page.flatMap((document) => (document.doc ? [fromStored(document.doc)] : []));
+    if (live.length === 0) continue;
+    await adopt(live);
+    await stored.erase(live);
+    moved += live.length;
+  }
+  if (moved > 0) await reads.compact?.();
+  return moved;
+}
+
+/** The key store in a collection of the read store (the memory and MongoDB read stores keep it there). */
+export class ReadStoreKeys extends CachedKeys {
+  static async open(reads: ReadStore, options: { now?: () => number; ttlMs?: number } = {}): Promise<ReadStoreKeys> {
+    let collection: ReadCollection<StoredKey>;
+    try {
+      collection = await reads.collection<StoredKey>(KEYS_COLLECTION);
+    } catch (error) {
+      throw new KeyStoreUnavailableError(error);
+    }
+    return new ReadStoreKeys(new ReadStoreKeyDocuments(reads, collection), options.now, options.ttlMs);
+  }
+}
+
+/**
+ * A key store opened on first use (the admin command line opens its read store only when a command
+ * needs it); a failure to open is the key store being unavailable, and the next use tries again.
+ */
+export function keyStoreOpenedOnUse(open: () => Promise<KeyStore>): KeyStore {
+  let opened: Promise<KeyStore> | null = null;
+  const store = () =>
+    (opened ??= open().catch((error: unknown) => {
+      opened = null;
+      throw error instanceof KeyStoreUnavailableError ? error : new KeyStoreUnavailableError(error);
+    }));
+  return {
+    subjectKey: async (organizationId, digits) => (await store()).subjectKey(organizationId, digits),
+    contentKey: async (subject, streamId) => (await store()).contentKey(subject, streamId),
+    keyOf: async (keyId) => (await store()).keyOf(keyId),
+    subjectOfPhone: async (organizationId, digits) => (await store()).subjectOfPhone(organizationId, digits),
+    eraseSubjects: async (ids) => (await store()).eraseSubjects(ids),
+    eraseContent: async (streams) => (await store()).eraseContent(streams),
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The key store in an SQLite file of its own (`keys.db`): the contract, and what only a file of keys
+ * can show: two handles on the file agree on one subject at once, an erased key's bytes are nowhere in
+ * the files afterwards, and a file held by another process is the key store being unavailable.
+ */
+import Database from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KeyStoreUnavailableError } from '../../application/ports/key-store';
+import { KEYS_COLLECTION, ReadStoreKeys } from '../../application/privacy/read-store-keys';
+import { SqliteKeyStore } from '../../infrastructure/sqlite/sqlite-key-store';
+import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
+import { openKeyStore } from '../../infrastructure/stores';
+import { tempDir } from '../support/temp-dir';
+import { keyStoreContract } from './key-store.contract';
+
+keyStoreContract('sqlite', async () => {
+  const dir = tempDir();
+  const opened: SqliteKeyStore[] = [];
+  return {
+    open: async ({ now }) => {
+      const keys = SqliteKeyStore.open(join(dir.path, 'keys.db'), { now });
+      opened.push(keys);
+      return keys;
+    },
+    cleanup: async () => {
+      for (const keys of opened) await keys.close();
+      dir.remove();
+    },
+  };
+});
+
+const ORG = 'org-1';
+const phone = (i: number) => `9198${String(10_000_000 + i)}`;
+
+describe('the SQLite key store', () => {
+  let dir: ReturnType<typeof tempDir>;
+  const opened: SqliteKeyStore[] = [];
+  const open = (options: Parameters<typeof SqliteKeyStore.open>[1] = {}) => {
+    const keys = SqliteKeyStore.open(join(dir.path, 'keys.db'), options);
+    opened.push(keys);
+    return keys;
+  };
+  /** Every file of the key store (the database, its log), as bytes. */
+  const files = () =>
+    readdirSync(dir.path)
+      .filter((name) => name.startsWith('keys.db'))
+      .map((name) => readFileSync(join(dir.path, name)));
+  const inFiles = (bytes: Buffer) => files().some((file) => file.includes(bytes));
+
+  beforeEach(() => (dir = tempDir()));
+  afterEach(async () => {
+    for (const keys of opened.splice(0)) await keys.close();
+    dir.remove();
+  });
+
+  it('answers two handles on the file (two processes) making the same new subject at once the same one', async () => {
+    const [a, b] = [open(), open()];
+    const [fromA, fromB] = await Promise.all([
+      Promise.all(Array.from({ length: 200 }, (_, i) => a.subjectKey(ORG, phone(i)))),
+      Promise.all(Array.from({ length: 200 }, (_, i) => b.subjectKey(ORG, phone(i)))),
+    ]);
+    expect(fromB.map((k) => k.subjectId)).toEqual(fromA.map((k) => k.subjectId));
+    const subject = fromA[0]!;
+    const [contentA, contentB] = await Promise.all([a.contentKey(subject, 'call-1'), b.contentKey(subject, 'call-1')]);
+    expect(contentB.keyId).toBe(contentA.keyId);
+  });
+
+  it('stores a hash of the number, never the number', async () => {
+    const keys = open();
+    await keys.subjectKey(ORG, phone(1));
+    expect(inFiles(Buffer.from(phone(1)))).toBe(false);
+  });
+
+  it('leaves no byte of an erased key in its files, and keeps the others', async () => {
+    const keys = open();
+    const subjects = await Promise.all(Array.from({ length: 2000 }, (_, i) => keys.subjectKey(ORG, phone(i))));
+    const contents = await Promise.all(subjects.map((s, i) => keys.contentKey(s, `call-${i}`)));
+    const [erased, kept] = [subjects[1000]!, subjects[1001]!];
+    const erasedContent = contents[1000]!;
+    const retained = contents[1500]!;
+    expect(inFiles(erased.key)).toBe(true);
+
+    await keys.eraseSubjects([erased.subjectId]);
+    await keys.eraseContent(['call-1500']);
+    for (const key of [erased, erasedContent, retained]) expect(inFiles(key.key)).toBe(false);
+    expect(inFiles(kept.key)).toBe(true);
+    expect(inFiles(Buffer.from(erased.subjectId))).toBe(false);
+  });
+
+  it('is unavailable while another process holds the file, and answers again after', async () => {
+    const keys = open({ busyTimeoutMs: 20 });
+    const known = await keys.subjectKey(ORG, phone(1));
+    const other = new Database(join(dir.path, 'keys.db'));
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      await expect(keys.subjectKey(ORG, phone(2))).rejects.toBeInstanceOf(KeyStoreUnavailableError);
+      await expect(keys.eraseSubjects([known.subjectId])).rejects.toBeInstanceOf(KeyStoreUnavailableError);
+      other.exec('ROLLBACK');
+    } finally {
+      other.close();
+    }
+    expect((await keys.subjectKey(ORG, phone(2))).key).toHaveLength(32);
+    expect((await keys.keyOf(known.keyId))?.key.equals(known.key)).toBe(true);
+  });
+
+  it('keeps its keys across a restart', async () => {
+    const first = open();
+    const subject = await first.subjectKey(ORG, phone(1));
+    await first.close();
+    const again = open();
+    expect((await again.keyOf(subject.keyId))?.key.equals(subject.key)).toBe(true);
+    expect((await again.subjectKey(ORG, phone(1))).subjectId).toBe(subject.subjectId);
+  });
+
+  it("takes over the keys the read store kept before, leaving none of them in the read store's files", async () => {
+    const file = join(dir.path, 'read.db');
+    let reads = new SqliteReadStore(file);
+    const before = await ReadStoreKeys.open(reads);
+    const subjects = await Promise.all(Array.from({ length: 600 }, (_, i) => before.subjectKey(ORG, phone(i))));
+    const content = await before.contentKey(subjects[0]!, 'call-1');
+    await before.eraseSubjects([subjects[1]!.subjectId]);
+    await reads.close();
+
+    reads = new SqliteReadStore(file);
+    try {
+      const config = { readStore: 'sqlite' as const, dataDir: dir.path };
+      const keys = await openKeyStore(config, async () => reads);
+      try {
+        for (const key of [subjects[0]!, subjects[599]!, content])
+          expect((await keys.keyOf(key.keyId))?.key.equals(key.key)).toBe(true);
+        expect(await keys.keyOf(subjects[1]!.keyId)).toBeNull();
+        expect((await keys.subjectKey(ORG, phone(0))).subjectId).toBe(subjects[0]!.subjectId);
+        expect(await (await reads.collection(KEYS_COLLECTION)).find({})).toEqual([]);
+        const readFiles = readdirSync(dir.path)
+          .filter((name) => name.startsWith('read.db'))
+          .map((name) => readFileSync(join(dir.path, name)));
+        expect(readFiles.some((bytes) => bytes.includes(content.key.toString('base64')))).toBe(false);
+        expect(inFiles(content.key)).toBe(true);
+      } finally {
+        await keys.close();
+      }
+      // Started again, there is nothing left to move, and the keys are still there.
+      const again = await openKeyStore({ readStore: 'sqlite', dataDir: dir.path }, async () => reads);
+      expect((await again.keyOf(content.keyId))?.key.equals(content.key)).toBe(true);
+      await again.close();
+    } finally {
+      await reads.close();
+    }
+  });
+});

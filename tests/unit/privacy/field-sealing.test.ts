@@ -1,0 +1,199 @@
+/**
+ * Sealing an event's personal fields: what is stored, what reads back with the key, without it, and
+ * what happens to a sealed group that was changed or moved.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  SealedFieldsTamperedError,
+  sealedGroupsOf,
+  sealFields,
+  unsealFields,
+  type SealedGroup,
+} from '../../../application/privacy/field-sealing';
+import { ERASED } from '../../../domain/privacy/erased';
+
+const subjectKey = { keyId: 'subject-1', key: randomBytes(32) };
+const contentKey = { keyId: 'subject-1.c1', key: randomBytes(32) };
+const keyOf = (keyId: string) => [subjectKey, contentKey].find((k) => k.keyId === keyId)?.key ?? null;
+
+const ended = {
+  callId: 'c1',
+  at: '2026-03-01T10:00:00.000Z',
+  status: 'Completed',
+  summary: 'Asha promised to pay on Friday.',
+  extractedData: { promiseDate: '2026-03-06', amount: 8500 },
+  transcript: [
+    { speaker: 'BOT', message: 'Namaste Asha, this is about your EMI.' },
+    { speaker: 'HUMAN', message: 'I will pay on Friday.' },
+  ],
+};
+const sealEnded = () =>
+  sealFields('CallEnded', ended, [{ ...contentKey, fields: ['transcript', 'summary', 'extractedData'] }]);
+
+const added = {
+  campaignId: 'k1',
+  record: { loan_id: 'L1', first_name: 'Asha', phone_number: '+919812345678', loan_amount: 250000, branch: 'B1' },
+};
+
+describe('sealing personal fields', () => {
+  it('takes the fields out of the data and keeps them only encrypted', () => {
+    const stored = sealEnded();
+    const text = JSON.stringify(stored);
+    expect(text).not.toContain('Asha');
+    expect(text).not.toContain('Friday');
+    expect(stored).not.toHaveProperty('summary');
+    expect(stored).not.toHaveProperty('extractedData');
+    // The turns and their speakers stay, without their messages.
+    expect(stored.transcript).toEqual([{ speaker: 'BOT' }, { speaker: 'HUMAN' }]);
+    expect(stored).toMatchObject({ callId: 'c1', status: 'Completed' });
+    const [group] = sealedGroupsOf(stored);
+    expect(group).toMatchObject({ key: 'subject-1.c1', fields: ['transcript', 'summary', 'extractedData'] });
+    expect(Buffer.from(group!.iv, 'base64')).toHaveLength(12);
+  });
+
+  it('reads back exactly what was sealed, and leaves the event it sealed untouched', () => {
+    const before = structuredClone(ended);
+    const opened = unsealFields('CallEnded', sealEnded(), keyOf);
+    expect(opened).toEqual({ data: ended, erased: [] });
+    expect(ended).toEqual(before);
+  });
+
+  it("seals a record's personal fields and keeps its clear ones", () => {
+    const stored = sealFields('CustomerAdded', added, [
+      { ...subjectKey, fields: ['record.first_name', 'record.phone_number', 'record.branch'] },
+    ]);
+    expect(stored.record).toEqual({ loan_id: 'L1', loan_amount: 250000 });
+    expect(unsealFields('CustomerAdded', stored, keyOf).data).toEqual(added);
+    expect(added.record).toHaveProperty('first_name', 'Asha');
+  });
+
+  it('gives every group an IV of its own', () => {
+    const stored = sealFields('ChatRequested', { customerName: 'Asha', to: '+9198', content: 'Hello Asha' }, [
+      { ...subjectKey, fields: ['customerName', 'to'] },
+      { ...contentKey, fields: ['content'] },
+    ]);
+    const [a, b] = sealedGroupsOf(stored);
+    expect(a!.iv).not.toBe(b!.iv);
+    expect(sealedGroupsOf(sealEnded())[0]!.iv).not.toBe(sealedGroupsOf(sealEnded())[0]!.iv);
+  });
+
+  it('reads erased placeholders once the key is gone, and says which fields', () => {
+    const opened = unsealFields('CallEnded', sealEnded(), () => null);
+    expect(opened.erased).toEqual(['transcript', 'summary', 'extractedData']);
+    expect(opened.data).toEqual({
+      ...ended,
+      summary: ERASED,
+      extractedData: {},
+      transcript: [
+        { speaker: 'BOT', message: ERASED },
+        { speaker: 'HUMAN', message: ERASED },
+      ],
+    });
+  });
+
+  it('erases only the group whose key is gone', () => {
+    const stored = sealFields('ChatRequested', { customerName: 'Asha', to: '+9198', content: 'Hello Asha' }, [
+      { ...subjectKey, fields: ['customerName', 'to'] },
+      { ...contentKey, fields: ['content'] },
+    ]);
+    const opened = unsealFields('ChatRequested', stored, (id) => (id === contentKey.keyId ? null : keyOf(id)));
+    expect(opened).toEqual({ data: { customerName: 'Asha', to: '+9198', content: ERASED }, erased: ['content'] });
+  });
+
+  it('writes fields of a subject already erased as erased, with nothing to decrypt', () => {
+    const stored = sealFields('CallEnded', ended, [
+      { keyId: 'gone', key: null, fields: ['transcript', 'summary', 'extractedData'] },
+    ]);
+    expect(JSON.stringify(stored)).not.toContain('Friday');
+    expect(unsealFields('CallEnded', stored, () => null).erased).toEqual(['transcript', 'summary', 'extractedData']);
+  });
+
+  describe('a sealed group that was changed or moved fails loudly', () => {
+    const tamper = (change: (group: SealedGroup) => SealedGroup, type = 'CallEnded') => {
+      const stored = sealEnded();
+      const groups = sealedGroupsOf(stored).map(change);
+      return () => unsealFields(type, { ...stored, sealed: groups }, keyOf);
+    };
+
+    it('a changed byte of the ciphertext', () => {
+      expect(
+        tamper((g) => {
+          const bytes = Buffer.from(g.data, 'base64');
+          bytes[0] = bytes[0]! ^ 1;
+          return { ...g, data: bytes.toString('base64') };
+        }),
+      ).toThrow(SealedFieldsTamperedError);
+    });
+
+    it('another event type (the associated data names the type)', () => {
+      expect(tamper((g) => g, 'ChatEnded')).toThrow(SealedFieldsTamperedError);
+    });
+
+    it('other field paths (the associated data names the paths)', () => {
+      expect(tamper((g) => ({ ...g, fields: ['summary', 'transcript', 'extractedData'] }))).toThrow(
+        SealedFieldsTamperedError,
+      );
+    });
+
+    it('another key id naming the same key (the associated data names the key id)', () => {
+      const stored = sealEnded();
+      const [group] = sealedGroupsOf(stored);
+      const open = () =>
+        unsealFields('CallEnded', { ...stored, sealed: [{ ...group!, key: 'other' }] }, () => contentKey.key);
+      expect(open).toThrow(SealedFieldsTamperedError);
+    });
+
+    it('an empty group whose key exists', () => {
+      expect(tamper((g) => ({ ...g, iv: '', data: '' }))).toThrow(SealedFieldsTamperedError);
+    });
+  });
+
+  it('hands data with nothing sealed back as it is (events written before sealing)', () => {
+    const clear = { customerName: 'Asha', to: '+9198' };
+    expect(unsealFields('CallQueued', clear, keyOf)).toEqual({ data: clear, erased: [] });
+  });
+
+  describe('groups sealed by this process', () => {
+    const remembered = () => {
+      const entries = new Map<string, { data: string; plain: string }>();
+      return {
+        entries,
+        get: (iv: string) => entries.get(iv),
+        set: (iv: string, v: { data: string; plain: string }) => void entries.set(iv, v),
+      };
+    };
+
+    it('open read back as sealed to exactly what deciphering answers', () => {
+      const here = remembered();
+      const stored = sealFields(
+        'CallEnded',
+        ended,
+        [{ ...contentKey, fields: ['transcript', 'summary', 'extractedData'] }],
+        here,
+      );
+      expect(here.entries.size).toBe(1);
+      const again = JSON.parse(JSON.stringify(stored)) as Record<string, unknown>;
+      expect(unsealFields('CallEnded', again, keyOf, here)).toEqual(unsealFields('CallEnded', again, keyOf));
+      expect(unsealFields('CallEnded', again, keyOf, here)).toEqual({ data: ended, erased: [] });
+    });
+
+    it('are deciphered, and fail, when the stored ciphertext is not what was sealed', () => {
+      const here = remembered();
+      const stored = sealFields('CallEnded', ended, [{ ...contentKey, fields: ['summary'] }], here);
+      const [group] = sealedGroupsOf(stored);
+      const bytes = Buffer.from(group!.data, 'base64');
+      bytes[0]! ^= 1;
+      const altered = { ...stored, sealed: [{ ...group!, data: bytes.toString('base64') }] };
+      expect(() => unsealFields('CallEnded', altered, keyOf, here)).toThrow(SealedFieldsTamperedError);
+    });
+
+    it('read as erased once their key is gone', () => {
+      const here = remembered();
+      const stored = sealFields('CallEnded', ended, [{ ...contentKey, fields: ['summary'] }], here);
+      expect(unsealFields('CallEnded', stored, () => null, here)).toEqual({
+        data: { ...ended, summary: ERASED },
+        erased: ['summary'],
+      });
+    });
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * The event store with personal data sealed, over the memory event store and the key store in a memory
+ * read store: what the log holds, what readers get, who each event is about, and what an erasure does.
+ */
+import type { EventData, EventStore } from '../../../application/ports/event-store';
+import { PersonalDataEventStore } from '../../../application/privacy/personal-data-event-store';
+import { ReadStoreKeys } from '../../../application/privacy/read-store-keys';
+import { ERASED } from '../../../domain/privacy/erased';
+import { MemoryEventStore } from '../../../infrastructure/memory/memory-event-store';
+import { MemoryReadStore } from '../../../infrastructure/memory/memory-read-store';
+import { testMetadata } from '../../support/events';
+
+const ORG = 'org-1';
+const event = (type: string, data: Record<string, unknown>, id = `${type}-${Math.random()}`): EventData => ({
+  id,
+  type,
+  data,
+  metadata: testMetadata({ organizationId: ORG }),
+});
+
+const target = {
+  organizationId: ORG,
+  campaignId: 'k1',
+  campaignName: 'Spring',
+  customerKeyField: 'loan_id',
+  customerKey: 'L1',
+  customerName: 'Asha Patil',
+  to: '+91 98123 45678',
+  from: '+911140000000',
+  agentId: 'a1',
+  dispositionId: 'd1',
+  language: 'english',
+};
+const queued = (callId: string, to = target.to) =>
+  event('CallQueued', { callId, at: '2026-03-01T10:00:00.000Z', ...target, to });
+const ended = (callId: string) =>
+  event('CallEnded', {
+    callId,
+    at: '2026-03-01T10:05:00.000Z',
+    status: 'Completed',
+    reason: 'completed',
+    durationSeconds: 42,
+    disposition: { id: 'd1', name: 'Promise to pay' },
+    summary: 'Asha promised to pay on Friday.',
+    extractedData: { promiseDate: '2026-03-06' },
+    transcript: [
+      { speaker: 'BOT', message: 'Namaste Asha' },
+      { speaker: 'HUMAN', message: 'I will pay on Friday' },
+    ],
+    transcriptId: null,
+    recordingId: null,
+  });
+const customerAdded = () =>
+  event('CustomerAdded', {
+    campaignId: 'k1',
+    customerId: 'L1',
+    organizationId: ORG,
+    organizationType: 'collection',
+    record: { loan_id: 'L1', first_name: 'Asha', last_name: 'Patil', phone_number: '+919812345678', loan_amount: 1 },
+    at: '2026-03-01T09:00:00.000Z',
+  });
+
+describe('the event store with personal data sealed', () => {
+  let raw: MemoryEventStore;
+  let reads: MemoryReadStore;
+  let keys: ReadStoreKeys;
+  let events: EventStore;
+  beforeEach(async () => {
+    raw = new MemoryEventStore();
+    reads = new MemoryReadStore();
+    keys = await ReadStoreKeys.open(reads);
+    events = new PersonalDataEventStore(raw, keys);
+  });
+
+  const rawText = async () => JSON.stringify(await raw.readAll({}));
+
+  it('stores no name, number or conversation, and reads every event back as it was appended', async () => {
+    const appended = [queued('c1'), ended('c1')];
+    await events.appendToStream('call-c1', [appended[0]!]);
+    await events.appendToStream('call-c1', [appended[1]!]);
+    const text = await rawText();
+    for (const secret of ['Asha', '98123', 'Friday', 'promiseDate']) expect(text).not.toContain(secret);
+    expect(text).toContain('Promise to pay'); // what is not personal stays in the clear
+
+    const read = await events.readStream('call-c1');
+    expect(read.map((e) => e.data)).toEqual(appended.map((e) => e.data));
+    expect(read.map((e) => e.metadata.erased)).toEqual([undefined, undefined]);
+  });
+
+  it("names the subject of every event: one per number, whatever its format, and a later event's from its stream", async () => {
+    await events.appendToStream('customer-k1-L1', [customerAdded()]);
+    await events.appendToStream('call-c1', [queued('c1')]);
+    await events.appendToStream('call-c1', [ended('c1')]);
+    await events.appendToStream('call-c2', [queued('c2', '+910000000001')]);
+    const [customer] = await events.readStream('customer-k1-L1');
+    const call = await events.readStream('call-c1');
+    const [other] = await events.readStream('call-c2');
+    const subject = customer!.metadata.subject;
+    expect(subject).toEqual(expect.any(String));
+    expect(call.map((e) => e.metadata.subject)).toEqual([subject, subject]);
+    expect(other!.metadata.subject).not.toBe(subject);
+    expect(await keys.subjectOfPhone(ORG, '919812345678')).toBe(subject);
+  });
+
+  it('finds the subject of a stream it has not seen from its first event (another process, a restart)', async () => {
+    await events.appendToStream('call-c1', [queued('c1')]);
+    const restarted = new PersonalDataEventStore(raw, await ReadStoreKeys.open(reads));
+    await restarted.appendToStream('call-c1', [ended('c1')]);
+    const call = await events.readStream('call-c1');
+    expect(call[1]!.metadata.subject).toBe(call[0]!.metadata.subject);
+    expect(call[1]!.data).toEqual(ended('c1').data);
+  });
+
+  it('seals a webhook body for the subject of the call it is about', async () => {
+    await events.appendToStream('call-c1', [queued('c1')]);
+    await events.appendToStream('webhookDelivery-w1', [
+      event('WebhookDeliveryScheduled', {
+        deliveryId: 'w1',
+        organizationId: ORG,
+        event: 'call.ended',
+        subject: { type: 'call', id: 'c1' },
+        sourceEventId: 'e1',
+        url: 'https://example.com/hook',
+        body: '{"name":"Asha Patil","to":"+919812345678"}',
+        at: '2026-03-01T10:06:00.000Z',
+      }),
+    ]);
+    expect(await rawText()).not.toContain('Asha');
+    const [call] = await events.readStream('call-c1');
+    const [delivery] = await events.readStream('webhookDelivery-w1');
+    expect(delivery!.metadata.subject).toBe(call!.metadata.subject);
+    expect((delivery!.data as { body: string }).body).toContain('Asha Patil');
+  });
+
+  it('reads placeholders once a subject is erased, and which fields they are', async () => {
+    await events.appendToStream('call-c1', [queued('c1'), ended('c1')]);
+    const subject = (await events.readStream('call-c1'))[0]!.metadata.subject!;
+    await keys.eraseSubjects([subject]);
+    const [q, e] = await events.readStream('call-c1');
+    expect(q!.data).toMatchObject({ customerName: ERASED, to: ERASED, from: target.from, campaignName: 'Spring' });
+    expect(q!.metadata).toMatchObject({ subject, erased: ['customerName', 'to'] });
+    expect(e!.data).toMatchObject({
+      summary: ERASED,
+      extractedData: {},
+      transcript: [
+        { speaker: 'BOT', message: ERASED },
+        { speaker: 'HUMAN', message: ERASED },
+      ],
+      durationSeconds: 42,
+    });
+    expect(e!.metadata.erased).toEqual(['transcript', 'summary', 'extractedData']);
+  });
+
+  it("erases a conversation's content alone, keeping who it was with", async () => {
+    await events.appendToStream('call-c1', [queued('c1'), ended('c1')]);
+    await keys.eraseContent(['call-c1']);
+    const [q, e] = await events.readStream('call-c1');
+    expect(q!.data).toMatchObject({ customerName: 'Asha Patil' });
+    expect(q!.metadata.erased).toBeUndefined();
+    expect(e!.data).toMatchObject({ summary: ERASED });
+  });
+
+  it('writes what arrives for a subject already erased as erased, never in the clear', async () => {
+    await events.appendToStream('call-c1', [queued('c1')]);
+    await keys.eraseSubjects([(await events.readStream('call-c1'))[0]!.metadata.subject!]);
+    await events.appendToStream('call-c1', [ended('c1')]);
+    expect(await rawText()).not.toContain('Friday');
+    const [, e] = await events.readStream('call-c1');
+    expect(e!.data).toMatchObject({ summary: ERASED });
+  });
+
+  it('a number seen again after its subject was erased is a new subject', async () => {
+    await events.appendToStream('call-c1', [queued('c1')]);
+    const first = (await events.readStream('call-c1'))[0]!.metadata.subject!;
+    await keys.eraseSubjects([first]);
+    await events.appendToStream('call-c2', [queued('c2')]);
+    const [again] = await events.readStream('call-c2');
+    expect(again!.metadata.subject).not.toBe(first);
+    expect(again!.data).toMatchObject({ customerName: 'Asha Patil' });
+  });
+
+  it('gives a caller with no number a subject of that call alone', async () => {
+    await events.appendToStream('call-c1', [queued('c1', '')]);
+    await events.appendToStream('call-c2', [queued('c2', '')]);
+    const [a] = await events.readStream('call-c1');
+    const [b] = await events.readStream('call-c2');
+    expect(a!.data).toMatchObject({ customerName: 'Asha Patil', to: '' });
+    expect(a!.metadata.subject).not.toBe(b!.metadata.subject);
+  });
+
+  it('reads events written before sealing as they are, and never stores what reads add to the metadata', async () => {
+    const old = queued('c0');
+    await raw.appendToStream('call-c0', [old]);
+    const [read] = await events.readStream('call-c0');
+    expect(read!.data).toEqual(old.data);
+    expect(read!.metadata.subject).toBeUndefined();
+
+    await events.appendToStream('call-c1', [queued('c1')]);
+    const [sealed] = await events.readStream('call-c1');
+    expect(sealed!.metadata.subject).toEqual(expect.any(String));
+    await events.appendToStream('call-c3', [{ ...queued('c3'), metadata: sealed!.metadata }]);
+    const [stored] = await raw.readStream('call-c3');
+    expect(stored!.metadata).not.toHaveProperty('subject');
+  });
+
+  it('stores new events in the clear when sealing is off, and still reads what was sealed', async () => {
+    await events.appendToStream('call-c1', [queued('c1')]);
+    const clear = new PersonalDataEventStore(raw, keys, { seal: false });
+    await clear.appendToStream('call-c2', [queued('c2')]);
+    expect(JSON.stringify(await raw.readStream('call-c2'))).toContain('Asha');
+    expect((await clear.readStream('call-c1'))[0]!.data).toEqual(queued('c1').data);
+  });
+});
