@@ -12,7 +12,7 @@ import type { CallLogDocument } from '../../projections/logs/call-logs';
 import type { ChatLogDocument } from '../../projections/logs/chat-logs';
 import { entryView } from '../logs/log-service';
 import type { Condition, ReadCollection } from '../ports/read-store';
-import type { FoundSubjects, PrivacyCollections } from './privacy-service';
+import type { FoundSubjects, PrivacyCollections } from './privacy-collections';
 
 export type SubjectExport = {
   subjects: number;

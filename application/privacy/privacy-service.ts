@@ -21,37 +21,18 @@ import {
 } from '../../domain/privacy/erasure';
 import { invalid, notFound } from '../../domain/shared/errors';
 import { PERSONAL_FIELDS } from '../../domain/privacy/personal-fields';
-import type { EventIndexDocument } from '../../projections/audit/event-index';
-import type { BlacklistDocument } from '../../projections/blacklist/blacklist';
 import type { CustomerDocument } from '../../projections/customers/customers';
-import type { CallLogDocument } from '../../projections/logs/call-logs';
-import type { ChatLogDocument } from '../../projections/logs/chat-logs';
 import type { SubjectDocument } from '../../projections/privacy/subject-documents';
-import type { RecordingDocument } from '../../projections/recordings/recordings';
-import type { TranscriptDocument } from '../../projections/transcripts/transcripts';
-import type { WebhookDeliveryDocument } from '../../projections/webhooks/webhook-deliveries';
 import { recordingBlobKey } from '../calls/recording-key';
 import type { CommandHandler } from '../command-handler';
 import type { BlobStore } from '../ports/blob-store';
 import type { KeyStore } from '../ports/key-store';
-import type { ReadCollection } from '../ports/read-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { exportOf, findAll, type SubjectExport } from './export-data';
+import type { FoundSubjects, PrivacyCollections } from './privacy-collections';
 
 /** How a request names the subject: exactly one of these. */
 export type SubjectTarget = { phone: string } | { loan_id: string } | { lead_id: string };
-
-export type PrivacyCollections = {
-  subjectDocuments: ReadCollection<SubjectDocument>;
-  customers: ReadCollection<CustomerDocument>;
-  logs: ReadCollection<CallLogDocument | ChatLogDocument>;
-  transcripts: ReadCollection<TranscriptDocument>;
-  recordings: ReadCollection<RecordingDocument>;
-  blacklist: ReadCollection<BlacklistDocument>;
-  webhookDeliveries: ReadCollection<WebhookDeliveryDocument>;
-  /** The audit's event index, where the audit keeps one (over an event store that cannot search its events). */
-  eventIndex?: ReadCollection<EventIndexDocument>;
-};
 
 export type PrivacyDeps = {
   commands: CommandHandler;
@@ -95,16 +76,6 @@ export const KEPT: readonly KeptItem[] = [
 ];
 
 /** The subjects a request names, what the organization holds of them, and the numbers it names. */
-export type FoundSubjects = {
-  lookup: ErasureLookup;
-  subjects: string[];
-  documents: SubjectDocument[];
-  /** Customers the request names directly (by number or key), with or without a subject. */
-  customers: CustomerDocument[];
-  /** Digits of the numbers the subject is known by (for the blacklist). */
-  numbers: string[];
-};
-
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
 
 /**

@@ -25,7 +25,8 @@ import type { BlobStore } from '../ports/blob-store';
 import type { KeyStore } from '../ports/key-store';
 import type { ReadCollection } from '../ports/read-store';
 import type { ServiceEnvironment } from '../request-context';
-import { conversationDocuments, deleteRecordings, type PrivacyCollections } from './privacy-service';
+import type { PrivacyCollections } from './privacy-collections';
+import { conversationDocuments, deleteRecordings } from './privacy-service';
 
 /** Conversations erased per event: keeps each event and each `in` query of the read models small. */
 export const RETENTION_BATCH = 200;
