@@ -118,7 +118,21 @@ describeInBrowser('operator console: analytics, audit trail and speech playgroun
     await page.getByRole('heading', { level: 2, name: 'Events' }).waitFor();
     await page.getByLabel('Event types').fill('DispositionGroupCreated');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await page.getByRole('button', { name: `History of ${stream}` }).click();
+    // The list shows the filtered events once the answer came: every row is then of the type asked for.
+    const eventTypes = page.getByRole('table').first().locator('tbody tr td:nth-child(2)');
+    await page.waitForFunction(
+      () => {
+        const cells = Array.from(document.querySelectorAll('table tbody tr td:nth-child(2)'));
+        return cells.length > 0 && cells.every((cell) => cell.textContent === 'DispositionGroupCreated');
+      },
+      undefined,
+      { timeout: 10_000 },
+    );
+    expect(new Set(await eventTypes.allTextContents())).toEqual(new Set(['DispositionGroupCreated']));
+    await page
+      .getByRole('button', { name: `History of ${stream}` })
+      .first()
+      .click();
     await page.getByRole('heading', { level: 2, name: `History of ${stream}` }).waitFor();
     expect(page.url()).toContain(`stream=${encodeURIComponent(stream)}`);
     const history = page.getByRole('table').first();
