@@ -12,10 +12,10 @@ import { projectionDifferences } from '../../support/admin-cli';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
 import { ALLOW_PRIVATE, callReadyOrganization, eventually, startReceiver, type CallSetup } from '../webhooks/support';
+import { personRecord, type Person } from '../../support/privacy';
 
 jest.setTimeout(240_000);
 
-type Person = { loanId: string; first: string; last: string; phone: string };
 const ZORAWAR: Person = { loanId: 'LN-Z1', first: 'Zorawar', last: 'Quixley', phone: '+919876501234' };
 const YAMINI: Person = { loanId: 'LN-Y1', first: 'Yamini', last: 'Vexford', phone: '+919876505678' };
 const OTHER: Person = { loanId: 'LN-O1', first: 'Ottoline', last: 'Brumby', phone: '+919876509999' };
@@ -25,18 +25,7 @@ const OTHER: Person = { loanId: 'LN-O1', first: 'Ottoline', last: 'Brumby', phon
  */
 const FENELLA: Person = { loanId: 'LN-F1', first: 'Fenella', last: 'Wuthrow', phone: '+804172639' };
 
-const record = (p: Person) => ({
-  loan_id: p.loanId,
-  first_name: p.first,
-  last_name: p.last,
-  phone_number: p.phone,
-  loan_amount: 90000,
-  emi_amount: 4000,
-  loan_period: 24,
-  current_emi: 3,
-  emi_due_date: '2026-04-05',
-  payment_status: 'pending',
-});
+const record = (p: Person) => personRecord(p);
 
 /** Every way the person could be written down: names, the number with and without its `+`. */
 const tracesOf = (p: Person) => [p.first, p.last, p.phone, p.phone.slice(1)];

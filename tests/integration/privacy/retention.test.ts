@@ -13,6 +13,7 @@ import { projectionDifferences } from '../../support/admin-cli';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
 import { callReadyOrganization, eventually, type CallSetup } from '../webhooks/support';
+import { personRecord, type Person } from '../../support/privacy';
 
 jest.setTimeout(300_000);
 
@@ -21,25 +22,13 @@ const DAY_MS = 86_400_000;
 let ahead = 0;
 const clock = () => new Date(Date.now() + ahead);
 
-type Person = { loanId: string; first: string; last: string; phone: string };
 let seq = 0;
 const person = (first: string): Person => {
   seq++;
   return { loanId: `LN-R${seq}`, first, last: `Retained${seq}`, phone: `+9198765${String(10_000 + seq)}` };
 };
 
-const record = (p: Person) => ({
-  loan_id: p.loanId,
-  first_name: p.first,
-  last_name: p.last,
-  phone_number: p.phone,
-  loan_amount: 90000,
-  emi_amount: 4000,
-  loan_period: 24,
-  current_emi: 3,
-  emi_due_date: '2026-04-05',
-  payment_status: 'pending',
-});
+const record = (p: Person) => personRecord(p);
 
 /** What the organization reads of one conversation: its log entry, detail, transcript and recording. */
 type Conversation = {

@@ -11,29 +11,17 @@ import { projectionDifferences } from '../../support/admin-cli';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
 import { ALLOW_PRIVATE, callReadyOrganization, eventually, startReceiver, type CallSetup } from '../webhooks/support';
+import { personRecord, type Person } from '../../support/privacy';
 
 jest.setTimeout(180_000);
 
-type Person = { loanId: string; first: string; last: string; phone: string };
 const PEOPLE: Person[] = [
   { loanId: 'LN-S1', first: 'Philippa', last: 'Quennell', phone: '+919876511111' },
   { loanId: 'LN-S2', first: 'Torquil', last: 'Abernethy', phone: '+919876522222' },
   { loanId: 'LN-S3', first: 'Wilhelmina', last: 'Dauncey', phone: '+919876533333' },
 ];
 
-const record = (p: Person) => ({
-  loan_id: p.loanId,
-  first_name: p.first,
-  last_name: p.last,
-  phone_number: p.phone,
-  loan_amount: 90000,
-  emi_amount: 4000,
-  loan_period: 24,
-  current_emi: 3,
-  emi_due_date: '2026-04-05',
-  payment_status: 'pending',
-  branch: `Branch of ${p.last}`,
-});
+const record = (p: Person) => personRecord(p, { branch: `Branch of ${p.last}` });
 
 /** The event store's files as bytes: the SQLite database and its write-ahead log. */
 const eventStoreFiles = (dir: string) =>
