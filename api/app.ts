@@ -66,7 +66,7 @@ const mounted = (groups: readonly RouteGroup[], before: readonly RequestHandler[
   groups.map((group) => bySegment(routerOf(group.routes, before, idempotent)));
 
 /** The application, and the router the speech WebSocket route joins once the server exists. */
-export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
+export function buildApp(deps: AppDeps): { app: Express } {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -105,10 +105,6 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
   if (admin.length > 0)
     app.use('/admin/v1', requireSecret(deps.config.adminToken), body, ...mounted(admin, [], idempotent));
 
-  // Authenticated during the handshake (speech/socket-auth.ts), before the token check below.
-  const sockets = Router();
-  app.use('/api/v1', sockets);
-
   // Providers' webhooks: each route checks the provider's shared secret, then reads the body.
   for (const group of of('secret'))
     app.use(group.prefix, routerOf(group.routes, [group.guard ?? requireSecret(null), body], idempotent));
@@ -136,5 +132,5 @@ export function buildApp(deps: AppDeps): { app: Express; sockets: Router } {
 
   app.use((_req, res) => sendError(res, 404, 'Route not found'));
   app.use(errorHandler(deps.logger));
-  return { app, sockets };
+  return { app };
 }

@@ -290,7 +290,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     if (!(await runner.waitFor(head, config.readYourWritesTimeoutMs, projections)))
       logger.warn('read models did not catch up in time', { position: head, projections });
   };
-  const { app, sockets } = buildApp({
+  const { app } = buildApp({
     config,
     logger,
     metrics,
@@ -324,7 +324,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   server.headersTimeout = Math.min(config.requestTimeoutMs, 60_000);
   answerClientErrors(server);
   const speech = provided.find('speech');
-  const socketServer = speech ? attachSpeechSocket(app, server, sockets, speech, deps.authenticate, logger) : null;
+  const socketServer = speech ? attachSpeechSocket(server, speech, deps.authenticate, logger) : null;
   logServerErrorsOnceListening(server, socketServer, logger);
   const socketRoutes = modules.flatMap((m) => m.sockets ?? []);
   const moduleSockets = attachModuleSockets(server, socketRoutes, logger, () => shuttingDown);

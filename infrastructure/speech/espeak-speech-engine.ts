@@ -158,11 +158,15 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
     const skipSamples = r.state[index]!.delivered;
     r.running.add(job);
     // A segment yields at most once: a second run has already been paid for by the first.
-    pool.run(
-      { job, skipSamples, mayYield: skipSamples === 0, timeWords: r.timeWords, ...r.segments[index]!.job },
-      handlers(r, index, job),
-      index === 0,
-    );
+    const segmentJob = {
+      job,
+      skipSamples,
+      mayYield: skipSamples === 0,
+      timeWords: r.timeWords,
+      ...r.segments[index]!.job,
+    };
+    if (index === 0 && skipSamples === 0) pool.runSoon(segmentJob, handlers(r, index, job));
+    else pool.run(segmentJob, handlers(r, index, job));
     if (!hasWork(r)) queue.remove(r);
   };
 
@@ -178,12 +182,14 @@ export function createEspeakSpeechEngine(options: EspeakSpeechEngineOptions = {}
   const pump = () => {
     pumpQueued = false;
     if (closed) return;
-    while (pool.idle > 0) {
+    // New requests' first segments go out at once, busy workers or not: each waits in its worker, whose
+    // running segment yields to it (worker/protocol.ts), so no new request waits for this thread.
+    for (let r = pool.serving > 0 ? queue.takeNew() : undefined; r; r = queue.takeNew()) dispatch(r);
+    while (pool.openings > 0) {
       const r = queue.take(canDispatch);
       if (!r) break;
       dispatch(r);
     }
-    pool.askToYield(pool.idle > 0 ? 0 : queue.waiting);
   };
   const pool = createWorkerPool({
     engine,

@@ -13,6 +13,8 @@ export type FairQueue<T> = {
   remove(item: T): void;
   /** The item to serve next among the ready ones; it goes to the back of the turn order. */
   take(ready: (item: T) => boolean): T | undefined;
+  /** The first new request, if any, as `take` would serve it. */
+  takeNew(): T | undefined;
   /** New requests not served yet. */
   readonly waiting: number;
   readonly size: number;
@@ -42,6 +44,7 @@ export function createFairQueue<T>(): FairQueue<T> {
       }
     },
     take: (ready) => takeFrom(fresh, ready) ?? takeFrom(turns, ready),
+    takeNew: () => takeFrom(fresh, () => true),
     get waiting() {
       return fresh.length;
     },

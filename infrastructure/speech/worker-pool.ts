@@ -1,15 +1,16 @@
 /**
  * The synthesis workers (threads, or for several native workers child processes: synthesis-hosts.ts).
- * Each runs one segment at a time; the pool knows which are idle, routes
- * a worker's messages to the handlers of the job it runs, and passes on requests to stop or yield a
- * running job. A worker that dies while serving is replaced and its job fails; a worker that cannot
+ * Each runs one segment at a time and holds at most one more waiting (`DEPTH`), which it starts as
+ * soon as the running one ends, without waiting for this thread to send it; a new request's first
+ * segment is sent even beyond that, and the running segment gives way to it (worker/protocol.ts).
+ * The pool routes a worker's messages to the handlers of their job and passes on requests to stop a
+ * job. A worker that dies while serving is replaced and the jobs it held fail; a worker that cannot
  * even start is not replaced (the next would fail the same way), and at start-up it fails `ready`.
  */
 import type { Logger } from '../../application/ports/logger';
 import { processHost, threadHost, type SynthesisHost } from './synthesis-hosts';
 import type { SegmentLimits } from './text/segment';
 import {
-  Control,
   type EngineKind,
   type Outcome,
   type SegmentJob,
@@ -26,27 +27,33 @@ export type JobHandlers = {
 export type WorkerPool = {
   /** Resolves when every worker has warmed up. */
   ready: Promise<void>;
-  /** Workers ready and without a job. */
-  readonly idle: number;
+  /** Jobs that ready workers can take now (`run`). */
+  readonly openings: number;
+  /** Workers ready, with jobs or without. */
+  readonly serving: number;
   readonly busy: number;
   /** The child processes of the workers that run in one. */
   readonly processIds: number[];
-  /** Starts `job` on an idle worker (there must be one). `urgent` jobs are the last asked to yield. */
-  run(job: SegmentJob, handlers: JobHandlers, urgent: boolean): void;
-  /** Asks the worker running `job` to stop it; the job then ends with outcome `cancelled`. */
-  cancel(job: number): void;
+  /** Sends `job` to the ready worker holding the fewest jobs (there must be an opening). */
+  run(job: SegmentJob, handlers: JobHandlers): void;
   /**
-   * Asks up to `count` running jobs that may yield to do so, leaving urgent ones to the last, and
-   * withdraws the request from the others. Returns how many were asked.
+   * Sends a new request's first segment to run as soon as possible: on an idle worker, else behind the
+   * worker with the fewest jobs, whose running segment then yields to it.
    */
-  askToYield(count: number): number;
+  runSoon(job: SegmentJob, handlers: JobHandlers): void;
+  /** Asks the worker holding `job` to stop it (or drop it, if it has not started); it then ends `cancelled`. */
+  cancel(job: number): void;
   close(): Promise<void>;
 };
+
+/** Jobs a worker holds: the running one, and the next, waiting in the worker. */
+const DEPTH = 2;
 
 type Slot = {
   host: SynthesisHost;
   ready: boolean;
-  job?: { id: number; handlers: JobHandlers; mayYield: boolean; urgent: boolean };
+  /** The jobs sent and not over, in the order sent: the first is running (or about to). */
+  jobs: Map<number, JobHandlers>;
 };
 
 export type WorkerPoolOptions = {
@@ -81,7 +88,7 @@ export function createWorkerPool({
   const host = engine === 'native' && size > 1 ? processHost : threadHost;
 
   const spawn = (index: number, replacing: boolean) => {
-    const slot: Slot = { host: host({ engine, limits, warmUpRounds, niceness }), ready: false };
+    const slot: Slot = { host: host({ engine, limits, warmUpRounds, niceness }), ready: false, jobs: new Map() };
     slots[index] = slot;
 
     slot.host.onMessage((message: WorkerMessage) => {
@@ -96,20 +103,20 @@ export function createWorkerPool({
         onIdle();
         return;
       }
-      const job = slot.job;
-      if (!job || job.id !== message.job) return;
-      if (message.type === 'audio') return deliver(job.handlers, message.pcm, message.lengths);
-      slot.job = undefined;
-      if (message.type === 'done') job.handlers.done(message.pcm, message.outcome, message.sentSamples, message.words);
-      else job.handlers.failed(new Error(`speech synthesis failed: ${message.message}`));
+      const handlers = slot.jobs.get(message.job);
+      if (!handlers) return;
+      if (message.type === 'audio') return deliver(handlers, message.pcm, message.lengths);
+      slot.jobs.delete(message.job);
+      if (message.type === 'done') handlers.done(message.pcm, message.outcome, message.sentSamples, message.words);
+      else handlers.failed(new Error(`speech synthesis failed: ${message.message}`));
       onIdle();
     });
 
     slot.host.onError((error) => {
-      const { job, ready: wasReady } = slot;
-      slot.job = undefined;
+      const { jobs, ready: wasReady } = slot;
+      slot.jobs = new Map();
       slot.ready = false;
-      job?.handlers.failed(error);
+      for (const handlers of jobs.values()) handlers.failed(error);
       if (closed) return;
       if (!wasReady) {
         // It failed while starting: a new worker would fail the same way.
@@ -124,33 +131,45 @@ export function createWorkerPool({
 
   for (let i = 0; i < size; i++) spawn(i, false);
 
+  const leastBusy = (best: Slot | undefined, s: Slot) => (best && best.jobs.size <= s.jobs.size ? best : s);
+  const send = (slots: Slot[], job: SegmentJob, handlers: JobHandlers, urgent: boolean) => {
+    const slot = slots.reduce(leastBusy, undefined);
+    if (!slot || closed) throw new Error('no ready speech worker');
+    slot.jobs.set(job.job, handlers);
+    slot.host.post({ run: job, urgent });
+  };
+  const readySlots = () => slots.filter((s) => s.ready);
+
   return {
     ready,
-    get idle() {
-      return closed ? 0 : slots.filter((s) => s.ready && !s.job).length;
+    get openings() {
+      return closed ? 0 : readySlots().reduce((sum, s) => sum + Math.max(0, DEPTH - s.jobs.size), 0);
+    },
+    get serving() {
+      return closed ? 0 : readySlots().length;
     },
     get processIds() {
       return slots.flatMap((s) => (s.host.pid === undefined ? [] : [s.host.pid]));
     },
     get busy() {
-      return slots.filter((s) => s.job).length;
+      return slots.filter((s) => s.jobs.size > 0).length;
     },
-    run(job, handlers, urgent) {
-      const slot = slots.find((s) => s.ready && !s.job);
-      if (!slot || closed) throw new Error('no idle speech worker');
-      slot.job = { id: job.job, handlers, mayYield: job.mayYield, urgent };
-      slot.host.post(job);
+    run(job, handlers) {
+      send(
+        readySlots().filter((s) => s.jobs.size < DEPTH),
+        job,
+        handlers,
+        false,
+      );
+    },
+    runSoon(job, handlers) {
+      send(readySlots(), job, handlers, true);
     },
     cancel(job) {
-      const slot = slots.find((s) => s.job?.id === job);
-      if (slot) slot.host.signal(Control.cancel, job);
-    },
-    askToYield(count) {
-      const candidates = slots
-        .filter((s) => s.job?.mayYield)
-        .sort((a, b) => Number(a.job!.urgent) - Number(b.job!.urgent));
-      candidates.forEach((s, i) => s.host.signal(Control.yield, i < count ? s.job!.id : 0));
-      return Math.min(count, candidates.length);
+      const slot = slots.find((s) => s.jobs.has(job));
+      if (!slot) return;
+      // The worker reads it between blocks: a running job stops there, a waiting one is dropped.
+      slot.host.post({ cancel: job });
     },
     async close() {
       closed = true;

@@ -143,6 +143,36 @@ describe('eSpeak speech engine: scheduling', () => {
     }
   });
 
+  it('drops a new request aborted while its first segment waits behind a running one, which goes on', async () => {
+    const single = createEspeakSpeechEngine({
+      workers: 1,
+      firstSegmentChars: 5000,
+      maxSegmentChars: 5000,
+      warmUpRounds: 0,
+    });
+    try {
+      await single.warm();
+      const long = single.synthesize(request(LONG))[Symbol.asyncIterator]();
+      expect((await long.next()).done).toBe(false); // its one segment is running
+      const controller = new AbortController();
+      const waiting = single.synthesize(request(SHORT, 1), { signal: controller.signal })[Symbol.asyncIterator]();
+      const first = waiting.next();
+      await Promise.resolve(); // the engine has sent its first segment to the busy worker
+      expect(single.stats().busyWorkers).toBe(1);
+      controller.abort();
+      expect((await first).done).toBe(true);
+
+      let spoken = 0;
+      for (let next = await long.next(); !next.done; next = await long.next()) spoken = next.value.charactersSpoken;
+      expect(spoken).toBe(LONG.length);
+      await waitUntil(() => single.stats().busyWorkers === 0);
+      // The waiting segment was dropped (or stopped at its first block), never run to its end.
+      expect(single.stats()).toMatchObject({ segmentsCompleted: 1, segmentsCancelled: 1, activeRequests: 0 });
+    } finally {
+      await single.close();
+    }
+  });
+
   it('ends running streams with an error when closed, and refuses new requests', async () => {
     const closing = createEspeakSpeechEngine({ workers: 1, warmUpRounds: 0 });
     await closing.warm();

@@ -40,6 +40,16 @@ describe('createFairQueue', () => {
     expect([queue.take(always), queue.take(always), queue.take(always)]).toEqual(['c', 'a', 'c']);
   });
 
+  it('hands out new requests alone, in arrival order, leaving the turns as they are', () => {
+    const queue = createFairQueue<string>();
+    queue.add('old');
+    queue.take(always);
+    ['new-1', 'new-2'].forEach((r) => queue.add(r));
+    expect([queue.takeNew(), queue.takeNew(), queue.takeNew()]).toEqual(['new-1', 'new-2', undefined]);
+    expect(queue.waiting).toBe(0);
+    expect([queue.take(always), queue.take(always), queue.take(always)]).toEqual(['old', 'new-1', 'new-2']);
+  });
+
   it('puts a request that has work again at the back of the turns, once', () => {
     const queue = createFairQueue<string>();
     ['a', 'b'].forEach((r) => queue.add(r));
