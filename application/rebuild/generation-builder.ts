@@ -40,14 +40,31 @@ export class RebuildFailedError extends Error {
   }
 }
 
+/**
+ * A document as the builder holds it, changed in place as events are applied (one object per document,
+ * not one per event); the store is handed a copy of its state at each flush.
+ */
+type Held = {
+  id: string;
+  doc: unknown;
+  position: number;
+  version: number;
+  /** Changed since the last write to the store. */
+  dirty: boolean;
+  /** Touched since the cache was last trimmed: kept then, as the most recently used. */
+  touched: boolean;
+  /** Written to the store (or read back from it): deleting it takes a tombstone. */
+  stored: boolean;
+};
+
 type Building = {
   projection: AnyProjection;
   types: ReadonlySet<string> | null;
   until: number;
-  /** Documents in memory, least recently touched first. */
-  cache: Map<string, StoredDocument<unknown>>;
+  /** Documents in memory, in the order they were loaded or last kept when the cache was trimmed. */
+  cache: Map<string, Held>;
   /** Changed since the last write to the store. */
-  dirty: Map<string, StoredDocument<unknown>>;
+  dirty: Held[];
   /** Ids of documents written and let go of: an event that touches one reads it back. */
   letGo: Set<string>;
 };
@@ -75,7 +92,7 @@ export class GenerationBuilder {
       types: projection.eventTypes === 'all' ? null : new Set(projection.eventTypes),
       until: options.until?.get(projection.name) ?? NO_LIMIT,
       cache: new Map(),
-      dirty: new Map(),
+      dirty: [],
       letGo: new Set(),
     }));
   }
@@ -131,19 +148,36 @@ export class GenerationBuilder {
           throw failed(b, event, error);
         }
         for (const id of ids) {
-          const current = b.cache.get(id);
-          if (current && current.position >= event.position) continue;
+          const held = b.cache.get(id);
+          if (held && held.position >= event.position) continue;
           let doc: unknown;
           try {
-            doc = b.projection.evolve(id, current ? current.doc : null, event);
+            doc = b.projection.evolve(id, held ? held.doc : null, event);
           } catch (error) {
             throw failed(b, event, error);
           }
-          const next = { id, doc, position: event.position, version: current ? current.version + 1 : 1 };
-          // Deleted and set again: the map keeps the most recently touched documents last.
-          if (current) b.cache.delete(id);
-          b.cache.set(id, next);
-          b.dirty.set(id, next);
+          if (!held) {
+            const added: Held = {
+              id,
+              doc,
+              position: event.position,
+              version: 1,
+              dirty: true,
+              touched: false,
+              stored: false,
+            };
+            b.cache.set(id, added);
+            b.dirty.push(added);
+            continue;
+          }
+          held.doc = doc;
+          held.position = event.position;
+          held.version += 1;
+          held.touched = true;
+          if (!held.dirty) {
+            held.dirty = true;
+            b.dirty.push(held);
+          }
         }
       }
   }
@@ -160,7 +194,7 @@ export class GenerationBuilder {
     for (const id of wanted) {
       b.letGo.delete(id);
       const stored = found.get(id);
-      if (stored) b.cache.set(id, stored);
+      if (stored) b.cache.set(id, { ...stored, dirty: false, touched: false, stored: true });
     }
   }
 
@@ -182,16 +216,18 @@ export class GenerationBuilder {
     const limit = this.options.cacheLimit ?? 20_000;
     const writes: { collection: string; document: StoredDocument<unknown> }[] = [];
     for (const b of this.building) {
-      if (b.cache.size > limit)
-        for (const id of b.cache.keys()) {
-          if (b.cache.size <= limit * 0.75) break;
-          if (b.dirty.has(id)) continue;
-          b.cache.delete(id);
-          b.letGo.add(id);
-        }
+      if (b.cache.size > limit) trim(b, limit * 0.75);
       const collection = b.projection.collection.name;
-      for (const document of b.dirty.values()) writes.push({ collection, document });
-      b.dirty = new Map();
+      for (const held of b.dirty) {
+        held.dirty = false;
+        // A document deleted before it ever reached the store needs no tombstone: to a reader, and to
+        // the projection reading it back, no document and a tombstone are the same.
+        if (held.doc === null && !held.stored) continue;
+        held.stored = true;
+        const { id, doc, position, version } = held;
+        writes.push({ collection, document: { id, doc, position, version } });
+      }
+      b.dirty = [];
     }
     const { target, generation } = this.options;
     const position = this.position;
@@ -210,5 +246,23 @@ export class GenerationBuilder {
           });
     written.catch(() => undefined);
     this.inflight = written;
+  }
+}
+
+/**
+ * Lets go of the least recently used documents that landed in the store, down to `size`: the oldest
+ * first, except those touched since the last trim, which are kept as the most recent (moved to the end
+ * of the map; a second chance, so applying an event does not reorder the map). A tombstone never
+ * stored is simply forgotten: no document and a tombstone are the same.
+ */
+function trim(b: Building, size: number): void {
+  for (const held of b.cache.values()) {
+    if (b.cache.size <= size) return;
+    if (held.dirty) continue;
+    b.cache.delete(held.id);
+    if (held.touched) {
+      held.touched = false;
+      b.cache.set(held.id, held);
+    } else if (held.stored) b.letGo.add(held.id);
   }
 }

@@ -340,23 +340,37 @@ class SqliteGenerations implements Generations {
   }
 
   async load(batch: GenerationLoad): Promise<void> {
-    const rows = new Map<string, PackedRows>();
+    // Writes come grouped by collection: its packed rows and field names are looked up once per run of them.
+    const rows = new Map<string, { packed: PackedRows; fields: string[] }>();
+    let current: { packed: PackedRows; fields: string[] } | undefined;
     for (const { collection, document } of batch.writes) {
-      let packed = rows.get(collection);
-      if (!packed)
-        rows.set(collection, (packed = { collection, ids: [], positions: [], versions: [], json: [], values: [] }));
-      const fields = this.store.definitionOf(collection).fields;
+      if (current?.packed.collection !== collection) {
+        current = rows.get(collection);
+        if (!current)
+          rows.set(
+            collection,
+            (current = {
+              packed: { collection, ids: [], positions: [], versions: [], json: [], values: [] },
+              fields: Object.keys(this.store.definitionOf(collection).fields),
+            }),
+          );
+      }
+      const { packed, fields } = current;
       const doc = document.doc as Record<string, unknown> | null;
       packed.ids.push(document.id);
       packed.positions.push(document.position);
       packed.versions.push(document.version);
       packed.json.push(doc ? JSON.stringify(doc) : null);
-      for (const field in fields) packed.values.push(toSql(doc?.[field]));
+      for (const field of fields) packed.values.push(toSql(doc?.[field]));
     }
     await this.send({
       kind: 'load',
       id: this.store.nextMessageId,
-      load: { generation: batch.generation, checkpoints: [...batch.checkpoints], rows: [...rows.values()] },
+      load: {
+        generation: batch.generation,
+        checkpoints: [...batch.checkpoints],
+        rows: [...rows.values()].map((r) => r.packed),
+      },
     });
   }
 

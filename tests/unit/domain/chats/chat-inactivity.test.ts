@@ -56,6 +56,30 @@ describe('a chat going quiet', () => {
     ).toBe(t(60));
   });
 
+  it('reads canonical times as the dates they name, days the calendar lacks included', () => {
+    const slow = (current: string | null, at: string) => {
+      const time = Date.parse(at);
+      if (Number.isNaN(time)) return current ?? at;
+      return current !== null && Date.parse(current) >= time ? current : new Date(time).toISOString();
+    };
+    const times = [
+      '2026-03-01T10:00:00.000Z',
+      '2026-03-01T09:59:59.999Z',
+      '2024-02-29T00:00:00.000Z',
+      '2026-02-29T00:00:00.000Z',
+      '2026-04-31T12:00:00.000Z',
+      '2026-01-01T24:00:00.000Z',
+      '2026-13-01T00:00:00.000Z',
+      '1900-02-29T00:00:00.000Z',
+      '2000-02-29T00:00:00.000Z',
+      '2026-03-01T10:00:00Z',
+      '2026-03-01T10:00:00.000+00:00',
+      'not a time',
+    ];
+    for (const current of [null, ...times])
+      for (const at of times) expect(latestActivity(current, at)).toBe(slow(current, at));
+  });
+
   it('ignores a time that does not parse', () => {
     expect(latestActivity(t(5), 'not a time')).toBe(t(5));
     expect(latestActivity(null, '2026-03-01T10:00:00Z')).toBe(t(0));
