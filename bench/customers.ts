@@ -7,11 +7,14 @@
  *
  * `--encryption off` stores the events in the clear instead of sealing their personal data (docs/privacy.md).
  *
- * `--calls without|with` runs only the bulk add without (or with) `initiateCall`, as for a CPU profile
- * of one of them (`node --cpu-prof --import tsx bench/customers.ts ...`).
+ * `--calls without|with` runs only the bulk add without (or with) `initiateCall`. `--profile <file>` writes
+ * a CPU profile of the main thread during the last round's add alone (open it in Chrome's DevTools).
  *
- *   npx tsx bench/customers.ts [--records 10000] [--rounds 3] [--encryption on|off] [--calls without|with]
+ *   npx tsx bench/customers.ts [--records 10000] [--rounds 3] [--encryption on|off] [--calls without|with] [--profile out.cpuprofile]
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { benchCustomer, benchService, encryptionArg } from './support/bench-service';
 
 const arg = (name: string, fallback: number) => {
@@ -20,6 +23,45 @@ const arg = (name: string, fallback: number) => {
 };
 const RECORDS = arg('records', 10_000);
 const ROUNDS = arg('rounds', 3);
+const PROFILE = process.argv.includes('--profile') ? process.argv[process.argv.indexOf('--profile') + 1] : undefined;
+
+/**
+ * CPU time of the main thread so far, in ms, from Linux's per-thread accounting (the main thread's id is
+ * the process's); null elsewhere. The rest of the process's CPU is its other threads': the stores' writer
+ * threads, libuv's pool (disk syncs), the garbage collector's helpers.
+ */
+function mainThreadCpuMs(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, the 14th and 15th fields of the line (the 12th and 13th after the command name),
+    // in clock ticks of 10 ms (USER_HZ is 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** Profiles the main thread while `work` runs, into PROFILE. */
+async function profiled<T>(work: () => Promise<T>): Promise<T> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(PROFILE!, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+/** Time the main thread spent collecting garbage (its pauses), in ms. */
+let gcMs = 0;
+new PerformanceObserver((list) => list.getEntries().forEach((entry) => (gcMs += entry.duration))).observe({
+  entryTypes: ['gc'],
+});
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
@@ -61,6 +103,8 @@ async function main() {
     const times: number[] = [];
     // CPU time of the process (every thread) during the add: steadier than wall time on a shared machine.
     const cpu: number[] = [];
+    const mainCpu: number[] = [];
+    const gc: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const bench = await freshService();
       const body = {
@@ -70,10 +114,18 @@ async function main() {
       };
       const t0 = performance.now();
       const c0 = process.cpuUsage();
-      const reply = await bench.send('/api/v1/customers/add/bulk', bench.token, body);
+      const m0 = mainThreadCpuMs();
+      const g0 = gcMs;
+      const add = () => bench.send('/api/v1/customers/add/bulk', bench.token, body);
+      const reply = PROFILE && round === ROUNDS - 1 ? await profiled(add) : await add();
       times.push(performance.now() - t0);
       const used = process.cpuUsage(c0);
       cpu.push((used.user + used.system) / 1000);
+      const m1 = mainThreadCpuMs();
+      if (m0 !== null && m1 !== null) mainCpu.push(m1 - m0);
+      // Observed entries arrive on a later turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      gc.push(gcMs - g0);
       if (reply.status !== 201 || reply.body.results.successful !== RECORDS)
         throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
       if (initiateCall && reply.body.callResults.initiated !== RECORDS)
@@ -81,9 +133,11 @@ async function main() {
       await bench.close();
     }
     const sorted = [...times].sort((a, b) => a - b);
-    const cpuMedian = [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)]!;
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const cpuMedian = median(cpu)!;
+    const mainMedian = median(mainCpu);
     console.log(
-      `bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms  cpu median=${cpuMedian.toFixed(0)} ms`,
+      `bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms  cpu median=${cpuMedian.toFixed(0)} ms${mainMedian === undefined ? '' : ` (main thread ${mainMedian.toFixed(0)} ms)`}  gc pauses median=${median(gc)!.toFixed(0)} ms`,
     );
   }
   clearInterval(sampler);

@@ -23,22 +23,13 @@ import {
   erasedShapeOf,
   putBackIntoItems,
   takeOutOfItems,
+  valueAt,
 } from '../../domain/privacy/personal-fields';
 
 export type SealedGroup = { key: string; fields: string[]; iv: string; data: string };
 
 /** A group to seal: its paths, and the key (null: the key is gone, the fields are written erased). */
 export type GroupToSeal = { keyId: string; key: Buffer | null; fields: readonly string[] };
-
-/**
- * The plaintexts this process sealed lately, by IV: a group read back byte for byte as it was sealed
- * (the same IV and ciphertext) opens to that plaintext without deciphering it again, which is what
- * deciphering would answer. A group stored otherwise is deciphered (and checked) as any other.
- */
-export type SealedHere = {
-  get(iv: string): { data: string; plain: string } | undefined;
-  set(iv: string, sealed: { data: string; plain: string }): void;
-};
 
 /** A sealed group that does not open with its key: changed, moved to another event or field, or a wrong key. */
 export class SealedFieldsTamperedError extends Error {
@@ -51,7 +42,11 @@ export class SealedFieldsTamperedError extends Error {
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** Random IVs drawn from a pool filled 4,096 at a time: one system call per IV is most of a seal's cost. */
+/**
+ * Random IVs drawn from a pool filled 4,096 at a time: one system call per IV is most of a seal's cost.
+ * Each IV is a view of the pool, used (by the cipher, which copies it, and in base64) before the pool
+ * is refilled: every IV is used once.
+ */
 const IV_POOL = 4096;
 const ivs = Buffer.alloc(IV_POOL * IV_BYTES);
 let ivsUsed = IV_POOL;
@@ -60,8 +55,7 @@ function randomIv(): Buffer {
     randomFillSync(ivs);
     ivsUsed = 0;
   }
-  // A copy: the pool is refilled in place.
-  return Buffer.from(ivs.subarray(ivsUsed * IV_BYTES, ++ivsUsed * IV_BYTES));
+  return ivs.subarray(ivsUsed * IV_BYTES, ++ivsUsed * IV_BYTES);
 }
 
 /**
@@ -95,20 +89,17 @@ export function sealedGroupsOf(data: unknown): SealedGroup[] {
 }
 
 /**
- * A copy of `data` with each group's fields taken out and sealed into `sealed`. Paths name top-level
- * fields or a record's field (`record.first_name`); a transcript keeps its turns without messages.
+ * `data` with each group's fields taken out and sealed into `sealed`: a shallow copy, with new copies
+ * of the records and transcripts the paths reach into (`data` itself is left as it was). Paths name
+ * top-level fields or a record's field (`record.first_name`); a transcript keeps its turns without messages.
  */
-export function sealFields(
-  eventType: string,
-  data: Data,
-  groups: readonly GroupToSeal[],
-  sealedHere?: SealedHere,
-): Data {
-  const clear = copyContainers(data, groups);
-  const sealed: SealedGroup[] = [];
+export function sealFields(eventType: string, data: Data, groups: readonly GroupToSeal[]): Data {
+  if (groups.every((group) => group.fields.length === 0)) return data;
+  const clear = clearCopy(data, groups);
+  const sealed: SealedGroup[] = [...sealedGroupsOf(data)];
   for (const group of groups) {
     if (group.fields.length === 0) continue;
-    const values = group.fields.map((path) => takeOut(clear, path));
+    const values = group.fields.map((path) => sealedValue(data, clear, path));
     if (group.key === null) {
       sealed.push({ key: group.keyId, fields: [...group.fields], iv: '', data: '' });
       continue;
@@ -116,18 +107,20 @@ export function sealFields(
     const iv = randomIv();
     const cipher = createCipheriv('aes-256-gcm', group.key, iv);
     cipher.setAAD(associatedData(group.keyId, eventType, group.fields));
-    const plain = JSON.stringify(values);
-    const encrypted = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-    const stored = {
+    const encrypted = Buffer.concat([
+      cipher.update(JSON.stringify(values), 'utf8'),
+      cipher.final(),
+      cipher.getAuthTag(),
+    ]);
+    sealed.push({
       key: group.keyId,
       fields: [...group.fields],
       iv: iv.toString('base64'),
       data: encrypted.toString('base64'),
-    };
-    sealedHere?.set(stored.iv, { data: stored.data, plain });
-    sealed.push(stored);
+    });
   }
-  return sealed.length === 0 ? data : { ...clear, sealed: [...sealedGroupsOf(data), ...sealed] };
+  clear.sealed = sealed;
+  return clear;
 }
 
 /**
@@ -139,7 +132,6 @@ export function unsealFields(
   eventType: string,
   data: Data,
   keyOf: (keyId: string) => Buffer | null,
-  sealedHere?: SealedHere,
 ): { data: Data; erased: string[] } {
   const groups = sealedGroupsOf(data);
   if (groups.length === 0) return { data, erased: [] };
@@ -156,18 +148,10 @@ export function unsealFields(
       erased.push(...group.fields);
       continue;
     }
-    const here = sealedHere?.get(group.iv);
-    const values =
-      (here && here.data === group.data && openedHere(group, here.plain)) || openGroup(eventType, group, key);
+    const values = openGroup(eventType, group, key);
     group.fields.forEach((path, i) => putBack(open, path, values[i]));
   }
   return { data: open, erased };
-}
-
-/** The values of a group sealed here, from the plaintext it was sealed from (null: not as expected, decipher it). */
-function openedHere(group: SealedGroup, plain: string): unknown[] | null {
-  const values = JSON.parse(plain) as unknown;
-  return Array.isArray(values) && values.length === group.fields.length ? values : null;
 }
 
 function openGroup(eventType: string, group: SealedGroup, key: Buffer): unknown[] {
@@ -203,25 +187,54 @@ function copyContainers(data: Data, groups: readonly { fields: readonly string[]
   return copy;
 }
 
-/** Removes a path's value from `data` and answers it; a transcript's messages leave its turns in place. */
-function takeOut(data: Data, path: string): unknown {
-  // A field of each item of a list (personal-fields.ts): the items stay, copied.
-  if (erasedShapeOf(path) === 'items') return takeOutOfItems(data, path);
+/**
+ * The copy of `data` that is stored in the clear: the top-level fields sealed left out, and each record
+ * a path reaches into copied without its sealed fields (built field by field: deleting from an object
+ * slows every later use of it), a transcript's turns without their messages. Lists are copied by `sealedValue`.
+ */
+function clearCopy(data: Data, groups: readonly GroupToSeal[]): Data {
+  let topLevel: Set<string> | null = null;
+  let records: Map<string, Set<string>> | null = null;
+  for (const group of groups)
+    for (const path of group.fields) {
+      const shape = erasedShapeOf(path);
+      const dot = path.indexOf('.');
+      if (shape === 'items' || (shape === 'transcript' && isTranscript(data[path]))) continue;
+      if (dot < 0) (topLevel ??= new Set()).add(path);
+      else {
+        const top = path.slice(0, dot);
+        const fields = (records ??= new Map()).get(top) ?? new Set<string>();
+        records.set(top, fields.add(path.slice(dot + 1)));
+      }
+    }
+  const clear: Data = {};
+  for (const name in data) if (!topLevel?.has(name)) clear[name] = data[name];
+  for (const [top, fields] of records ?? []) {
+    const record = data[top];
+    if (typeof record !== 'object' || record === null) continue;
+    const kept: Data = {};
+    for (const name in record) if (!fields.has(name)) kept[name] = (record as Data)[name];
+    clear[top] = kept;
+  }
+  for (const group of groups)
+    for (const path of group.fields) {
+      const turns = data[path];
+      if (erasedShapeOf(path) === 'transcript' && isTranscript(turns))
+        clear[path] = turns.map(({ message: _message, ...turn }) => turn);
+    }
+  return clear;
+}
+
+/** A path's value to seal, read from `data`: a transcript's messages (its turns stay in the clear). */
+function sealedValue(data: Data, clear: Data, path: string): unknown {
+  // A field of each item of a list (personal-fields.ts): the items stay in `clear`, copied without it.
+  if (erasedShapeOf(path) === 'items') return takeOutOfItems(clear, path);
   const dot = path.indexOf('.');
-  if (dot >= 0) {
-    const record = data[path.slice(0, dot)] as Data;
-    const value = record[path.slice(dot + 1)];
-    delete record[path.slice(dot + 1)];
-    return value;
-  }
+  if (dot >= 0) return valueAt(data, path);
   const value = data[path];
-  if (erasedShapeOf(path) === 'transcript' && isTranscript(value)) {
-    const messages = value.map((turn) => turn.message);
-    for (const turn of value) delete turn.message;
-    return { messages };
-  }
-  delete data[path];
-  return value;
+  return erasedShapeOf(path) === 'transcript' && isTranscript(value)
+    ? { messages: value.map((turn) => turn.message) }
+    : value;
 }
 
 /** Puts a path's value back: what `takeOut` took (a transcript's messages into its turns). */

@@ -9,8 +9,9 @@
  * a content key by its conversation's `stream`. Ids are never reused.
  *
  * Making keys fast (a bulk add of 10,000 customers asks for 10,000 subject keys at once): requests
- * made in the same turn of the event loop are answered together (`KeyDocuments.findOrMake`, one write
- * for every key made); requests for a subject already being looked up share its answer.
+ * made in the same turn of the event loop, or while an earlier batch is written, are answered together
+ * (`KeyDocuments.findOrMake`, one write for every key made); requests for a subject already being
+ * looked up share its answer.
  *
  * Two replicas making the same new subject at once: subject ids are random (a subject id derived from
  * the number would let anyone recover the number from the event log, which names subject ids, by trying
@@ -26,7 +27,7 @@
  * here within 5 seconds; one on this replica at once. A key known erased stays known erased. Any error
  * of the place the keys are kept is a `KeyStoreUnavailableError`.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { KeyRef, KeyStore } from '../ports/key-store';
 import { KeyStoreUnavailableError } from '../ports/key-store';
 import type { CollectionDefinition, ReadCollection, ReadStore, StoredDocument } from '../ports/read-store';
@@ -68,7 +69,7 @@ export interface KeyDocuments {
 
 /** The lookup of a subject key: the number (or stream handle) hashed with its organization. */
 export const subjectLookup = (organizationId: string, handle: string): string =>
-  createHash('sha256').update(`${organizationId}|${handle}`).digest('hex');
+  hash('sha256', `${organizationId}|${handle}`, 'hex');
 
 /** New random keys, drawn in one call (one system call per key is most of what making a key costs). */
 export function newKeys(count: number): Buffer[] {
@@ -123,19 +124,22 @@ export class BoundedCache<K, V> {
 type Waiting<Q, V> = { query: Q; resolve: (v: V) => void; reject: (e: unknown) => void };
 
 /**
- * Requests made in one turn of the event loop, answered together by `answer`; a request for a key
- * already asked (and not answered yet) shares that answer.
+ * Requests answered together by `answer`, one batch at a time: the requests of one turn of the event
+ * loop, and those made while a batch is being answered (its keys written and synced), which then go
+ * together in the next (a bulk add's 10,000 keys take a few writes, not one per slice of its appends).
+ * A request for a key already asked (and not answered yet) shares that answer.
  */
 class Coalescer<K, Q, V> {
   private waiting = new Map<K, Waiting<Q, V>>();
   private readonly inFlight = new Map<K, Promise<V>>();
+  private answering = false;
 
   constructor(private readonly answer: (queries: Map<K, Q>) => Promise<Map<K, V>>) {}
 
   request(key: K, query: Q): Promise<V> {
     const asked = this.inFlight.get(key);
     if (asked) return asked;
-    if (this.waiting.size === 0) setImmediate(() => void this.flush());
+    if (this.waiting.size === 0 && !this.answering) setImmediate(() => void this.flush());
     const promise = new Promise<V>((resolve, reject) => this.waiting.set(key, { query, resolve, reject }));
     this.inFlight.set(key, promise);
     return promise;
@@ -144,6 +148,7 @@ class Coalescer<K, Q, V> {
   private async flush(): Promise<void> {
     const batch = this.waiting;
     this.waiting = new Map();
+    this.answering = true;
     const queries = new Map<K, Q>();
     for (const [key, { query }] of batch) queries.set(key, query);
     try {
@@ -157,6 +162,9 @@ class Coalescer<K, Q, V> {
         this.inFlight.delete(key);
         waiting.reject(error);
       }
+    } finally {
+      this.answering = false;
+      if (this.waiting.size > 0) setImmediate(() => void this.flush());
     }
   }
 }
@@ -258,10 +266,10 @@ export class CachedKeys implements KeyStore {
     const until = this.now() + this.ttlMs;
     const answers = new Map<string, KeyRef>();
     for (const [lookup, doc] of found) {
-      const ref = this.remember(doc, until);
+      const remembered = this.remember(doc, until);
       const handle = byLookup.get(lookup)!;
-      this.subjects.set(handle, { value: ref, until });
-      answers.set(handle, ref);
+      this.subjects.set(handle, remembered);
+      answers.set(handle, remembered.value);
     }
     return answers;
   }
@@ -283,9 +291,9 @@ export class CachedKeys implements KeyStore {
     const until = this.now() + this.ttlMs;
     const answers = new Map<string, KeyRef>();
     for (const [stream, doc] of found) {
-      const ref = this.remember(doc, until);
-      this.conversations.set(stream, { value: ref, until });
-      answers.set(stream, ref);
+      const remembered = this.remember(doc, until);
+      this.conversations.set(stream, remembered);
+      answers.set(stream, remembered.value);
     }
     return answers;
   }
@@ -296,7 +304,7 @@ export class CachedKeys implements KeyStore {
     const answers = new Map<string, KeyRef | null>();
     for (const id of ids) {
       const doc = stored.get(id);
-      if (doc) answers.set(id, this.remember(doc, until));
+      if (doc) answers.set(id, this.remember(doc, until).value);
       else {
         // Erased, or never made: either way nothing it sealed can be read.
         this.keys.set(id, { value: null, until: Infinity });
@@ -306,10 +314,12 @@ export class CachedKeys implements KeyStore {
     return answers;
   }
 
-  private remember(doc: KeyDocument, until: number): KeyRef {
+  /** Caches a key by id; the entry answered is shared by the caches by number and by conversation. */
+  private remember(doc: KeyDocument, until: number): Timed<KeyRef> {
     const ref = { keyId: doc.id, subjectId: doc.subjectId, organizationId: doc.organizationId, key: doc.key };
-    this.keys.set(doc.id, { value: ref, until });
-    return ref;
+    const remembered = { value: ref, until };
+    this.keys.set(doc.id, remembered);
+    return remembered;
   }
 
   private async unavailableOnError<T>(work: () => Promise<T>): Promise<T> {

@@ -198,10 +198,14 @@ export function pathsOf(group: FieldGroup, data: Record<string, unknown>): strin
     if ('path' in spec) return data[spec.path] === undefined ? [] : [spec.path];
     const record = data[spec.recordOf];
     if (typeof record !== 'object' || record === null) return [];
-    // A null change removes a field: it is no data about anyone.
-    return Object.entries(record)
-      .filter(([field, value]) => !CLEAR_RECORD_FIELDS.has(field) && value !== null && value !== undefined)
-      .map(([field]) => `${spec.recordOf}.${field}`);
+    const paths: string[] = [];
+    for (const field in record) {
+      const value = (record as Record<string, unknown>)[field];
+      // A null change removes a field: it is no data about anyone.
+      if (!CLEAR_RECORD_FIELDS.has(field) && value !== null && value !== undefined)
+        paths.push(`${spec.recordOf}.${field}`);
+    }
+    return paths;
   });
 }
 

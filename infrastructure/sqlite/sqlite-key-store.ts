@@ -48,12 +48,14 @@ type Row = {
   key: Buffer;
 };
 
+type RowValues = [string, string, string, 'subject' | 'content', string | null, string | null, Buffer];
+
 type Field = 'lookup' | 'stream' | 'subjectId';
 
 class SqliteKeyDocuments implements KeyDocuments {
   private readonly byId: Database.Statement<[string], Row>;
   private readonly by: Record<Field, Database.Statement<[string], Row>>;
-  private readonly insert: Database.Statement<[Row]>;
+  private readonly insert: Database.Statement<RowValues>;
   private readonly keep: Database.Statement<[Row]>;
   private readonly remove: Database.Statement<[string]>;
 
@@ -65,9 +67,9 @@ class SqliteKeyDocuments implements KeyDocuments {
     // Oldest first: `get` answers the oldest live key of a number or conversation.
     const by = (column: string) => db.prepare<[string], Row>(`SELECT * FROM ${TABLE} WHERE ${column} = ? ORDER BY id`);
     this.by = { lookup: by('lookup'), stream: by('stream'), subjectId: by('subject_id') };
+    // Positional: binding by name looks each value up by name, which a batch of 10,000 keys notices.
     this.insert = db.prepare(
-      `INSERT INTO ${TABLE} (id, organization_id, subject_id, kind, lookup, stream, key) ` +
-        'VALUES (@id, @organization_id, @subject_id, @kind, @lookup, @stream, @key)',
+      `INSERT INTO ${TABLE} (id, organization_id, subject_id, kind, lookup, stream, key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     // A key kept already stays as it is.
     this.keep = db.prepare(
@@ -91,7 +93,7 @@ class SqliteKeyDocuments implements KeyDocuments {
           if (row) answers.set(value, documentOf(row));
           else {
             const doc = make();
-            this.insert.run(rowOf(doc));
+            this.insert.run(doc.id, doc.organizationId, doc.subjectId, doc.kind, doc.lookup, doc.stream, doc.key);
             answers.set(value, doc);
             made++;
           }

@@ -3,6 +3,7 @@
  * read store: what the log holds, what readers get, who each event is about, and what an erasure does.
  */
 import type { EventData, EventStore } from '../../../application/ports/event-store';
+import { SealedFieldsTamperedError, type SealedGroup } from '../../../application/privacy/field-sealing';
 import { PersonalDataEventStore } from '../../../application/privacy/personal-data-event-store';
 import { ReadStoreKeys } from '../../../application/privacy/read-store-keys';
 import { ERASED } from '../../../domain/privacy/erased';
@@ -209,5 +210,55 @@ describe('the event store with personal data sealed', () => {
     await clear.appendToStream('call-c2', [queued('c2')]);
     expect(JSON.stringify(await raw.readStream('call-c2'))).toContain('Asha');
     expect((await clear.readStream('call-c1'))[0]!.data).toEqual(queued('c1').data);
+  });
+
+  describe('events this process sealed, read back', () => {
+    it('read as deciphering them answers, without the clear data ever being stored', async () => {
+      await events.appendToStream('call-c1', [queued('c1'), ended('c1')]);
+      const elsewhere = new PersonalDataEventStore(raw, await ReadStoreKeys.open(reads));
+      const here = await events.readStream('call-c1');
+      expect(here).toEqual(await elsewhere.readStream('call-c1'));
+      expect(here.map((e) => e.data)).toEqual([queued('c1').data, ended('c1').data]);
+      expect(await rawText()).not.toContain('Asha');
+    });
+
+    /**
+     * The same event id stored with other groups than this process sealed (its append failed, and a
+     * copy sealed elsewhere was stored with that id): deciphered as any other event, so an altered
+     * copy fails the read rather than reading as what was sealed here.
+     */
+    const storedOtherwise = async (alter: (group: SealedGroup) => SealedGroup) => {
+      const c1 = queued('c1');
+      await raw.appendToStream('call-c1', [queued('c0')]);
+      await expect(events.appendToStream('call-c1', [c1], { expectedRevision: 'no_stream' })).rejects.toThrow();
+      const other = new MemoryEventStore();
+      await new PersonalDataEventStore(other, keys).appendToStream('call-c2', [c1]);
+      const [copy] = await other.readStream('call-c2');
+      const data = copy!.data as { sealed: SealedGroup[] };
+      await raw.appendToStream('call-c2', [{ ...c1, data: { ...data, sealed: data.sealed.map(alter) } }]);
+      return () => events.readStream('call-c2');
+    };
+
+    it('are deciphered when stored otherwise than sealed here', async () => {
+      const read = await storedOtherwise((group) => group);
+      expect((await read())[0]!.data).toEqual(queued('c1').data);
+    });
+
+    it('fail the read when what is stored was altered', async () => {
+      const read = await storedOtherwise((group) => {
+        const bytes = Buffer.from(group.data, 'base64');
+        bytes[0]! ^= 1;
+        return { ...group, data: bytes.toString('base64') };
+      });
+      await expect(read()).rejects.toThrow(SealedFieldsTamperedError);
+    });
+
+    it('read as erased once their key is gone, though never read before', async () => {
+      await events.appendToStream('call-c1', [queued('c1')]);
+      await keys.eraseSubjects([(await keys.subjectOfPhone(ORG, '919812345678'))!]);
+      const [c1] = await events.readStream('call-c1');
+      expect(c1!.data).toMatchObject({ customerName: ERASED, to: ERASED });
+      expect(c1!.metadata.erased).toEqual(['customerName', 'to']);
+    });
   });
 });
