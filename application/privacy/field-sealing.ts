@@ -92,8 +92,14 @@ export function sealedGroupsOf(data: unknown): SealedGroup[] {
  * `data` with each group's fields taken out and sealed into `sealed`: a shallow copy, with new copies
  * of the records and transcripts the paths reach into (`data` itself is left as it was). Paths name
  * top-level fields or a record's field (`record.first_name`); a transcript keeps its turns without messages.
+ * `onSealed` is told the values each group sealed (what `unsealFields` is to be given for it).
  */
-export function sealFields(eventType: string, data: Data, groups: readonly GroupToSeal[]): Data {
+export function sealFields(
+  eventType: string,
+  data: Data,
+  groups: readonly GroupToSeal[],
+  onSealed?: (values: readonly unknown[]) => void,
+): Data {
   if (groups.every((group) => group.fields.length === 0)) return data;
   const clear = clearCopy(data, groups);
   const sealed: SealedGroup[] = [...sealedGroupsOf(data)];
@@ -104,6 +110,7 @@ export function sealFields(eventType: string, data: Data, groups: readonly Group
       sealed.push({ key: group.keyId, fields: [...group.fields], iv: '', data: '' });
       continue;
     }
+    onSealed?.(values);
     const iv = randomIv();
     const cipher = createCipheriv('aes-256-gcm', group.key, iv);
     cipher.setAAD(associatedData(group.keyId, eventType, group.fields));
@@ -126,12 +133,14 @@ export function sealFields(eventType: string, data: Data, groups: readonly Group
 /**
  * `data` with its sealed fields put back, opened with `keyOf` (null: that key is erased, its fields
  * read as placeholders and are listed in `erased`). Throws `SealedFieldsTamperedError` for a group that
- * does not open with its key.
+ * does not open with its key. `known` gives the values of a group (by its index) known without opening
+ * it: those `sealFields` sealed into it; they are put back the same way, so the result is the same.
  */
 export function unsealFields(
   eventType: string,
   data: Data,
   keyOf: (keyId: string) => Buffer | null,
+  known?: (group: number) => readonly unknown[] | undefined,
 ): { data: Data; erased: string[] } {
   const groups = sealedGroupsOf(data);
   if (groups.length === 0) return { data, erased: [] };
@@ -141,16 +150,18 @@ export function unsealFields(
     groups.map((g) => ({ fields: g.fields })),
   );
   const erased: string[] = [];
-  for (const group of groups) {
+  groups.forEach((group, index) => {
+    const values = known?.(index);
+    if (values) return group.fields.forEach((path, i) => putBack(open, path, values[i]));
     const key = keyOf(group.key);
     if (key === null) {
       for (const path of group.fields) putBack(open, path, erasedValue(open, path));
       erased.push(...group.fields);
-      continue;
+      return;
     }
-    const values = openGroup(eventType, group, key);
-    group.fields.forEach((path, i) => putBack(open, path, values[i]));
-  }
+    const opened = openGroup(eventType, group, key);
+    group.fields.forEach((path, i) => putBack(open, path, opened[i]));
+  });
   return { data: open, erased };
 }
 

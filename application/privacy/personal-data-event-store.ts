@@ -71,10 +71,12 @@ type Data = Record<string, unknown>;
 type Opened = { groups: readonly SealedGroup[]; erased: readonly string[]; event: RecordedEvent };
 
 /**
- * An event this process sealed, by id: its sealed groups, and the data it was sealed from. Read back with exactly these groups (the same keys, IVs and ciphertexts,
- * which only sealing that data made), it reads as that data, with nothing to decipher or copy.
+ * An event this process sealed, by id: its sealed groups, and the values sealed into each. Read back
+ * with exactly these groups (the same keys, IVs and ciphertexts, which only sealing those values made),
+ * it opens to those values with nothing to decipher: put back as opening puts them, so every process
+ * builds the same read models from it (the same fields, in the same order).
  */
-type SealedHere = { groups: readonly SealedGroup[]; clear: Data };
+type SealedHere = { groups: readonly SealedGroup[]; values: (readonly unknown[])[] };
 
 export class PersonalDataEventStore implements EventStore {
   readonly appended$: Observable<number>;
@@ -144,10 +146,11 @@ export class PersonalDataEventStore implements EventStore {
       );
     }
     if (groups.length === 0) return event;
-    const sealed = sealFields(event.type, data, groups);
-    // Read back as sealed, it reads as the data it was sealed from (what opening it would answer).
+    const values: (readonly unknown[])[] = [];
+    const sealed = sealFields(event.type, data, groups, (sealedValues) => values.push(sealedValues));
+    // Read back as sealed, it opens to the values it was sealed from (what deciphering would answer).
     if (groups.every((group) => group.key !== null))
-      this.sealedHere.set(event.id, { groups: sealedGroupsOf(sealed), clear: data });
+      this.sealedHere.set(event.id, { groups: sealedGroupsOf(sealed), values });
     return { ...event, data: sealed };
   }
 
@@ -265,7 +268,13 @@ export class PersonalDataEventStore implements EventStore {
       return sameGroups(before.groups, groups) && this.readsAsBefore(groups, before.erased) ? before.event : undefined;
     const sealed = this.sealedHere.get(event.id);
     if (!sealed || !sameGroups(sealed.groups, groups) || !this.readsAsBefore(groups, [])) return undefined;
-    const opened = this.withSubject(event, sealed.clear, groups, []);
+    const { data } = unsealFields(
+      event.type,
+      event.data as Data,
+      () => null,
+      (group) => sealed.values[group],
+    );
+    const opened = this.withSubject(event, data, groups, []);
     this.opened.set(event.position, { groups, erased: [], event: opened });
     return opened;
   }

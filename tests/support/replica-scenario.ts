@@ -27,6 +27,8 @@ const ADMIN = 'replicas-admin-token';
 const CUSTOMERS = 2000;
 const CHATS = 500;
 const LEASE_TTL_MS = 3000;
+/** How long after the victim's exit a delivery it sent may still be read by the receiver here. */
+const IN_FLIGHT_LAG_MS = 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -158,6 +160,9 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       const killedAt = Date.now();
       victim.child.kill('SIGKILL');
       await victim.exited;
+      // What the victim sent before it died may still be read by the receiver (in this process) a little
+      // later: this process's event loop lags on a loaded machine.
+      const goneAt = Date.now() + IN_FLIGHT_LAG_MS;
       servers = servers.filter((s) => s !== victim);
       killed.push(victim);
       while ((await inspector.holderOf('manager:call-dispatcher')) === holder) await sleep(20);
@@ -202,7 +207,6 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       expect(
         await inspector.duplicates(['CallDialed', 'CallEnded', 'ChatDispatched', 'ChatEnded', 'WebhookDelivered']),
       ).toEqual([]);
-      // The receiver saw each delivery once.
       // The receiver got every delivery. A delivery repeats only if the killed process had it in flight:
       // the receiver answered, and the process died before recording it; made again, with the same
       // X-Webhook-Id, once its claim expired. No other delivery reached the receiver twice.
@@ -217,7 +221,9 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       // With a fault, so may one that was in flight when the stores stopped answering: its recording
       // waited for them while its claim ran out.
       const inFault = (at: number) => faultWindow !== null && at >= faultWindow.from - 1000 && at <= faultWindow.to;
-      const repeatedLater = [...repeated].filter((id) => firstSeen.get(id)! > killedAt && !inFault(firstSeen.get(id)!));
+      const repeatedLater = [...repeated]
+        .filter((id) => firstSeen.get(id)! > goneAt && !inFault(firstSeen.get(id)!))
+        .map((id) => `${id}, first received ${firstSeen.get(id)! - killedAt} ms after the kill`);
       expect(repeatedLater).toEqual([]);
       process.stdout.write(
         `webhooks: ${firstSeen.size} delivered, ${repeated.size} repeated after being in flight in the killed process\n`,

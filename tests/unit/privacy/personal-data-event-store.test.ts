@@ -222,6 +222,14 @@ describe('the event store with personal data sealed', () => {
       expect(await rawText()).not.toContain('Asha');
     });
 
+    it('read field for field, in the same order, as another process deciphers them (read models built anywhere are equal)', async () => {
+      await events.appendToStream('customer-k1-L1', [customerAdded()]);
+      await events.appendToStream('call-c1', [queued('c1'), ended('c1')]);
+      const elsewhere = new PersonalDataEventStore(raw, await ReadStoreKeys.open(reads));
+      const text = async (store: EventStore) => JSON.stringify(await store.readAll({}));
+      expect(await text(events)).toBe(await text(elsewhere));
+    });
+
     /**
      * The same event id stored with other groups than this process sealed (its append failed, and a
      * copy sealed elsewhere was stored with that id): deciphered as any other event, so an altered
