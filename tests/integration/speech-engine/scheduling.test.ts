@@ -50,6 +50,18 @@ async function consume(
   events.push({ request: name, kind: 'done' });
 }
 
+/** One worker and one segment for the whole text: without cancellation a segment runs to the text's end. */
+async function singleSegmentEngine(): Promise<EspeakSpeechEngine> {
+  const single = createEspeakSpeechEngine({
+    workers: 1,
+    firstSegmentChars: 5000,
+    maxSegmentChars: 5000,
+    warmUpRounds: 0,
+  });
+  await single.warm();
+  return single;
+}
+
 const waitUntil = async (condition: () => boolean) => {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 };
@@ -116,15 +128,8 @@ describe('eSpeak speech engine: scheduling', () => {
   });
 
   it('stops a long segment part-way when aborted, and a stream that is abandoned stops too', async () => {
-    // One worker and one segment for the whole text: without cancellation it would run to its end.
-    const single = createEspeakSpeechEngine({
-      workers: 1,
-      firstSegmentChars: 5000,
-      maxSegmentChars: 5000,
-      warmUpRounds: 0,
-    });
+    const single = await singleSegmentEngine();
     try {
-      await single.warm();
       const controller = new AbortController();
       let spoken = -1;
       for await (const chunk of single.synthesize(request(LONG), { signal: controller.signal })) {
@@ -144,14 +149,8 @@ describe('eSpeak speech engine: scheduling', () => {
   });
 
   it('drops a new request aborted while its first segment waits behind a running one, which goes on', async () => {
-    const single = createEspeakSpeechEngine({
-      workers: 1,
-      firstSegmentChars: 5000,
-      maxSegmentChars: 5000,
-      warmUpRounds: 0,
-    });
+    const single = await singleSegmentEngine();
     try {
-      await single.warm();
       const long = single.synthesize(request(LONG))[Symbol.asyncIterator]();
       expect((await long.next()).done).toBe(false); // its one segment is running
       const controller = new AbortController();
