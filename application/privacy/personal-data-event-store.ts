@@ -20,7 +20,6 @@
  * lately; on a miss the stream's first event is read. The key store being unavailable fails the append
  * (before anything is written) or the read with `KeyStoreUnavailableError`, which passes by itself.
  */
-import type { Observable } from 'rxjs';
 import {
   anonymousSubject,
   pathsOf,
@@ -29,19 +28,11 @@ import {
   valueAt,
   type PersonalFieldsRule,
 } from '../../domain/privacy/personal-fields';
-import type {
-  AppendResult,
-  EventData,
-  EventSearch,
-  EventStore,
-  ExpectedRevision,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
-} from '../ports/event-store';
+import type { AppendResult, EventData, EventStore, ExpectedRevision, RecordedEvent } from '../ports/event-store';
 import { subjectOfKeyId, type KeyRef, type KeyStore } from '../ports/key-store';
 import { sealedGroupsOf, sealFields, unsealFields, type GroupToSeal, type SealedGroup } from './field-sealing';
 import { BoundedCache } from './read-store-keys';
+import { EventStoreDecorator } from '../event-store-decorator';
 
 /** What reads add to the metadata is never stored, even when an event read is appended again. */
 function withoutReadSide(event: EventData): EventData {
@@ -78,27 +69,21 @@ type Opened = { groups: readonly SealedGroup[]; erased: readonly string[]; event
  */
 type SealedHere = { groups: readonly SealedGroup[]; values: (readonly unknown[])[] };
 
-export class PersonalDataEventStore implements EventStore {
-  readonly appended$: Observable<number>;
-  readonly searchEvents?: EventStore['searchEvents'];
+export class PersonalDataEventStore extends EventStoreDecorator {
   private readonly streamSubjects = new BoundedCache<string, Subject>(STREAM_SUBJECTS);
   /** By position: the events opened here lately. */
   private readonly opened = new BoundedCache<number, Opened>(OPENED_EVENTS);
   private readonly sealedHere = new BoundedCache<string, SealedHere>(SEALED_HERE);
 
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly keys: KeyStore,
     private readonly options: { seal: boolean } = { seal: true },
   ) {
-    this.appended$ = store.appended$;
-    const search = store.searchEvents?.bind(store);
-    if (search)
-      this.searchEvents = async (query: EventSearch, opts: ReadAllOptions & { maxCount: number }) =>
-        this.open(await search(query, opts));
+    super(store);
   }
 
-  async appendToStream(
+  override async appendToStream(
     streamId: string,
     events: readonly EventData[],
     options?: { expectedRevision?: ExpectedRevision },
@@ -110,22 +95,6 @@ export class PersonalDataEventStore implements EventStore {
     // In order: a stream's first event names the subject of the ones after it, in this append too.
     for (const event of stored) sealed.push(await this.seal(streamId, event));
     return this.store.appendToStream(streamId, sealed, options);
-  }
-
-  async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
-    return this.open(await this.store.readStream(streamId, options));
-  }
-
-  async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
-    return this.open(await this.store.readAll(options));
-  }
-
-  headPosition(): Promise<number> {
-    return this.store.headPosition();
-  }
-
-  close(): Promise<void> {
-    return this.store.close();
   }
 
   private async seal(streamId: string, event: EventData): Promise<EventData> {
@@ -228,7 +197,7 @@ export class PersonalDataEventStore implements EventStore {
    * then: the readers of one process (projections, process managers) open each event once between them,
    * and none deciphers what this process sealed.
    */
-  private async open(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+  protected override async readBack(events: RecordedEvent[]): Promise<RecordedEvent[]> {
     const result: RecordedEvent[] = new Array(events.length);
     let toOpen: number[] | null = null;
     const keyIds = new Set<string>();

@@ -6,15 +6,8 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { Subject, type Observable } from 'rxjs';
-import type {
-  AppendResult,
-  EventData,
-  EventStore,
-  ExpectedRevision,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
-} from '../../application/ports/event-store';
+import { EventStoreDecorator } from '../../application/event-store-decorator';
+import type { AppendResult, EventData, EventStore, ExpectedRevision } from '../../application/ports/event-store';
 
 export type SiblingSignal = 'appended' | 'projected';
 type Message = { siblingSignals: SiblingSignal[] };
@@ -62,20 +55,15 @@ export function relaySiblingSignals(from: Worker, workers: () => Iterable<Worker
 }
 
 /** The event store, telling the other processes whenever one of its appends is on disk. */
-export class SignallingEventStore implements EventStore {
-  readonly appended$: Observable<number>;
-  /** Offered when the store offers it: whether it can search is what readers look at. */
-  readonly searchEvents?: EventStore['searchEvents'];
-
+export class SignallingEventStore extends EventStoreDecorator {
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly signals: SiblingSignals,
   ) {
-    this.appended$ = store.appended$;
-    this.searchEvents = store.searchEvents?.bind(store);
+    super(store);
   }
 
-  async appendToStream(
+  override async appendToStream(
     streamId: string,
     events: readonly EventData[],
     options?: { expectedRevision?: ExpectedRevision },
@@ -83,21 +71,5 @@ export class SignallingEventStore implements EventStore {
     const result = await this.store.appendToStream(streamId, events, options);
     this.signals.send('appended');
     return result;
-  }
-
-  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
-    return this.store.readStream(streamId, options);
-  }
-
-  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
-    return this.store.readAll(options);
-  }
-
-  headPosition(): Promise<number> {
-    return this.store.headPosition();
-  }
-
-  close(): Promise<void> {
-    return this.store.close();
   }
 }
