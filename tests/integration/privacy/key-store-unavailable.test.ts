@@ -23,6 +23,7 @@ import { SqliteEventStore } from '../../../infrastructure/sqlite/sqlite-event-st
 import { SqliteKeyStore } from '../../../infrastructure/sqlite/sqlite-key-store';
 import { SqliteReadStore } from '../../../infrastructure/sqlite/sqlite-read-store';
 import type { Overrides } from '../../../api/composition';
+import { personRecord } from '../../support/privacy';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
 import { eventually, sleep } from '../webhooks/support';
@@ -160,18 +161,8 @@ const keepings: [string, (dir: string) => Promise<Keeping>][] = [
   ],
 ];
 
-const record = (loanId: string, first: string, phone: string) => ({
-  loan_id: loanId,
-  first_name: first,
-  last_name: 'Ormerod',
-  phone_number: phone,
-  loan_amount: 90000,
-  emi_amount: 4000,
-  loan_period: 24,
-  current_emi: 3,
-  emi_due_date: '2026-04-05',
-  payment_status: 'pending',
-});
+const record = (loanId: string, first: string, phone: string) =>
+  personRecord({ loanId, first, last: 'Ormerod', phone });
 
 describe.each(keepings)('the key store briefly unavailable, %s', (_, keep) => {
   const dir = tempDir();
