@@ -7,7 +7,8 @@
  * - `POST /twilio/reports?callId=…[&kind=recording]`: the status and recording callbacks of a call;
  * - `POST /twilio/voice`: a number's Voice URL, for the calls that come in to it.
  *
- * Both answer TwiML (text/xml): nothing more for a callback, the media stream or a refusal for a call.
+ * Both answer TwiML (text/xml): nothing more for a callback; for a call, its recording started and
+ * the media stream, or a refusal.
  */
 import type { Request, Response } from 'express';
 import {

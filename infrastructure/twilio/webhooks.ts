@@ -9,7 +9,8 @@
  * - a recording callback, once the recording is complete, stores it (once: its id comes from the
  *   RecordingSid) and attaches it to the call;
  * - an incoming call is offered to `InboundCalls` under an id made from its CallSid, so Twilio's retry
- *   offers the same call again, and is connected to the media stream or refused.
+ *   offers the same call again, and is recorded from the start (its recording callback comes back as
+ *   a dialed call's does) and connected to the media stream, or refused.
  */
 import type { CarrierReports } from '../../application/calls/carrier-reports';
 import type { InboundCalls } from '../../application/calls/inbound-calls';
@@ -22,7 +23,7 @@ import { storeTwilioRecording } from './recordings';
 import { twilioRestClient, type Fetch, type TwilioRestClient } from './rest-client';
 import { isTwilioSignatureValid, type FormParams } from './signature';
 import { reportOfCallStatus, timestampOf } from './status-callbacks';
-import { TWILIO_ALIAS, type TwilioConfig } from './twilio-carrier';
+import { reportsUrl, TWILIO_ALIAS, type TwilioConfig } from './twilio-carrier';
 import { rejectTwiml, streamTwiml } from './twiml';
 
 export type TwilioWebhookDeps = {
@@ -124,7 +125,7 @@ export function twilioWebhooks(deps: TwilioWebhookDeps) {
       return 'recorded';
     },
 
-    /** An incoming call (the number's Voice URL): the TwiML that connects it to the agent, or refuses it. */
+    /** An incoming call (the number's Voice URL): the TwiML that records it and connects it to the agent, or refuses it. */
     async incomingCall(sender: TwilioSender, params: FormParams, requestId: string): Promise<string> {
       const { publicUrl } = deps.config;
       const callSid = first(params, 'CallSid');
@@ -143,7 +144,8 @@ export function twilioWebhooks(deps: TwilioWebhookDeps) {
         at: timestampOf(first(params, 'Timestamp'), now),
         requestId,
       });
-      return answer.outcome === 'answered' ? streamTwiml(publicUrl, callId) : rejectTwiml();
+      if (answer.outcome !== 'answered') return rejectTwiml();
+      return streamTwiml(publicUrl, callId, { recordingStatusCallback: reportsUrl(publicUrl, callId, 'recording') });
     },
   };
 }

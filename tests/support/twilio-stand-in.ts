@@ -9,7 +9,10 @@
  * - then it plays the call: signed, form-encoded status callbacks to `StatusCallback` (initiated,
  *   ringing, then in-progress and completed with CallDuration, or busy / no-answer / failed), and,
  *   for an answered call created with `Record=true`, a recording-status callback whose RecordingUrl is
- *   served here (`GET …/Recordings/{RecordingSid}.wav`, basic auth) as a small WAV.
+ *   served here (`GET …/Recordings/{RecordingSid}.wav`, basic auth) as a small WAV;
+ * - for a call the service answered with TwiML that starts a recording (`<Start><Recording>`, an
+ *   incoming call's), what Twilio does once that call ended (`completeRecording`): the recording is
+ *   served here and its status callback posted to the TwiML's `recordingStatusCallback`.
  *
  * A number can be told how its calls go (`outcomeFor`), and every callback can be sent twice (`repeat`),
  * as Twilio does when it retries.
@@ -42,6 +45,13 @@ export type TwilioStandIn = {
   durationSeconds: number;
   /** Resolves once every call played so far has sent all its callbacks. */
   idle(): Promise<void>;
+  /**
+   * Once the call `callSid`, answered with `twiml`, ended: when the TwiML started a recording whose
+   * status callback asks for `completed`, the recording is served here and its signed callback posted
+   * to the TwiML's `recordingStatusCallback` (twice with `repeat`). Answers the RecordingSid, or null
+   * when the TwiML records nothing.
+   */
+  completeRecording(twiml: string, call: { accountSid: string; callSid: string }): Promise<string | null>;
   /** Posts `params` to `url`, signed as Twilio signs with `authToken` (an incoming call's Voice URL, say). */
   post(url: string, params: [string, string][], authToken: string): Promise<{ status: number; body: string }>;
   close(): Promise<void>;
@@ -73,6 +83,21 @@ export function silentWav(samples = 8000): Buffer {
 }
 
 const rfc2822 = (date: Date) => date.toUTCString().replace('GMT', '+0000');
+
+const unescapeXml = (text: string) =>
+  text.replace(
+    /&(lt|gt|quot|apos|amp);/g,
+    (_, name: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[name]!,
+  );
+
+/** The attributes of the `<Recording>` a TwiML document starts (`<Start><Recording .../>`), or null. */
+function startedRecordingOf(twiml: string): Map<string, string> | null {
+  const recording = /<Start>\s*<Recording\b([^>]*?)\/?>/.exec(twiml);
+  if (!recording) return null;
+  return new Map(
+    [...recording[1]!.matchAll(/(\w+)="([^"]*)"/g)].map(([, name, value]) => [name!, unescapeXml(value!)]),
+  );
+}
 
 export async function startTwilioStandIn(options: { accounts: TwilioAccount[] }): Promise<TwilioStandIn> {
   const outcomes = new Map<string, StandInOutcome>();
@@ -143,23 +168,29 @@ export async function startTwilioStandIn(options: { accounts: TwilioAccount[] })
     ]);
     const recordingUrl = form.get('RecordingStatusCallback');
     if (form.get('Record') !== 'true' || !recordingUrl) return;
+    await recorded(account, sid, recordingUrl, [['RecordingSource', 'OutboundAPI']]);
+  }
+
+  /** A recording of the call `callSid`, served here from now on, reported completed to `statusUrl`. */
+  async function recorded(account: TwilioAccount, callSid: string, statusUrl: string, extra: [string, string][]) {
     const recordingSid = twilioSid('RE');
     recordings.add(recordingSid);
     await callback(
-      recordingUrl,
+      statusUrl,
       [
         ['AccountSid', account.accountSid],
-        ['CallSid', sid],
+        ['CallSid', callSid],
         ['RecordingChannels', '1'],
         ['RecordingDuration', String(standIn.durationSeconds)],
         ['RecordingSid', recordingSid],
-        ['RecordingSource', 'OutboundAPI'],
+        ...extra,
         ['RecordingStartTime', rfc2822(new Date())],
         ['RecordingStatus', 'completed'],
         ['RecordingUrl', `${standIn.url}${API}${account.accountSid}/Recordings/${recordingSid}`],
       ],
       account.authToken,
     );
+    return recordingSid;
   }
 
   function createCall(req: IncomingMessage, res: ServerResponse, accountSid: string, body: string) {
@@ -225,6 +256,17 @@ export async function startTwilioStandIn(options: { accounts: TwilioAccount[] })
     repeat: false,
     durationSeconds: 42,
     outcomeFor: (to, outcome) => void outcomes.set(to, outcome),
+    async completeRecording(twiml, call) {
+      const account = options.accounts.find((a) => a.accountSid === call.accountSid);
+      if (!account) throw new Error(`The stand-in has no account ${call.accountSid}`);
+      const recording = startedRecordingOf(twiml);
+      const statusUrl = recording?.get('recordingStatusCallback');
+      // Twilio's defaults: the callback is POSTed, for the `completed` event only.
+      const events = (recording?.get('recordingStatusCallbackEvent') ?? 'completed').split(/\s+/);
+      const method = recording?.get('recordingStatusCallbackMethod') ?? 'POST';
+      if (!statusUrl || !events.includes('completed') || method !== 'POST') return null;
+      return recorded(account, call.callSid, statusUrl, []);
+    },
     async idle() {
       while (playing.size > 0) await Promise.all([...playing]);
     },

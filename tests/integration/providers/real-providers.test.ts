@@ -7,7 +7,8 @@
  *
  * Twilio's stand-in plays an outbound call to its end as soon as it is placed, before a media stream
  * could be opened for it: the agent speaking over Media Streams is shown on an incoming call, which
- * stays open until the test posts its end.
+ * stays open until the test posts its end, and whose recording (started by the service's TwiML) the
+ * stand-in then reports.
  */
 import { chatStreamId } from '../../../application/chats/chat-sending';
 import { callStreamId } from '../../../domain/calls/call';
@@ -196,13 +197,15 @@ describe('real providers (Twilio and WhatsApp stand-ins) over HTTP', () => {
       expect(Buffer.from(await recording.arrayBuffer())).toEqual(silentWav());
     });
 
-    it("answers an incoming call with the media stream, matched to the caller's customer; the agent speaks its lines into it", async () => {
+    it("answers an incoming call with the media stream, matched to the caller's customer; the agent speaks its lines into it, and it is recorded", async () => {
       const set = await call('PUT', `/numbers/${encodeURIComponent(NUMBER)}/inbound`, { agentId, dispositionId });
       expect(set.status).toBe(200);
       const callSid = twilioSid('CA');
       const answer = await twilio.post(voiceUrl(), incoming(callSid, customer.phone_number), ACCOUNT.authToken);
       expect(answer.status).toBe(200);
-      expect(answer.body).toContain('<Response><Connect><Stream');
+      // The call is recorded from the start, then connected to the media stream.
+      expect(answer.body).toContain('<Response><Start><Recording ');
+      expect(answer.body).toContain('</Start><Connect><Stream');
       const stream = streamOf(answer.body);
       expect(stream).toEqual({
         url: `${publicUrl.replace('http:', 'ws:')}/carrier/v1/twilio/media`,
@@ -252,6 +255,35 @@ describe('real providers (Twilio and WhatsApp stand-ins) over HTTP', () => {
       expect((await callLogs()).filter((e) => e.direction === 'inbound').map((e) => e.call_id)).toContain(
         stream.callId,
       );
+
+      // Twilio reports the recording the TwiML started, twice (a retry): it is fetched and attached once.
+      const fetchesBefore = twilio.recordingFetches;
+      const callbacksBefore = twilio.callbacks.length;
+      twilio.repeat = true;
+      const recordingSid = await twilio
+        .completeRecording(answer.body, { accountSid: ACCOUNT.accountSid, callSid })
+        .finally(() => (twilio.repeat = false));
+      expect(recordingSid).toMatch(/^RE[0-9a-f]{32}$/);
+      expect(twilio.callbacks.slice(callbacksBefore).map((c) => [c.url, c.status])).toEqual([
+        [`${publicUrl}/carrier/v1/twilio/reports?callId=${stream.callId}&kind=recording`, 200],
+        [`${publicUrl}/carrier/v1/twilio/reports?callId=${stream.callId}&kind=recording`, 200],
+      ]);
+      const recorded = await until(
+        () => callEntry(stream.callId!),
+        (e) => Boolean(e?.recording_id),
+      );
+      expect(recorded).toMatchObject({ recording_id: `twilio-${recordingSid}`, direction: 'inbound' });
+      expect(twilio.recordingFetches - fetchesBefore).toBe(1);
+      const attached = (await auditOf(callStreamId(stream.callId!))).filter(
+        (e) => e.type === 'CallMediaAttached' && e.data.recordingId !== undefined,
+      );
+      expect(attached.map((e) => e.data.recordingId)).toEqual([`twilio-${recordingSid}`]);
+      const recording = await fetch(`${t.url}/api/v1/recording/${recorded.recording_id}`, {
+        headers: { authorization: `Bearer ${org.token}` },
+      });
+      expect(recording.status).toBe(200);
+      expect(recording.headers.get('content-type')).toBe('audio/wav');
+      expect(Buffer.from(await recording.arrayBuffer())).toEqual(silentWav());
     });
 
     it('rejects an incoming call from a blacklisted caller', async () => {

@@ -1,7 +1,7 @@
 /**
  * Twilio's webhooks: signed callbacks move the call and attach its recording; unsigned, wrongly signed
  * or tampered ones are refused with nothing recorded; callbacks Twilio sends again change nothing; an
- * incoming call is offered once per CallSid.
+ * incoming call is offered once per CallSid, and recorded like a dialed one.
  */
 import { CarrierReports } from '../../../application/calls/carrier-reports';
 import { InboundCalls } from '../../../application/calls/inbound-calls';
@@ -243,13 +243,15 @@ describe('Twilio webhooks', () => {
       ['To', to],
     ];
 
-    it('connects the call to the agent once, however often Twilio asks', async () => {
+    it('records the call and connects it to the agent, once, however often Twilio asks', async () => {
       const callSid = twilioSid('CA');
       const voice = `${app.url}/carrier/v1/twilio/voice`;
       const first = await standIn.post(voice, incoming(callSid, number), mine.authToken);
       const again = await standIn.post(voice, incoming(callSid, number), mine.authToken);
       const expected =
-        '<?xml version="1.0" encoding="UTF-8"?><Response><Connect>' +
+        '<?xml version="1.0" encoding="UTF-8"?><Response><Start>' +
+        `<Recording recordingStatusCallback="${app.url}/carrier/v1/twilio/reports?callId=twilio-${callSid}&amp;kind=recording"` +
+        ' recordingStatusCallbackMethod="POST" recordingStatusCallbackEvent="completed"/></Start><Connect>' +
         `<Stream url="${app.url.replace('http:', 'ws:')}/carrier/v1/twilio/media">` +
         `<Parameter name="callId" value="twilio-${callSid}"/></Stream></Connect></Response>`;
       expect(first).toEqual({ status: 200, body: expected });
@@ -273,6 +275,19 @@ describe('Twilio webhooks', () => {
         type: 'CallEnded',
         data: { status: 'Completed', durationSeconds: 30 },
       });
+
+      // The recording the TwiML started is reported (twice: a retry) to the callback it named, and kept once.
+      standIn.repeat = true;
+      const recordingSid = await standIn.completeRecording(first.body, { accountSid: mine.accountSid, callSid });
+      expect(standIn.callbacks.map((c) => c.status)).toEqual([200, 200]);
+      const recorded = await stream(`twilio-${callSid}`);
+      expect(recorded.map((e) => e.type)).toEqual(['CallReceived', 'CallEnded', 'CallMediaAttached']);
+      expect(recorded[2]!.data).toMatchObject({ recordingId: `twilio-${recordingSid}` });
+      expect(await blobs.stat(recordingBlobKey(`twilio-${recordingSid}`))).toEqual({
+        size: 16044,
+        contentType: 'audio/wav',
+      });
+      expect(standIn.recordingFetches).toBe(1);
     });
 
     it("refuses a call to a number it does not own, or to another organization's number", async () => {
