@@ -9,6 +9,10 @@
  * (`deadlineFor`), with time left to record its finish while the slot is still its own. It ends with
  * the outcome `timed_out` and pays for what it produced; a finish recorded after the lease anyway (a
  * store that answered late) is still charged (domain/organizations/organization.ts).
+ *
+ * Admission is in memory when this replica holds a block of capacity reserved in advance with room for
+ * the request (capacity-blocks.ts): its start is then recorded after the fact, off the path of its
+ * first audio, and its finish is recorded after its start. Otherwise it is decided on the stream.
  */
 import {
   CONCURRENCY_LIMIT_EXCEEDED,
@@ -18,9 +22,10 @@ import {
   type SpeechOutcome,
 } from '../../domain/organizations/organization';
 import { DomainError } from '../../domain/shared/errors';
-import type { CommandHandler } from '../command-handler';
+import type { CommandContext, CommandHandler } from '../command-handler';
 import { SpeechRequestError, type AudioChunk, type SpeechEngine, type SynthesisRequest } from '../ports/speech-engine';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
+import { DEFAULT_CAPACITY_OPTIONS, SpeechCapacity, type CapacityOptions } from './capacity-blocks';
 
 export type SpeechErrorCode =
   | 'invalid_request'
@@ -87,7 +92,12 @@ export class SpeechService {
     readonly maxTextLength: number,
     /** How long an admitted request holds its slot (`SPEECH_LEASE_MS`; shorter in tests). */
     private readonly leaseMs: number = SPEECH_LEASE_MS,
-  ) {}
+    capacityOptions: CapacityOptions = DEFAULT_CAPACITY_OPTIONS,
+  ) {
+    this.capacity = new SpeechCapacity(commands, env, maxTextLength, leaseMs, capacityOptions);
+  }
+
+  private readonly capacity: SpeechCapacity;
 
   /** How long an admitted request may run before it is cut (below its lease). */
   get deadlineMs(): number {
@@ -100,6 +110,7 @@ export class SpeechService {
   /** Resolves once every admitted request has recorded its finish (or failed to). */
   async settled(): Promise<void> {
     while (this.unfinished.size > 0) await Promise.allSettled([...this.unfinished]);
+    await this.capacity.releaseAll();
   }
 
   voices() {
@@ -132,25 +143,27 @@ export class SpeechService {
     const context = { organizationId: ctx.organizationId, actor: ctx.actor, requestId };
     const now = this.env.now();
     const speechId = this.env.newId();
+    const start = {
+      type: 'StartSpeechRequest' as const,
+      speechId,
+      requestId,
+      characters: input.text.length,
+      leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
+      at: now.toISOString(),
+      voiceId: input.voiceId,
+      language: input.language,
+      sampleRate: input.sampleRate,
+      speed: input.speed,
+      channel,
+    };
+    // Admitted into a block in memory, its start recorded meanwhile; or decided on the stream first.
+    const block = this.capacity.take(ctx.organizationId, start.characters);
+    let startRecorded: Promise<unknown> = Promise.resolve();
     try {
-      await this.commands.handle(
-        organizationDecider,
-        stream,
-        {
-          type: 'StartSpeechRequest',
-          speechId,
-          requestId,
-          characters: input.text.length,
-          leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
-          at: now.toISOString(),
-          voiceId: input.voiceId,
-          language: input.language,
-          sampleRate: input.sampleRate,
-          speed: input.speed,
-          channel,
-        },
-        context,
-      );
+      if (block) {
+        startRecorded = this.commands.handle(organizationDecider, stream, { ...start, blockId: block.id }, context);
+        startRecorded.catch(() => undefined);
+      } else await this.admit(ctx.organizationId, stream, start, context);
     } catch (error) {
       synthesis.abort();
       signal.removeEventListener('abort', onAbort);
@@ -183,10 +196,14 @@ export class SpeechService {
     this.unfinished.add(recorded);
     void recorded.then(() => this.unfinished.delete(recorded));
     const cut = () => new SpeechError('internal_error', timedOutMessage(deadlineMs));
+    const capacity = this.capacity;
     const record = async (outcome: SpeechOutcome): Promise<void> => {
       clearTimeout(deadline);
+      let charged = Math.min(charactersSpoken, start.characters);
       try {
-        await commands.handle(
+        // A finish follows its start on the stream; a start that was not recorded leaves nothing to finish.
+        await startRecorded.catch(() => undefined);
+        const { events } = await commands.handle(
           organizationDecider,
           stream,
           {
@@ -200,7 +217,9 @@ export class SpeechService {
           },
           context,
         );
+        for (const e of events) if (e.type === 'SpeechRequestFinished') charged = e.data.charged;
       } finally {
+        if (block) capacity.giveBack(block, start.characters, charged);
         ended();
       }
     };
@@ -238,5 +257,26 @@ export class SpeechService {
       },
     };
     return self;
+  }
+
+  /**
+   * Decides a request's admission on the stream. A refusal while this replica holds blocks with no
+   * request in them may be theirs (they hold capacity for requests to come): they are released and the
+   * request is decided once more.
+   */
+  private async admit(
+    organizationId: string,
+    stream: string,
+    start: Extract<Parameters<typeof organizationDecider.decide>[0], { type: 'StartSpeechRequest' }>,
+    context: CommandContext,
+  ): Promise<void> {
+    try {
+      await this.commands.handle(organizationDecider, stream, start, context);
+    } catch (error) {
+      const code = error instanceof DomainError ? error.details.code : undefined;
+      const refused = code === CONCURRENCY_LIMIT_EXCEEDED || code === INSUFFICIENT_CREDITS;
+      if (!refused || !(await this.capacity.releaseIdle(organizationId))) throw error;
+      await this.commands.handle(organizationDecider, stream, start, context);
+    }
   }
 }

@@ -8,6 +8,13 @@
  * process died) stops counting once its lease ends. It is still remembered for a day after that
  * (`LATE_FINISH_MS`), so a finish that comes after the lease (a store that answered late) is still
  * charged, and only once.
+ *
+ * A replica may also reserve capacity in advance: a block of slots and characters
+ * (`ReserveSpeechCapacity`), which counts against the limits as a whole until it is released or its
+ * lease ends. The replica admits requests into the block in memory, with no append before their audio,
+ * and records each one afterwards (`StartSpeechRequest` naming the block, then its finish, charged as
+ * any other). A replica that dies holding a block is charged only the finishes recorded in it, as a
+ * request whose process died is charged nothing: the block stops counting when its lease ends.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, DomainError, invalid, notFound } from '../shared/errors';
@@ -17,7 +24,11 @@ export const organizationStreamId = (organizationId: string) => `organization-${
 export type OrganizationType = 'collection' | 'lead_generation';
 export const ORGANIZATION_TYPES: readonly OrganizationType[] = ['collection', 'lead_generation'];
 
-export type ActiveSpeech = { characters: number; leaseUntil: string };
+/** A request holding its own slot, or (with `blockId`) one admitted into a block, which holds the slot for it. */
+export type ActiveSpeech = { characters: number; leaseUntil: string; blockId?: string };
+
+/** A block of capacity reserved by one replica: `charged` is what its finished requests have paid. */
+export type CapacityBlock = { slots: number; characters: number; charged: number; leaseUntil: string };
 
 export type OrganizationState =
   | { status: 'unknown' }
@@ -29,6 +40,8 @@ export type OrganizationState =
       credits: number;
       concurrencyLimit: number;
       activeSpeech: Record<string, ActiveSpeech>;
+      /** Absent in states folded before blocks existed (snapshots): none. */
+      capacityBlocks?: Record<string, CapacityBlock>;
     };
 
 export type SpeechDetails = {
@@ -65,7 +78,18 @@ export type OrganizationCommand =
       characters: number;
       leaseUntil: string;
       at: string;
+      /** Admitted in memory into this block of the replica's (the limits were its to spend): recorded, not decided. */
+      blockId?: string;
     } & SpeechDetails)
+  | {
+      type: 'ReserveSpeechCapacity';
+      blockId: string;
+      /** Characters the block should hold per slot (the longest request). */
+      charactersPerSlot: number;
+      leaseUntil: string;
+      at: string;
+    }
+  | { type: 'ReleaseSpeechCapacity'; blockId: string; at: string }
   | {
       type: 'FinishSpeechRequest';
       speechId: string;
@@ -98,8 +122,20 @@ export type OrganizationEvent =
     }
   | {
       type: 'SpeechRequestStarted';
-      data: { speechId: string; requestId: string; characters: number; leaseUntil: string; at: string } & SpeechDetails;
+      data: {
+        speechId: string;
+        requestId: string;
+        characters: number;
+        leaseUntil: string;
+        at: string;
+        blockId?: string;
+      } & SpeechDetails;
     }
+  | {
+      type: 'SpeechCapacityReserved';
+      data: { blockId: string; slots: number; characters: number; leaseUntil: string; at: string };
+    }
+  | { type: 'SpeechCapacityReleased'; data: { blockId: string; at: string } }
   | {
       type: 'SpeechRequestFinished';
       data: {
@@ -117,16 +153,48 @@ export type OrganizationEvent =
 export const CONCURRENCY_LIMIT_EXCEEDED = 'concurrency_limit_exceeded';
 export const INSUFFICIENT_CREDITS = 'insufficient_credits';
 
+type Registered = Extract<OrganizationState, { status: 'registered' }>;
+
 /**
- * Requests still holding a slot at `at`: started, not finished, lease not over. Requests are keyed by
- * a server-made `speechId`: the client's `request_id` is only unique on its own connection.
+ * Requests still holding a slot of their own at `at`: started outside a block, not finished, lease not
+ * over. Requests are keyed by a server-made `speechId`: the client's `request_id` is only unique on its
+ * own connection.
  */
-export function activeSpeechAt(
-  state: Extract<OrganizationState, { status: 'registered' }>,
-  at: string,
-): ActiveSpeech[] {
-  return Object.values(state.activeSpeech).filter((r) => r.leaseUntil > at);
+export function activeSpeechAt(state: Registered, at: string): ActiveSpeech[] {
+  return Object.values(state.activeSpeech).filter((r) => r.blockId === undefined && r.leaseUntil > at);
 }
+
+/** Blocks still counting at `at`: reserved, not released, lease not over. */
+export const liveBlocksAt = (state: Registered, at: string): CapacityBlock[] =>
+  Object.values(state.capacityBlocks ?? {}).filter((b) => b.leaseUntil > at);
+
+/** Slots and characters held at `at`: by requests holding their own, and by blocks (less what they have charged). */
+export function heldAt(state: Registered, at: string): { slots: number; characters: number } {
+  const active = activeSpeechAt(state, at);
+  const blocks = liveBlocksAt(state, at);
+  return {
+    slots: active.length + blocks.reduce((sum, b) => sum + b.slots, 0),
+    characters:
+      active.reduce((sum, r) => sum + r.characters, 0) +
+      blocks.reduce((sum, b) => sum + Math.max(0, b.characters - b.charged), 0),
+  };
+}
+
+const tooMany = (limit: number) =>
+  new DomainError('conflict', `Too many simultaneous requests (limit ${limit})`, { code: CONCURRENCY_LIMIT_EXCEEDED });
+const tooFewCredits = (requested: number, available: number) =>
+  new DomainError(
+    'invalid',
+    `Insufficient credits: ${requested} characters requested, ${Math.max(0, available)} available`,
+    { code: INSUFFICIENT_CREDITS },
+  );
+
+/**
+ * A block takes at most this share of the slots (rounded down) and of the credits still free: other
+ * replicas need some. An organization allowed one request at a time gets no block, so its one slot is
+ * never held by a replica with nothing to say.
+ */
+export const BLOCK_SHARE = 0.5;
 
 export const ORGANIZATION_NOT_FOUND = 'Organization not found';
 
@@ -158,20 +226,33 @@ export function decide(command: OrganizationCommand, state: OrganizationState): 
       const { type: _type, ...data } = command;
       if (state.activeSpeech[command.speechId])
         throw conflict(`Speech request ${command.speechId} is already being processed`);
-      const active = activeSpeechAt(state, command.at);
-      if (active.length >= state.concurrencyLimit)
-        throw new DomainError('conflict', `Too many simultaneous requests (limit ${state.concurrencyLimit})`, {
-          code: CONCURRENCY_LIMIT_EXCEEDED,
-        });
-      const reserved = active.reduce((sum, r) => sum + r.characters, 0);
-      if (state.credits - reserved < command.characters) {
-        throw new DomainError(
-          'invalid',
-          `Insufficient credits: ${command.characters} characters requested, ${Math.max(0, state.credits - reserved)} available`,
-          { code: INSUFFICIENT_CREDITS },
-        );
-      }
+      // Admitted into a block: the replica spent the block's capacity in memory, the audio is out.
+      if (command.blockId !== undefined) return [{ type: 'SpeechRequestStarted', data }];
+      const held = heldAt(state, command.at);
+      if (held.slots >= state.concurrencyLimit) throw tooMany(state.concurrencyLimit);
+      if (state.credits - held.characters < command.characters)
+        throw tooFewCredits(command.characters, state.credits - held.characters);
       return [{ type: 'SpeechRequestStarted', data }];
+    }
+    case 'ReserveSpeechCapacity': {
+      if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
+      const { blockId, charactersPerSlot, leaseUntil, at } = command;
+      if (state.capacityBlocks?.[blockId]) return [];
+      const held = heldAt(state, at);
+      const freeSlots = state.concurrencyLimit - held.slots;
+      const slots = Math.min(freeSlots, Math.floor(state.concurrencyLimit * BLOCK_SHARE));
+      if (slots < 1) throw tooMany(state.concurrencyLimit);
+      const freeCredits = state.credits - held.characters;
+      const characters = Math.min(slots * charactersPerSlot, Math.floor(freeCredits * BLOCK_SHARE));
+      // A block that cannot hold the longest request is no use: such requests are admitted one by one.
+      if (characters < charactersPerSlot) throw tooFewCredits(charactersPerSlot, freeCredits);
+      return [{ type: 'SpeechCapacityReserved', data: { blockId, slots, characters, leaseUntil, at } }];
+    }
+    case 'ReleaseSpeechCapacity': {
+      if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
+      // Idempotent: a block released before (or never reserved) changes nothing.
+      if (!state.capacityBlocks?.[command.blockId]) return [];
+      return [{ type: 'SpeechCapacityReleased', data: { blockId: command.blockId, at: command.at } }];
     }
     case 'FinishSpeechRequest': {
       if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
@@ -217,13 +298,43 @@ export function evolve(state: OrganizationState, event: OrganizationEvent): Orga
         ...state,
         activeSpeech: {
           ...state.activeSpeech,
-          [event.data.speechId]: { characters: event.data.characters, leaseUntil: event.data.leaseUntil },
+          [event.data.speechId]: {
+            characters: event.data.characters,
+            leaseUntil: event.data.leaseUntil,
+            ...(event.data.blockId !== undefined && { blockId: event.data.blockId }),
+          },
         },
       };
     case 'SpeechRequestFinished': {
       if (state.status !== 'registered') return state;
-      const { [event.data.speechId]: _done, ...activeSpeech } = state.activeSpeech;
-      return { ...state, credits: event.data.balance, activeSpeech: pruneExpired(activeSpeech, event.data.at) };
+      const { [event.data.speechId]: done, ...activeSpeech } = state.activeSpeech;
+      const block = done?.blockId === undefined ? undefined : state.capacityBlocks?.[done.blockId];
+      return {
+        ...state,
+        credits: event.data.balance,
+        activeSpeech: pruneExpired(activeSpeech, event.data.at),
+        // What a block's request paid is no longer held by the block: it left the balance.
+        ...(block && {
+          capacityBlocks: {
+            ...state.capacityBlocks,
+            [done!.blockId!]: { ...block, charged: block.charged + event.data.charged },
+          },
+        }),
+      };
+    }
+    case 'SpeechCapacityReserved': {
+      if (state.status !== 'registered') return state;
+      const { blockId, slots, characters, leaseUntil, at } = event.data;
+      const blocks = Object.entries(state.capacityBlocks ?? {}).filter(([, b]) => b.leaseUntil > at);
+      return {
+        ...state,
+        capacityBlocks: { ...Object.fromEntries(blocks), [blockId]: { slots, characters, charged: 0, leaseUntil } },
+      };
+    }
+    case 'SpeechCapacityReleased': {
+      if (state.status !== 'registered') return state;
+      const { [event.data.blockId]: _released, ...capacityBlocks } = state.capacityBlocks ?? {};
+      return { ...state, capacityBlocks };
     }
     default:
       return assertNever(event);
