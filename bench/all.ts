@@ -140,6 +140,18 @@ const BENCHES: Bench[] = [
         600,
         'x',
       ),
+      max(
+        'WebSocket, 20 clients on kept connections, first chunk p50 (native)',
+        /^native\s+websocket-kept clients=20\s+first-chunk p50=([\d.]+)/m,
+        10,
+        'ms',
+      ),
+      max(
+        'WebSocket, 20 clients on kept connections, first chunk p95 (native)',
+        /^native\s+websocket-kept clients=20\s+first-chunk p50=[\d.]+ ms p95=([\d.]+) ms/m,
+        30,
+        'ms',
+      ),
     ],
   },
   {

@@ -2,13 +2,17 @@
  * Speech benchmark through the real API (auth, admission events, engine, protocol): for 1 and 20
  * concurrent WebSocket clients each sending one 200-character request, time to first audio chunk,
  * time to complete, real-time factor and peak memory; the same for REST time to first byte.
+ * `websocket` opens a connection for each request and starts its clock at the server's `connected`, so
+ * the other clients' handshakes, made at the same moment, are in its figures; `websocket-kept` keeps one
+ * connection per client for the whole run, as a client of the protocol would, and starts its clock when
+ * the request is sent.
  * Each configuration runs several rounds; percentiles are over every request of every round. The
  * clients run on their own thread, so they do not share the server's event loop.
  *
  * Both eSpeak NG builds run in the same run, one after the other (the native one where Debian's
  * library is installed), and a last table puts them side by side.
  *
- *   npx tsx bench/speech.ts [--rounds 10] [--engines js,native] [--transports websocket,rest] [--clients 1,20]
+ *   npx tsx bench/speech.ts [--rounds 10] [--engines js,native] [--transports websocket,websocket-kept,rest] [--clients 1,20]
  *
  * To see where the server's main thread spends its time: `npx tsx --cpu-prof bench/speech.ts ...`.
  */
@@ -34,7 +38,7 @@ const list = (name: string, fallback: string) => {
 };
 /** Which builds, transports and numbers of clients to measure (default all). */
 const ENGINES = list('engines', 'js,native');
-const TRANSPORTS = list('transports', 'websocket,rest');
+const TRANSPORTS = list('transports', 'websocket,websocket-kept,rest');
 const CLIENTS = list('clients', '1,20').map(Number);
 const TEXT =
   'Namaste! This is a reminder that your EMI of 4,500 rupees for the loan ending 1234 is due on the fifth. Please pay on time to avoid late fees; reply or call us if you need any help.'.slice(
@@ -67,7 +71,7 @@ type Result = { firstMs: number; totalMs: number; audioMs: number };
 function load(
   url: string,
   token: string,
-  kind: 'websocket' | 'rest',
+  kind: 'websocket' | 'websocket-kept' | 'rest',
   clients: number,
 ): Promise<{ results: Result[]; seconds: number }> {
   return new Promise((resolve, reject) => {
@@ -110,7 +114,9 @@ async function measure(engine: 'js' | 'native', rows: Row[]) {
   const workers = childProcessIds();
   workerProcesses = workers;
   const cpuStart = cpuMsWithChildren(workers);
-  for (const label of (['websocket', 'rest'] as const).filter((transport) => TRANSPORTS.includes(transport))) {
+  for (const label of (['websocket', 'websocket-kept', 'rest'] as const).filter((transport) =>
+    TRANSPORTS.includes(transport),
+  )) {
     for (const clients of CLIENTS) {
       const { results, seconds } = await load(url, token, label, clients);
       const audioSeconds = results.reduce((s, r) => s + r.audioMs, 0) / 1000;

@@ -1,5 +1,7 @@
 // Speech load generator, run in a worker thread so clients do not share the server's event loop.
-// Input (workerData): { url, token, kind: 'websocket' | 'rest', clients, rounds, text, voices, sampleRate }.
+// Input (workerData): { url, token, kind: 'websocket' | 'websocket-kept' | 'rest', clients, rounds, text, voices,
+// sampleRate }. `websocket` opens a connection per request (the clock starts at its `connected`);
+// `websocket-kept` opens one per client and sends each round's request on it (the clock starts at the send).
 // Output: { results: [{ firstMs, totalMs, audioMs }], seconds }.
 import { parentPort, workerData } from 'node:worker_threads';
 import { request } from 'node:http';
@@ -31,6 +33,39 @@ function viaSocket(voice) {
       } else if (m.type === 'error') reject(new Error(JSON.stringify(m)));
     });
     ws.on('error', reject);
+  });
+}
+
+/** A client's connection kept open across rounds: `speak` sends one request on it and times it. */
+function keptSocket() {
+  return new Promise((resolveOpen, rejectOpen) => {
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/v1/get_speech`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    let current = null;
+    let next = 0;
+    ws.on('message', (raw) => {
+      const m = JSON.parse(raw.toString());
+      if (m.type === 'connected') return resolveOpen(client);
+      if (!current || m.request_id !== current.id) return;
+      if (m.type === 'audio_chunk') {
+        if (current.firstMs < 0) current.firstMs = performance.now() - current.start;
+        current.bytes += (m.data.length * 3) / 4;
+      } else if (m.type === 'complete') {
+        const { firstMs, start, bytes, resolve } = current;
+        current = null;
+        resolve({ firstMs, totalMs: performance.now() - start, audioMs: (bytes / 2 / sampleRate) * 1000 });
+      } else if (m.type === 'error') current.reject(new Error(JSON.stringify(m)));
+    });
+    ws.on('error', (error) => (current ? current.reject(error) : rejectOpen(error)));
+    const client = {
+      speak: (voice) =>
+        new Promise((resolve, reject) => {
+          current = { id: `r${next++}`, firstMs: -1, bytes: 0, resolve, reject, start: performance.now() };
+          ws.send(JSON.stringify({ type: 'speech', request_id: current.id, ...JSON.parse(body(voice)) }));
+        }),
+      close: () => ws.close(),
+    };
   });
 }
 
@@ -69,10 +104,15 @@ function viaRest(voice) {
   });
 }
 
-const one = kind === 'websocket' ? viaSocket : viaRest;
+const kept = kind === 'websocket-kept' ? await Promise.all(Array.from({ length: clients }, keptSocket)) : null;
+const one = (i) =>
+  kept
+    ? kept[i].speak(voices[i % voices.length])
+    : (kind === 'websocket' ? viaSocket : viaRest)(voices[i % voices.length]);
 const results = [];
 const started = performance.now();
 for (let round = 0; round < rounds; round++) {
-  results.push(...(await Promise.all(Array.from({ length: clients }, (_, i) => one(voices[i % voices.length])))));
+  results.push(...(await Promise.all(Array.from({ length: clients }, (_, i) => one(i)))));
 }
+for (const client of kept ?? []) client.close();
 parentPort.postMessage({ results, seconds: (performance.now() - started) / 1000 });
