@@ -82,8 +82,7 @@ function openingChat(
   d: Opened,
   opening: { direction: CallDirection; from: string | null; status: ChatStatus; role: 'assistant' | 'user' },
 ): ChatLogDocument {
-  return {
-    ...openingEntry(id, 'chat', d, opening.direction),
+  return openingEntry(id, 'chat', d, opening.direction, {
     from: opening.from,
     status: opening.status,
     agent_id: d.agentId ?? '',
@@ -91,9 +90,9 @@ function openingChat(
     message_id: id,
     platform_msg_id: '',
     conversation: [{ role: opening.role, content: d.content, timestamp: d.at }],
-    errors: [],
+    errors: [] as DeliveryError[],
     template_id: d.templateId,
-  };
+  });
 }
 
 /**
