@@ -10,7 +10,11 @@ import { physicalName } from '../../application/ports/read-store';
 /** Bumped when the layout changes: tables of another version are left alone and read models rebuild. */
 export const LAYOUT = 'v3';
 
-export type MetaRow = { id: string; position: number; version: number; live: number } & Record<string, Scalar>;
+/** A row of a collection's table; `ref` names its document where documents are keyed by their own number. */
+export type MetaRow = { id: string; position: number; version: number; live: number; ref?: number | null } & Record<
+  string,
+  Scalar
+>;
 export type SqlValue = string | number | null;
 
 const identifier = (name: string): string => {
@@ -78,14 +82,43 @@ export function generationOfTable(table: string, collection: string): number | n
   return /^\d+$/.test(rest) ? Number(rest) : null;
 }
 
-/** The tables of a new generation, with every field's column and no secondary index (built at the end). */
-export function createGenerationTables(db: Database.Database, definition: CollectionDefinition): void {
+/**
+ * How a collection's rows find their documents. Tables made now key each document by a number of its
+ * own (`ref`, the rowid) that its row names: two B-trees per document, the row's and the document's,
+ * where a new document's number is appended at the end. Tables made before key both by id (the
+ * documents then take their rowid table and an index on id: three B-trees); they are read and written
+ * as they are, until a rebuild replaces them with tables of the new shape.
+ */
+export type DocKey = 'ref' | 'id';
+
+export function docKeyOf(db: Database.Database, tables: Tables): DocKey {
+  const named = db.prepare<[string], number>(`SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = 'ref'`);
+  return named.pluck().get(tables.rows) === 1 ? 'ref' : 'id';
+}
+
+/** The join of a row (`r`) to its document (`d`). */
+export const docOfRow = (key: DocKey): string => (key === 'ref' ? 'd.ref = r.ref' : 'd.id = r.id');
+
+/**
+ * A collection's tables as this version makes them, with every field's column and no secondary index,
+ * unless the collection has tables already (of either shape). A document keeps its id too, unindexed,
+ * so the table reads on its own. Rows are tombstoned, never deleted: a row that stops naming its
+ * document (a tombstone, or a rebuild loading the document again) deletes it in the same statement.
+ */
+export function createTables(db: Database.Database, definition: CollectionDefinition): void {
   const { rows, docs } = tablesOf(definition.name);
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(rows)) return;
   const cols = Object.keys(definition.fields).map((f) => `, ${column(f)}`);
   db.exec(
-    `CREATE TABLE IF NOT EXISTS ${rows} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, live INTEGER NOT NULL${cols.join('')}) WITHOUT ROWID`,
+    `CREATE TABLE ${rows} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, live INTEGER NOT NULL, ref INTEGER${cols.join('')}) WITHOUT ROWID`,
   );
-  db.exec(`CREATE TABLE IF NOT EXISTS ${docs} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+  // A rowid table, not WITHOUT ROWID: documents are large rows. An INTEGER PRIMARY KEY names the rowid,
+  // which VACUUM then keeps.
+  db.exec(`CREATE TABLE ${docs} (ref INTEGER PRIMARY KEY, id TEXT NOT NULL, doc TEXT NOT NULL)`);
+  db.exec(
+    `CREATE TRIGGER ${rows}_doc_gone AFTER UPDATE OF ref ON ${rows} ` +
+      `WHEN old.ref IS NOT NULL AND old.ref IS NOT new.ref BEGIN DELETE FROM ${docs} WHERE ref = old.ref; END`,
+  );
 }
 
 export function createIndexes(db: Database.Database, definition: CollectionDefinition): void {
@@ -94,7 +127,20 @@ export function createIndexes(db: Database.Database, definition: CollectionDefin
     db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(rows, index)} ON ${rows} (live, ${index.map(column).join(', ')})`);
 }
 
-/** Counts a collection's counters from its rows and records the set they were counted for. */
+/**
+ * A value SQLite writes in JSON as `counterKey` does (JSON.stringify): text, null, an integer. A number
+ * is stored as a REAL, which SQLite writes `7.0`: one that is an integer is written as one, and any
+ * other is left to JavaScript (its shortest form and SQLite's differ).
+ */
+const keyedInSql = (c: string) =>
+  `(typeof(${c}) IN ('text', 'null', 'integer') OR (typeof(${c}) = 'real' AND ${c} = CAST(${c} AS INTEGER) AND abs(${c}) < 9007199254740992))`;
+const asKey = (c: string) => `CASE WHEN typeof(${c}) = 'real' THEN CAST(${c} AS INTEGER) ELSE ${c} END`;
+
+/**
+ * Counts a collection's counters from its rows and records the set they were counted for. Groups are
+ * counted and stored by SQLite, keys and all (a counter per phone number has as many groups as rows);
+ * only those whose key SQLite would not write as `counterKey` does come through JavaScript.
+ */
 export function countCounters(db: Database.Database, definition: CollectionDefinition): void {
   const name = definition.name;
   const counters = countersOf(definition);
@@ -109,9 +155,15 @@ export function countCounters(db: Database.Database, definition: CollectionDefin
   );
   for (const counter of counters) {
     const cols = counter.map(column);
+    const inSql = cols.map(keyedInSql).join(' AND ');
+    db.prepare(
+      `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) ` +
+        `SELECT ?, ?, json_array(${cols.map(asKey).join(', ')}), COUNT(*) FROM ${rows} WHERE live = 1 AND ${inSql} ` +
+        `GROUP BY ${cols.join(', ')} ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
+    ).run(name, counter.join(','));
     const groups = db
       .prepare<[], Record<string, Scalar> & { n: number }>(
-        `SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${rows} WHERE live = 1 GROUP BY ${cols.join(', ')}`,
+        `SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${rows} WHERE live = 1 AND NOT ${inSql} GROUP BY ${cols.join(', ')}`,
       )
       .all();
     for (const g of groups)

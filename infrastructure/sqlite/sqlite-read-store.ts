@@ -3,7 +3,9 @@
  * - a narrow table of its declared fields (`WITHOUT ROWID`, keyed by id, so every index ends with the
  *   id and "order by a field, then id" is read straight from an index), with a `live` flag leading
  *   every index instead of a tombstone check;
- * - a side table of JSON documents (a rowid table: rows are large), read only for the rows a query returns;
+ * - a side table of JSON documents (a rowid table: rows are large), read only for the rows a query
+ *   returns, each under a number its row names (`ref`; tables made before that are keyed by id:
+ *   sqlite-read-schema.ts);
  * - exact counters for the equality filters the definition names, kept in the same transaction as the
  *   writes, so the counts the logs need every page are a lookup instead of a scan.
  * A projection's writes and its checkpoint commit in one transaction, on a writer thread with its own
@@ -40,6 +42,10 @@ import {
   countCounters,
   counterKey,
   countersOf,
+  createTables,
+  docKeyOf,
+  docOfRow,
+  type DocKey,
   generationOfTable,
   indexName,
   inGeneration,
@@ -60,6 +66,7 @@ import {
 /** One generation of a collection: its physical definition (named as its tables) and its statements. */
 class Collection {
   readonly tables: Tables;
+  readonly docKey: DocKey;
   readonly fields: string[];
   readonly counters: string[][];
   readonly doc: Database.Statement<[string], { doc: string }>;
@@ -69,9 +76,15 @@ class Collection {
     readonly definition: CollectionDefinition,
   ) {
     this.tables = tablesOf(definition.name);
+    this.docKey = docKeyOf(db, this.tables);
     this.fields = Object.keys(definition.fields);
     this.counters = countersOf(definition);
-    this.doc = db.prepare(`SELECT doc FROM ${this.tables.docs} WHERE id = ?`);
+    const { rows, docs } = this.tables;
+    this.doc = db.prepare(
+      this.docKey === 'ref'
+        ? `SELECT d.doc FROM ${rows} r JOIN ${docs} d ON d.ref = r.ref WHERE r.id = ?`
+        : `SELECT doc FROM ${docs} WHERE id = ?`,
+    );
   }
 }
 
@@ -176,13 +189,12 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private declare(definition: CollectionDefinition): Collection {
-    const { rows, docs } = tablesOf(definition.name);
+    const tables = tablesOf(definition.name);
+    const { rows, docs } = tables;
     const fields = Object.keys(definition.fields);
-    this.db.exec(
-      `CREATE TABLE IF NOT EXISTS ${rows} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, version INTEGER NOT NULL, live INTEGER NOT NULL) WITHOUT ROWID`,
-    );
-    // A rowid table, not WITHOUT ROWID: documents are large rows, and random ids would split pages of the table itself.
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${docs} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+    createTables(this.db, definition);
+    // Tables made before the documents had numbers keep their shape: a column added is filled either way.
+    const key = docKeyOf(this.db, tables);
     const existing = new Set(
       this.db
         .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${rows}')`)
@@ -194,7 +206,7 @@ export class SqliteReadStore implements ReadStore {
       this.db.exec(`ALTER TABLE ${rows} ADD COLUMN ${column(field)}`);
       this.db
         .prepare(
-          `UPDATE ${rows} SET ${column(field)} = (SELECT json_extract(doc, ?) FROM ${docs} WHERE ${docs}.id = ${rows}.id)`,
+          `UPDATE ${rows} AS r SET ${column(field)} = (SELECT json_extract(d.doc, ?) FROM ${docs} d WHERE ${docOfRow(key)})`,
         )
         .run(`$.${field}`);
     }
@@ -413,7 +425,7 @@ function storedOf<T>(collection: Collection, ids: readonly string[]): Map<string
     let statement = bySize.get(chunk.length);
     if (!statement) {
       statement = collection.db.prepare(
-        `SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON d.id = r.id WHERE r.id IN (${chunk.map(() => '?').join(',')})`,
+        `SELECT r.id, r.position, r.version, d.doc FROM ${rows} r LEFT JOIN ${docs} d ON ${docOfRow(collection.docKey)} WHERE r.id IN (${chunk.map(() => '?').join(',')})`,
       );
       if (bySize.size < 64) bySize.set(chunk.length, statement);
     }
@@ -489,7 +501,7 @@ class SqliteCollection<T> implements ReadCollection<T> {
     return this.read((c) =>
       c.db
         .prepare<unknown[], { id: string; position: number; version: number; doc: string | null }>(
-          `SELECT r.id, r.position, r.version, d.doc FROM ${c.tables.rows} r LEFT JOIN ${c.tables.docs} d ON d.id = r.id ` +
+          `SELECT r.id, r.position, r.version, d.doc FROM ${c.tables.rows} r LEFT JOIN ${c.tables.docs} d ON ${docOfRow(c.docKey)} ` +
             `${after === null ? '' : 'WHERE r.id > ?'} ORDER BY r.id LIMIT ?`,
         )
         .all(...(after === null ? [limit] : [after, limit]))

@@ -19,8 +19,9 @@ import {
   counterKey,
   countCounters,
   countersOf,
-  createGenerationTables,
   createIndexes,
+  createTables,
+  docKeyOf,
   inGeneration,
   LAYOUT,
   openReadDatabase,
@@ -30,6 +31,7 @@ import {
   type MetaRow,
   type LeaseRequest,
   type LeaseRow,
+  type PackedRows,
   type PreparedCommit,
   type PreparedLoad,
   type ReadWriterMessage,
@@ -49,10 +51,20 @@ type Writer = {
   fields: string[];
   counters: string[][];
   meta: Database.Statement<[string], MetaRow>;
-  upsertRow: Database.Statement;
-  upsertDoc: Database.Statement;
-  deleteDoc: Database.Statement;
-};
+  /** Of `n` rows at once (with their documents' numbers where documents have them): one statement, not `n`. */
+  upsertRows: (n: number) => Database.Statement;
+} & (
+  | {
+      key: 'ref';
+      /** A new document (its number is the rowid returned), or a living one changed in place. */
+      insertDoc: Database.Statement;
+      updateDoc: Database.Statement;
+      /** `n` documents at once, numbered by the load after the last one. */
+      insertDocs: (n: number) => Database.Statement;
+      lastRef: Database.Statement<[], number | null>;
+    }
+  | { key: 'id'; upsertDoc: Database.Statement; deleteDoc: Database.Statement }
+);
 /** By physical name (the collection's name in its generation). */
 const writers = new Map<string, Writer>();
 
@@ -79,25 +91,57 @@ function writerOf(collection: string, generation: number): Writer {
   return writer;
 }
 
+/** Statements by the number of rows they write, prepared on first use (a load's last ones are fewer). */
+function bySize(sql: (n: number) => string): (n: number) => Database.Statement {
+  const prepared = new Map<number, Database.Statement>();
+  return (n) => {
+    let statement = prepared.get(n);
+    if (!statement) prepared.set(n, (statement = db.prepare(sql(n))));
+    return statement;
+  };
+}
+
+const placeholders = (n: number, width: number) =>
+  Array.from({ length: n }, () => `(${Array.from({ length: width }, () => '?').join(', ')})`).join(', ');
+
 function prepareWriter(definition: CollectionDefinition): Writer {
-  const { rows, docs } = tablesOf(definition.name);
+  const tables = tablesOf(definition.name);
+  const { rows, docs } = tables;
   const fields = Object.keys(definition.fields);
-  const cols = fields.map(column);
-  return {
+  const key = docKeyOf(db, tables);
+  const cols = ['id', 'position', 'version', 'live', ...(key === 'ref' ? ['ref'] : []), ...fields.map(column)];
+  const common = {
     name: definition.name,
     fields,
     counters: countersOf(definition),
-    meta: db.prepare(`SELECT * FROM ${rows} WHERE id = ?`),
-    // An upsert, not a replace: SQLite then rewrites only the index entries of columns that changed.
-    upsertRow: db.prepare(
-      `INSERT INTO ${rows} (id, position, version, live${cols.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${cols.map(() => ', ?').join('')}) ` +
-        `ON CONFLICT (id) DO UPDATE SET position = excluded.position, version = excluded.version, live = excluded.live${cols.map((c) => `, ${c} = excluded.${c}`).join('')}`,
+    meta: db.prepare<[string], MetaRow>(`SELECT * FROM ${rows} WHERE id = ?`),
+    upsertRows: bySize(
+      (n) =>
+        // An upsert, not a replace: SQLite then rewrites only the index entries of columns that changed.
+        `INSERT INTO ${rows} (${cols.join(', ')}) VALUES ${placeholders(n, cols.length)} ` +
+        `ON CONFLICT (id) DO UPDATE SET ${cols
+          .slice(1)
+          .map((c) => `${c} = excluded.${c}`)
+          .join(', ')}`,
     ),
-    // An upsert keeps the row where it is; REPLACE would delete it and insert it again.
-    upsertDoc: db.prepare(
-      `INSERT INTO ${docs} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
-    ),
-    deleteDoc: db.prepare(`DELETE FROM ${docs} WHERE id = ?`),
+  };
+  if (key === 'id')
+    return {
+      ...common,
+      key,
+      // An upsert keeps the row where it is; REPLACE would delete it and insert it again.
+      upsertDoc: db.prepare(
+        `INSERT INTO ${docs} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+      ),
+      deleteDoc: db.prepare(`DELETE FROM ${docs} WHERE id = ?`),
+    };
+  return {
+    ...common,
+    key,
+    insertDoc: db.prepare(`INSERT INTO ${docs} (id, doc) VALUES (?, ?)`),
+    updateDoc: db.prepare(`UPDATE ${docs} SET doc = ? WHERE ref = ?`),
+    insertDocs: bySize((n) => `INSERT INTO ${docs} (ref, id, doc) VALUES ${placeholders(n, 3)}`),
+    lastRef: db.prepare<[], number | null>(`SELECT max(ref) FROM ${docs}`).pluck(),
   };
 }
 
@@ -149,9 +193,17 @@ function write(w: RowWrite, generation: number, deltas: Deltas): void {
   const before = writer.meta.get(w.id);
   // A document at a later position was written by a writer ahead of this one: it stays.
   if (before && before.position > w.position) return;
-  writer.upsertRow.run(w.id, w.position, w.version, live ? 1 : 0, ...w.values);
-  if (live) writer.upsertDoc.run(w.id, w.json);
-  else writer.deleteDoc.run(w.id);
+  if (writer.key === 'ref') {
+    // A living document keeps its number; a tombstone's row names none, which deletes the document.
+    let ref = live ? (before?.ref ?? null) : null;
+    if (ref !== null) writer.updateDoc.run(w.json, ref);
+    else if (live) ref = Number(writer.insertDoc.run(w.id, w.json).lastInsertRowid);
+    writer.upsertRows(1).run(w.id, w.position, w.version, live ? 1 : 0, ref, ...w.values);
+  } else {
+    writer.upsertRows(1).run(w.id, w.position, w.version, live ? 1 : 0, ...w.values);
+    if (live) writer.upsertDoc.run(w.id, w.json);
+    else writer.deleteDoc.run(w.id);
+  }
   for (const counter of writer.counters) {
     const label = counter.join(',');
     const was = before?.live
@@ -206,28 +258,39 @@ const commit = db.transaction((c: PreparedCommit) => {
   );
 });
 
-/** A rebuild's bulk writes: the tables are new and invisible, each document is its latest state, no counter is kept. */
+/** Rows (and documents) a load writes per statement: each run has a cost of its own (a result object, too). */
+const BULK = 50;
+
+/**
+ * A rebuild's bulk writes: the tables are new and invisible, each document is its latest state, no
+ * counter is kept. Every document is inserted under a new number; one loaded before is deleted when
+ * its row names the new one.
+ */
 const load = db.transaction((l: PreparedLoad) => {
-  for (const packed of l.rows) {
-    const writer = writerOf(packed.collection, l.generation);
-    const width = writer.fields.length;
-    const row: SqlValue[] = new Array(4 + width);
-    for (let i = 0; i < packed.ids.length; i++) {
-      const id = packed.ids[i]!;
-      const json = packed.json[i]!;
-      row[0] = id;
-      row[1] = packed.positions[i]!;
-      row[2] = packed.versions[i]!;
-      row[3] = json !== null ? 1 : 0;
-      for (let f = 0; f < width; f++) row[4 + f] = packed.values[i * width + f]!;
-      writer.upsertRow.run(row);
-      if (json !== null) writer.upsertDoc.run(id, json);
-      else writer.deleteDoc.run(id);
-    }
-  }
+  for (const packed of l.rows) loadRows(writerOf(packed.collection, l.generation), packed);
   for (const [name, position] of l.checkpoints)
     saveCheckpoints.run(position, JSON.stringify([generationCheckpoint(name, l.generation)]));
 });
+
+function loadRows(writer: Writer, packed: PackedRows): void {
+  // A rebuild makes the tables it loads (prepare), always of this shape.
+  if (writer.key !== 'ref') throw new Error(`${writer.name} keys documents by id: only new generations are loaded`);
+  const width = writer.fields.length;
+  let ref = writer.lastRef.get() ?? 0;
+  const rows: SqlValue[] = [];
+  const docs: SqlValue[] = [];
+  for (let i = 0; i < packed.ids.length; i++) {
+    const id = packed.ids[i]!;
+    const json = packed.json[i]!;
+    if (json !== null) docs.push(++ref, id, json);
+    rows.push(id, packed.positions[i]!, packed.versions[i]!, json !== null ? 1 : 0, json !== null ? ref : null);
+    for (let f = 0; f < width; f++) rows.push(packed.values[i * width + f]!);
+    if (docs.length === BULK * 3) writer.insertDocs(BULK).run(...docs.splice(0));
+    if (rows.length === BULK * (5 + width)) writer.upsertRows(BULK).run(...rows.splice(0));
+  }
+  if (docs.length > 0) writer.insertDocs(docs.length / 3).run(...docs);
+  if (rows.length > 0) writer.upsertRows(rows.length / (5 + width)).run(...rows);
+}
 
 /** Pages a rebuild touches stay in memory, and its index builds sort in memory on two threads. */
 const REBUILD_CACHE_KIB = 131_072;
@@ -236,11 +299,13 @@ function prepare(definitions: readonly CollectionDefinition[], generation: numbe
   db.pragma(`cache_size = -${REBUILD_CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
   db.pragma('threads = 2');
-  for (const definition of definitions) {
-    declare(definition);
-    createGenerationTables(db, inGeneration(definition, generation));
-  }
+  for (const definition of definitions) declare(definition);
+  createGenerationTables.immediate(definitions, generation);
 }
+
+const createGenerationTables = db.transaction((definitions: readonly CollectionDefinition[], generation: number) => {
+  for (const definition of definitions) createTables(db, inGeneration(definition, generation));
+});
 
 const finish = db.transaction((definitions: readonly CollectionDefinition[], generation: number) => {
   for (const definition of definitions) {
