@@ -136,8 +136,10 @@ async function main() {
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const cpuMedian = median(cpu)!;
     const mainMedian = median(mainCpu);
+    // Ranges too: on a shared machine one round's figure says little, and the spread says how little.
+    const range = (values: number[]) => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;
     console.log(
-      `bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms  cpu median=${cpuMedian.toFixed(0)} ms${mainMedian === undefined ? '' : ` (main thread ${mainMedian.toFixed(0)} ms)`}  gc pauses median=${median(gc)!.toFixed(0)} ms`,
+      `bulk add  records=${RECORDS}  initiateCall=${String(initiateCall).padEnd(5)}  rounds=${ROUNDS}  best=${sorted[0]!.toFixed(0)} ms  median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms  worst=${sorted[sorted.length - 1]!.toFixed(0)} ms  cpu median=${cpuMedian.toFixed(0)} ms (${range(cpu)})${mainMedian === undefined ? '' : ` (main thread ${mainMedian.toFixed(0)} ms, ${range(mainCpu)})`}  gc pauses median=${median(gc)!.toFixed(0)} ms`,
     );
   }
   clearInterval(sampler);

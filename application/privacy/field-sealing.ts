@@ -21,9 +21,9 @@ import { ERASED } from '../../domain/privacy/erased';
 import {
   erasedItemValues,
   erasedShapeOf,
+  type ErasedShape,
   putBackIntoItems,
   takeOutOfItems,
-  valueAt,
 } from '../../domain/privacy/personal-fields';
 
 export type SealedGroup = { key: string; fields: string[]; iv: string; data: string };
@@ -59,20 +59,52 @@ function randomIv(): Buffer {
 }
 
 /**
- * `JSON.stringify(['sealed/1', keyId, eventType, fields])` as bytes; the part after the key id is the
- * same for every event of a type with the same fields, so it is written once (a few hundred of them).
+ * `JSON.stringify(['sealed/1', keyId, eventType, fields])` as bytes, written into a buffer reused for
+ * every group (the cipher takes it in at once). The part after the key id is the same for every event
+ * of a type with the same fields: the last one of each type is kept, recognised by its paths (the same
+ * strings each time, personal-fields.ts `pathsOf`).
  */
-const associatedTails = new Map<string, string>();
+const associatedTails = new Map<string, { fields: readonly string[]; tail: string }>();
 const MAX_TAILS = 1000;
+let associated = Buffer.alloc(1024);
 function associatedData(keyId: string, eventType: string, fields: readonly string[]): Buffer {
-  const name = `${eventType}\n${fields.join('\n')}`;
-  let tail = associatedTails.get(name);
-  if (tail === undefined) {
-    tail = JSON.stringify([eventType, fields]).slice(1);
+  let last = associatedTails.get(eventType);
+  if (last === undefined || !samePaths(last.fields, fields)) {
     if (associatedTails.size >= MAX_TAILS) associatedTails.clear();
-    associatedTails.set(name, tail);
+    last = { fields: fields.slice(), tail: `${JSON.stringify(eventType)},${JSON.stringify(fields)}]` };
+    associatedTails.set(eventType, last);
   }
-  return Buffer.from(`["sealed/1",${JSON.stringify(keyId)},${tail}`);
+  const text = `["sealed/1",${JSON.stringify(keyId)},${last.tail}`;
+  if (text.length * 3 > associated.length) associated = Buffer.alloc(text.length * 3);
+  return associated.subarray(0, associated.write(text));
+}
+
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * What a path names, worked out once per path: its erased shape, its top-level field and, for a
+ * record's field, the field's name. Bounded: a record's extra fields are the client's to name.
+ */
+type PathInfo = { shape: ErasedShape; top: string; field: string | null };
+const pathInfos = new Map<string, PathInfo>();
+const MAX_PATHS = 10_000;
+function infoOf(path: string): PathInfo {
+  let info = pathInfos.get(path);
+  if (info === undefined) {
+    const dot = path.indexOf('.');
+    info = {
+      shape: erasedShapeOf(path),
+      top: dot < 0 ? path : path.slice(0, dot),
+      field: dot < 0 ? null : path.slice(dot + 1),
+    };
+    if (pathInfos.size >= MAX_PATHS) pathInfos.clear();
+    pathInfos.set(path, info);
+  }
+  return info;
 }
 
 type Data = Record<string, unknown>;
@@ -105,29 +137,37 @@ export function sealFields(
   const sealed: SealedGroup[] = [...sealedGroupsOf(data)];
   for (const group of groups) {
     if (group.fields.length === 0) continue;
-    const values = group.fields.map((path) => sealedValue(data, clear, path));
+    const fields = group.fields.slice();
+    const values: unknown[] = [];
+    for (const path of fields) values.push(sealedValue(data, clear, path));
     if (group.key === null) {
-      sealed.push({ key: group.keyId, fields: [...group.fields], iv: '', data: '' });
+      sealed.push({ key: group.keyId, fields, iv: '', data: '' });
       continue;
     }
     onSealed?.(values);
-    const iv = randomIv();
-    const cipher = createCipheriv('aes-256-gcm', group.key, iv);
-    cipher.setAAD(associatedData(group.keyId, eventType, group.fields));
-    const encrypted = Buffer.concat([
-      cipher.update(JSON.stringify(values), 'utf8'),
-      cipher.final(),
-      cipher.getAuthTag(),
-    ]);
-    sealed.push({
-      key: group.keyId,
-      fields: [...group.fields],
-      iv: iv.toString('base64'),
-      data: encrypted.toString('base64'),
-    });
+    sealed.push(encrypt(eventType, group.keyId, group.key, fields, values));
   }
   clear.sealed = sealed;
   return clear;
+}
+
+/** One group's values under its key: a fresh IV, the associated data, the ciphertext and its tag. */
+function encrypt(
+  eventType: string,
+  keyId: string,
+  key: Buffer,
+  fields: string[],
+  values: readonly unknown[],
+): SealedGroup {
+  const iv = randomIv();
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(associatedData(keyId, eventType, fields));
+  const body = cipher.update(JSON.stringify(values), 'utf8');
+  // GCM is a stream mode: `final` adds no bytes, only checks the state; the tag goes at the end.
+  const last = cipher.final();
+  const tag = cipher.getAuthTag();
+  const encrypted = last.length === 0 ? Buffer.concat([body, tag]) : Buffer.concat([body, last, tag]);
+  return { key: keyId, fields, iv: iv.toString('base64'), data: encrypted.toString('base64') };
 }
 
 /**
@@ -144,25 +184,32 @@ export function unsealFields(
 ): { data: Data; erased: string[] } {
   const groups = sealedGroupsOf(data);
   if (groups.length === 0) return { data, erased: [] };
-  const { sealed: _sealed, ...rest } = data;
-  const open = copyContainers(
-    rest,
-    groups.map((g) => ({ fields: g.fields })),
-  );
+  // Copied by assignment: the engine adds properties to such a copy quickly, and slowly to a spread one.
+  const open: Data = {};
+  for (const name in data) if (name !== 'sealed') open[name] = data[name];
+  copyContainers(open, data, groups);
   const erased: string[] = [];
-  groups.forEach((group, index) => {
-    const values = known?.(index);
-    if (values) return group.fields.forEach((path, i) => putBack(open, path, values[i]));
-    const key = keyOf(group.key);
-    if (key === null) {
-      for (const path of group.fields) putBack(open, path, erasedValue(open, path));
-      erased.push(...group.fields);
-      return;
+  for (let index = 0; index < groups.length; index++) {
+    const group = groups[index]!;
+    const values = known?.(index) ?? openedValues(eventType, group, keyOf);
+    if (values) {
+      for (let i = 0; i < group.fields.length; i++) putBack(open, group.fields[i]!, values[i]);
+      continue;
     }
-    const opened = openGroup(eventType, group, key);
-    group.fields.forEach((path, i) => putBack(open, path, opened[i]));
-  });
+    for (const path of group.fields) putBack(open, path, erasedValue(open, path));
+    erased.push(...group.fields);
+  }
   return { data: open, erased };
+}
+
+/** A group's values deciphered with its key; null when the key is erased. */
+function openedValues(
+  eventType: string,
+  group: SealedGroup,
+  keyOf: (keyId: string) => Buffer | null,
+): unknown[] | null {
+  const key = keyOf(group.key);
+  return key === null ? null : openGroup(eventType, group, key);
 }
 
 function openGroup(eventType: string, group: SealedGroup, key: Buffer): unknown[] {
@@ -184,18 +231,19 @@ function openGroup(eventType: string, group: SealedGroup, key: Buffer): unknown[
   }
 }
 
-/** A shallow copy, with copies of the records and transcripts the paths reach into (the store's objects stay untouched). */
-function copyContainers(data: Data, groups: readonly { fields: readonly string[] }[]): Data {
-  const copy: Data = { ...data };
+/**
+ * Replaces, in `open` (a shallow copy of `data`), the records and transcripts the paths reach into by
+ * copies of their own (the store's objects stay untouched).
+ */
+function copyContainers(open: Data, data: Data, groups: readonly { fields: readonly string[] }[]): void {
   for (const group of groups)
     for (const path of group.fields) {
-      const dot = path.indexOf('.');
-      const top = dot < 0 ? path : path.slice(0, dot);
-      const value = copy[top];
-      if (dot >= 0 && typeof value === 'object' && value !== null && value === data[top]) copy[top] = { ...value };
-      if (dot < 0 && isTranscript(value) && value === data[top]) copy[top] = value.map((turn) => ({ ...turn }));
+      const { top, field } = infoOf(path);
+      const value = open[top];
+      if (value !== data[top]) continue;
+      if (field !== null && typeof value === 'object' && value !== null) open[top] = Object.assign({}, value);
+      else if (field === null && isTranscript(value)) open[top] = value.map((turn) => Object.assign({}, turn));
     }
-  return copy;
 }
 
 /**
@@ -206,16 +254,20 @@ function copyContainers(data: Data, groups: readonly { fields: readonly string[]
 function clearCopy(data: Data, groups: readonly GroupToSeal[]): Data {
   let topLevel: Set<string> | null = null;
   let records: Map<string, Set<string>> | null = null;
+  let transcripts = false;
   for (const group of groups)
     for (const path of group.fields) {
-      const shape = erasedShapeOf(path);
-      const dot = path.indexOf('.');
-      if (shape === 'items' || (shape === 'transcript' && isTranscript(data[path]))) continue;
-      if (dot < 0) (topLevel ??= new Set()).add(path);
+      const { shape, top, field } = infoOf(path);
+      if (shape === 'items') continue;
+      if (shape === 'transcript' && isTranscript(data[path])) {
+        transcripts = true;
+        continue;
+      }
+      if (field === null) (topLevel ??= new Set()).add(path);
       else {
-        const top = path.slice(0, dot);
-        const fields = (records ??= new Map()).get(top) ?? new Set<string>();
-        records.set(top, fields.add(path.slice(dot + 1)));
+        const fields = (records ??= new Map()).get(top);
+        if (fields) fields.add(field);
+        else records.set(top, new Set([field]));
       }
     }
   const clear: Data = {};
@@ -227,40 +279,42 @@ function clearCopy(data: Data, groups: readonly GroupToSeal[]): Data {
     for (const name in record) if (!fields.has(name)) kept[name] = (record as Data)[name];
     clear[top] = kept;
   }
-  for (const group of groups)
-    for (const path of group.fields) {
-      const turns = data[path];
-      if (erasedShapeOf(path) === 'transcript' && isTranscript(turns))
-        clear[path] = turns.map(({ message: _message, ...turn }) => turn);
-    }
+  if (transcripts)
+    for (const group of groups)
+      for (const path of group.fields) {
+        const turns = data[path];
+        if (infoOf(path).shape === 'transcript' && isTranscript(turns))
+          clear[path] = turns.map(({ message: _message, ...turn }) => turn);
+      }
   return clear;
 }
 
 /** A path's value to seal, read from `data`: a transcript's messages (its turns stay in the clear). */
 function sealedValue(data: Data, clear: Data, path: string): unknown {
+  const { shape, top, field } = infoOf(path);
   // A field of each item of a list (personal-fields.ts): the items stay in `clear`, copied without it.
-  if (erasedShapeOf(path) === 'items') return takeOutOfItems(clear, path);
-  const dot = path.indexOf('.');
-  if (dot >= 0) return valueAt(data, path);
+  if (shape === 'items') return takeOutOfItems(clear, path);
+  if (field !== null) {
+    const record = data[top];
+    return typeof record === 'object' && record !== null ? (record as Data)[field] : undefined;
+  }
   const value = data[path];
-  return erasedShapeOf(path) === 'transcript' && isTranscript(value)
-    ? { messages: value.map((turn) => turn.message) }
-    : value;
+  return shape === 'transcript' && isTranscript(value) ? { messages: value.map((turn) => turn.message) } : value;
 }
 
-/** Puts a path's value back: what `takeOut` took (a transcript's messages into its turns). */
+/** Puts a path's value back: what `sealedValue` took (a transcript's messages into its turns). */
 function putBack(data: Data, path: string, value: unknown): void {
-  if (erasedShapeOf(path) === 'items') return putBackIntoItems(data, path, value);
-  const dot = path.indexOf('.');
-  if (dot >= 0) {
-    const top = path.slice(0, dot);
-    if (typeof data[top] !== 'object' || data[top] === null) data[top] = {};
-    (data[top] as Data)[path.slice(dot + 1)] = value;
+  const { shape, top, field } = infoOf(path);
+  if (shape === 'items') return putBackIntoItems(data, path, value);
+  if (field !== null) {
+    let record = data[top];
+    if (typeof record !== 'object' || record === null) data[top] = record = {};
+    (record as Data)[field] = value;
     return;
   }
   const turns = data[path];
   const messages = (value as { messages?: unknown } | null)?.messages;
-  if (erasedShapeOf(path) === 'transcript' && isTranscript(turns) && Array.isArray(messages)) {
+  if (shape === 'transcript' && isTranscript(turns) && Array.isArray(messages)) {
     data[path] = turns.map((turn, i) => withMessage(turn, messages[i]));
     return;
   }
@@ -270,12 +324,14 @@ function putBack(data: Data, path: string, value: unknown): void {
 /** A turn with its message where it was (after the speaker), as the transcript was recorded. */
 function withMessage(turn: Turn, message: unknown): Turn {
   if (message === undefined) return turn;
-  return { ...turn, message };
+  const withIt = Object.assign({}, turn);
+  withIt.message = message;
+  return withIt;
 }
 
 /** What an erased path reads as: a placeholder (erased.ts), a transcript's turns with each message erased. */
 function erasedValue(data: Data, path: string): unknown {
-  switch (erasedShapeOf(path)) {
+  switch (infoOf(path).shape) {
     case 'transcript': {
       const turns = data[path];
       return isTranscript(turns) ? { messages: turns.map(() => ERASED) } : ERASED;

@@ -191,22 +191,41 @@ export function erasedShapeOf(path: string): ErasedShape {
 
 /** The paths of a group's fields in this event's data: the record fields it holds that are personal, and the others present. */
 export function pathsOf(group: FieldGroup, data: Record<string, unknown>): string[] {
-  return group.fields.flatMap((spec) => {
-    const items = 'path' in spec ? itemPathOf(spec.path) : null;
-    // A list's items are sealed all together, or not at all when it has none.
-    if (items) return itemsOf(data, items.list).length > 0 ? [(spec as { path: string }).path] : [];
-    if ('path' in spec) return data[spec.path] === undefined ? [] : [spec.path];
+  const paths: string[] = [];
+  for (const spec of group.fields) {
+    if ('path' in spec) {
+      const items = itemPathOf(spec.path);
+      // A list's items are sealed all together, or not at all when it has none.
+      if (items ? itemsOf(data, items.list).length > 0 : data[spec.path] !== undefined) paths.push(spec.path);
+      continue;
+    }
     const record = data[spec.recordOf];
-    if (typeof record !== 'object' || record === null) return [];
-    const paths: string[] = [];
+    if (typeof record !== 'object' || record === null) continue;
     for (const field in record) {
       const value = (record as Record<string, unknown>)[field];
       // A null change removes a field: it is no data about anyone.
       if (!CLEAR_RECORD_FIELDS.has(field) && value !== null && value !== undefined)
-        paths.push(`${spec.recordOf}.${field}`);
+        paths.push(recordPath(spec.recordOf, field));
     }
-    return paths;
-  });
+  }
+  return paths;
+}
+
+/**
+ * `record.first_name`: the path of a record's field, one string per field made once, since sealing
+ * looks paths up (bounded: a record's extra fields are the client's to name).
+ */
+const recordPaths = { record: new Map<string, string>(), changes: new Map<string, string>() };
+const MAX_RECORD_PATHS = 10_000;
+function recordPath(recordOf: 'record' | 'changes', field: string): string {
+  const known = recordPaths[recordOf];
+  let path = known.get(field);
+  if (path === undefined) {
+    if (known.size >= MAX_RECORD_PATHS) known.clear();
+    path = `${recordOf}.${field}`;
+    known.set(field, path);
+  }
+  return path;
 }
 
 /** The top-level fields a rule seals (all of a record's personal fields count as the record). */
