@@ -52,6 +52,17 @@ export type SpeechDetails = {
   channel: 'rest' | 'websocket';
 };
 
+/** A speech request as it starts (the command's fields, and the event's data). */
+export type SpeechStart = {
+  speechId: string;
+  requestId: string;
+  characters: number;
+  leaseUntil: string;
+  at: string;
+  /** Admitted in memory into this block of the replica's (the limits were its to spend): recorded, not decided. */
+  blockId?: string;
+} & SpeechDetails;
+
 export type OrganizationCommand =
   | {
       type: 'RegisterOrganization';
@@ -71,16 +82,7 @@ export type OrganizationCommand =
       expiresAt: string;
       at: string;
     }
-  | ({
-      type: 'StartSpeechRequest';
-      speechId: string;
-      requestId: string;
-      characters: number;
-      leaseUntil: string;
-      at: string;
-      /** Admitted in memory into this block of the replica's (the limits were its to spend): recorded, not decided. */
-      blockId?: string;
-    } & SpeechDetails)
+  | ({ type: 'StartSpeechRequest' } & SpeechStart)
   | {
       type: 'ReserveSpeechCapacity';
       blockId: string;
@@ -120,17 +122,7 @@ export type OrganizationEvent =
       type: 'AccessTokenIssued';
       data: { tokenId: string; subject: string; scopes: string[] | null; expiresAt: string; at: string };
     }
-  | {
-      type: 'SpeechRequestStarted';
-      data: {
-        speechId: string;
-        requestId: string;
-        characters: number;
-        leaseUntil: string;
-        at: string;
-        blockId?: string;
-      } & SpeechDetails;
-    }
+  | { type: 'SpeechRequestStarted'; data: SpeechStart }
   | {
       type: 'SpeechCapacityReserved';
       data: { blockId: string; slots: number; characters: number; leaseUntil: string; at: string };
