@@ -12,8 +12,8 @@
  *
  *   npx tsx bench/chats.ts [--customers 100000] [--selected 10000] [--runs 4] [--encryption on|off]
  */
-import { readFileSync } from 'node:fs';
 import { benchCustomer, benchService } from './support/bench-service';
+import { mainThreadCpuMs } from './support/memory';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,18 +23,6 @@ const CUSTOMERS = arg('customers', 100_000);
 const SELECTED = arg('selected', 10_000);
 const RUNS = arg('runs', 4);
 const LANGUAGES = ['hindi', 'marathi', 'english', 'tamil', 'bengali'];
-
-/** CPU time of the main thread so far, in ms, from Linux's per-thread accounting (its id is the process's); null elsewhere. */
-function mainThreadCpuMs(): number | null {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    // utime and stime, the 12th and 13th fields after the command name, in ticks of 10 ms (USER_HZ 100).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);

@@ -12,10 +12,11 @@
  *
  *   npx tsx bench/customers.ts [--records 10000] [--rounds 3] [--encryption on|off] [--calls without|with] [--profile out.cpuprofile]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { benchCustomer, benchService, encryptionArg } from './support/bench-service';
+import { mainThreadCpuMs } from './support/memory';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,23 +25,6 @@ const arg = (name: string, fallback: number) => {
 const RECORDS = arg('records', 10_000);
 const ROUNDS = arg('rounds', 3);
 const PROFILE = process.argv.includes('--profile') ? process.argv[process.argv.indexOf('--profile') + 1] : undefined;
-
-/**
- * CPU time of the main thread so far, in ms, from Linux's per-thread accounting (the main thread's id is
- * the process's); null elsewhere. The rest of the process's CPU is its other threads': the stores' writer
- * threads, libuv's pool (disk syncs), the garbage collector's helpers.
- */
-function mainThreadCpuMs(): number | null {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, the 14th and 15th fields of the line (the 12th and 13th after the command name),
-    // in clock ticks of 10 ms (USER_HZ is 100 on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
 
 /** Profiles the main thread while `work` runs, into PROFILE. */
 async function profiled<T>(work: () => Promise<T>): Promise<T> {

@@ -14,7 +14,7 @@
  * `--cache`, `--flush` and `--page` tune the builder: documents kept in memory per projection, events
  * applied between two loads, events read at a time.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { rebuildProjections } from '../application/rebuild/rebuild';
 import type { EventData } from '../application/ports/event-store';
@@ -24,6 +24,7 @@ import { projectionsOver } from '../api/modules';
 import { SqliteEventStore } from '../infrastructure/sqlite/sqlite-event-store';
 import { SqliteReadStore } from '../infrastructure/sqlite/sqlite-read-store';
 import { tempDir } from '../tests/support/temp-dir';
+import { threadCpuMs } from './support/memory';
 
 const option = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,26 +58,6 @@ const event = (type: string, data: unknown, organizationId: string, n: number): 
 });
 
 type Append = { stream: string; events: EventData[] };
-
-/**
- * CPU seconds of each thread of this process by thread id, where the system tells them (Linux): the
- * main thread's id is the process id, the busiest other is the read store's writer.
- */
-function threadCpu(): Map<number, number> {
-  const cpu = new Map<number, number>();
-  if (!existsSync('/proc/self/task')) return cpu;
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in
-      // ticks of 1/100 s (USER_HZ).
-      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      cpu.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // The thread ended in between.
-    }
-  }
-  return cpu;
-}
 
 /** The streams of one customer: added (sometimes updated), one call through to its end, every other one a chat. */
 function customerStreams(i: number): Append[] {
@@ -276,7 +257,7 @@ async function main() {
   peakRss = 0;
   const rssBefore = process.memoryUsage().rss;
   const cpuBefore = process.cpuUsage();
-  const threadsBefore = threadCpu();
+  const threadsBefore = threadCpuMs();
   const t1 = performance.now();
   let lastPhase = '';
   const summary = await rebuildProjections({
@@ -315,8 +296,9 @@ async function main() {
         .map((l) => l.toFixed(2))
         .join(' ')}`,
   );
-  const threads = [...threadCpu()]
-    .map(([tid, seconds]) => ({ tid, seconds: seconds - (threadsBefore.get(tid) ?? 0) }))
+  // The main thread's id is the process id; the busiest other is the read store's writer.
+  const threads = [...threadCpuMs()]
+    .map(([tid, ms]) => ({ tid, seconds: (ms - (threadsBefore.get(tid) ?? 0)) / 1000 }))
     .sort((a, b) => b.seconds - a.seconds);
   const perEvent = (seconds: number) => `${((seconds * 1e6) / summary.events).toFixed(1)} µs/event`;
   const main = threads.find((t) => t.tid === process.pid);

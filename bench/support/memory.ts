@@ -13,11 +13,17 @@ const read = (path: string): string | undefined => {
   }
 };
 
-/** Fields of /proc/PID/stat after the command name (which may hold spaces): [state, ppid, ...]. */
-const statFields = (pid: number): string[] | undefined => {
-  const stat = read(`/proc/${pid}/stat`);
+/**
+ * Fields of a stat file (/proc/PID/stat, /proc/self/task/TID/stat) after the command name (which may
+ * hold spaces): [state, ppid, ...]; utime and stime are the 12th and 13th, in clock ticks of 10 ms
+ * (USER_HZ is 100 on Linux).
+ */
+const fieldsOf = (path: string): string[] | undefined => {
+  const stat = read(path);
   return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
 };
+const statFields = (pid: number): string[] | undefined => fieldsOf(`/proc/${pid}/stat`);
+const cpuTicks = (fields: string[]): number => Number(fields[11]) + Number(fields[12]);
 
 /** The processes whose parent is this one. */
 export const childProcessIds = (): number[] =>
@@ -38,10 +44,34 @@ export const residentWithChildren = (children: readonly number[]): number =>
 /** CPU milliseconds (user + system) of this process and of the given children, so far. */
 export function cpuMsWithChildren(children: readonly number[]): number {
   const own = process.cpuUsage();
-  // utime and stime are fields 14 and 15 of the stat line, in clock ticks (100 per second on Linux).
   const ticks = children.reduce((sum, pid) => {
     const fields = statFields(pid);
-    return sum + (fields ? Number(fields[11]) + Number(fields[12]) : 0);
+    return sum + (fields ? cpuTicks(fields) : 0);
   }, 0);
   return (own.user + own.system) / 1000 + ticks * 10;
+}
+
+/**
+ * CPU milliseconds so far of each thread of this process, by thread id, where the system tells them
+ * (Linux; empty elsewhere). The main thread's id is the process id.
+ */
+export function threadCpuMs(): Map<number, number> {
+  const cpu = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return cpu;
+  }
+  for (const tid of tids) {
+    const fields = fieldsOf(`/proc/self/task/${tid}/stat`); // undefined: the thread ended in between
+    if (fields) cpu.set(Number(tid), cpuTicks(fields) * 10);
+  }
+  return cpu;
+}
+
+/** CPU milliseconds of the main thread so far (Linux's per-thread accounting); null elsewhere. */
+export function mainThreadCpuMs(): number | null {
+  const fields = fieldsOf(`/proc/self/task/${process.pid}/stat`);
+  return fields ? cpuTicks(fields) * 10 : null;
 }
