@@ -79,7 +79,8 @@ function associatedData(keyId: string, eventType: string, fields: readonly strin
   return associated.subarray(0, associated.write(text));
 }
 
-function samePaths(a: readonly string[], b: readonly string[]): boolean {
+/** Whether two lists of paths are the same, in the same order. */
+export function samePaths(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

@@ -30,7 +30,14 @@ import {
 } from '../../domain/privacy/personal-fields';
 import type { AppendResult, EventData, EventStore, ExpectedRevision, RecordedEvent } from '../ports/event-store';
 import { subjectOfKeyId, type KeyRef, type KeyStore } from '../ports/key-store';
-import { sealedGroupsOf, sealFields, unsealFields, type GroupToSeal, type SealedGroup } from './field-sealing';
+import {
+  samePaths,
+  sealedGroupsOf,
+  sealFields,
+  unsealFields,
+  type GroupToSeal,
+  type SealedGroup,
+} from './field-sealing';
 import { BoundedCache } from './read-store-keys';
 import { EventStoreDecorator } from '../event-store-decorator';
 
@@ -338,8 +345,7 @@ function sameGroups(a: readonly SealedGroup[], b: readonly SealedGroup[]): boole
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
     const y = b[i]!;
-    if (x.key !== y.key || x.iv !== y.iv || x.data !== y.data || x.fields.length !== y.fields.length) return false;
-    for (let j = 0; j < x.fields.length; j++) if (x.fields[j] !== y.fields[j]) return false;
+    if (x.key !== y.key || x.iv !== y.iv || x.data !== y.data || !samePaths(x.fields, y.fields)) return false;
   }
   return true;
 }
