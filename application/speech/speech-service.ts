@@ -20,6 +20,7 @@ import {
   organizationDecider,
   organizationStreamId,
   type SpeechOutcome,
+  type SpeechStart,
 } from '../../domain/organizations/organization';
 import { DomainError } from '../../domain/shared/errors';
 import type { CommandContext, CommandHandler } from '../command-handler';
@@ -267,7 +268,7 @@ export class SpeechService {
   private async admit(
     organizationId: string,
     stream: string,
-    start: Extract<Parameters<typeof organizationDecider.decide>[0], { type: 'StartSpeechRequest' }>,
+    start: { type: 'StartSpeechRequest' } & SpeechStart,
     context: CommandContext,
   ): Promise<void> {
     try {
