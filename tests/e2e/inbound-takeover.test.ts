@@ -13,6 +13,7 @@ import { callStreamId } from '../../domain/calls/call';
 import { projectionDifferences } from '../support/admin-cli';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
+import { until } from '../support/until';
 
 jest.setTimeout(120_000);
 
@@ -21,15 +22,6 @@ const LEASE_TTL_MS = 3_000;
 const FINAL = ['Completed', 'No Contact', 'Failed'];
 
 type Reply = { status: number; body: any };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `read` until `done` holds of its value or `ms` pass; answers the last value. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms: number): Promise<T> {
-  let value = await read();
-  for (const deadline = Date.now() + ms; !done(value) && Date.now() < deadline; value = await read()) await sleep(25);
-  return value;
-}
 
 const pidOf = (player: string) => Number(player.split(':')[1]);
 

@@ -15,6 +15,7 @@ import { eventRows } from '../../support/event-file';
 import { startServerProcess, type ServerProcess } from '../../support/server-process';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
+import { until } from '../../support/until';
 
 jest.setTimeout(60_000);
 
@@ -28,13 +29,6 @@ const ADMIN = 'inbound-rate-admin';
 type Request = (method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `read` until `done` holds of its value or `ms` pass; answers the last value. */
-async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, ms = 20_000): Promise<T> {
-  let value = await read();
-  for (const deadline = Date.now() + ms; !done(value) && Date.now() < deadline; value = await read()) await sleep(50);
-  return value;
-}
 
 /** An organization whose number has an inbound agent: the only number the job can send to. */
 async function routedNumber(request: Request, admin: string): Promise<{ token: string; number: string }> {

@@ -19,6 +19,7 @@ import { startTestService, type TestService } from '../../support/test-service';
 import { signatureOf, TwilioMediaClient } from '../../support/twilio-media-client';
 import { silentWav, startTwilioStandIn, twilioSid, type TwilioStandIn } from '../../support/twilio-stand-in';
 import { startWhatsAppStandIn, type StandInFate, type WhatsAppStandIn } from '../../support/whatsapp-stand-in';
+import { until } from '../../support/until';
 
 jest.setTimeout(120_000);
 
@@ -39,14 +40,6 @@ const NUMBER = '+14155550123';
 const GREETING = 'Hello {{first_name}}, this is Priya from the bank.';
 const LINES = ['Your instalment of {{emi_amount}} rupees is due on {{emi_due_date}}.', 'Thank you. Goodbye.'];
 const FINAL = ['Completed', 'No Contact', 'Failed'];
-
-/** Polls `read` until `done` holds of its value or 20 s pass; answers the last value. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (const deadline = Date.now() + 20_000; !done(value) && Date.now() < deadline; value = await read())
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  return value;
-}
 
 describe('real providers (Twilio and WhatsApp stand-ins) over HTTP', () => {
   let publicUrl: string;
