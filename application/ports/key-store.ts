@@ -54,6 +54,16 @@ export interface KeyStore {
    * store; `undefined` when it would have to ask. Lets a reader of many events skip a promise per key.
    */
   knownKey?(keyId: string): KeyRef | null | undefined;
+  /**
+   * Until when (on `keyClock`) `knownKey` answers for this key as it does now, unless `erasures` moves
+   * first; `undefined` when it would have to ask. Lets a reader that checked an event's keys once trust
+   * that check until then, instead of looking every key up again for each of its readers.
+   */
+  knownUntil?(keyId: string): number | undefined;
+  /** How many keys this process has found erased so far: by erasing them, or by reading them gone. */
+  erasures?(): number;
+  /** The clock of `knownUntil`, in milliseconds. */
+  keyClock?(): number;
   /** The organization's live subject with this phone number (digits only), without making one. */
   subjectOfPhone(organizationId: string, phoneDigits: string): Promise<string | null>;
   /**

@@ -68,8 +68,18 @@ type Subject = { subjectId: string; organizationId: string };
 type SubjectOf = { subject: Subject; subjectKey: KeyRef | null; remembered: boolean };
 type Data = Record<string, unknown>;
 
-/** An event opened here: its sealed groups as stored, the paths read erased, and the event as readers get it. */
-type Opened = { groups: readonly SealedGroup[]; erased: readonly string[]; event: RecordedEvent };
+/**
+ * An event opened here: its sealed groups as stored, the paths read erased, and the event as readers get
+ * it. `until` and `erasures`: its keys were last seen reading as they did, and keep doing so until the
+ * key store's clock reaches `until` unless its count of erasures moves from `erasures` (see `KeyStore.knownUntil`).
+ */
+type Opened = {
+  groups: readonly SealedGroup[];
+  erased: readonly string[];
+  event: RecordedEvent;
+  until: number;
+  erasures: number;
+};
 
 /**
  * An event this process sealed, by id: its sealed groups, and the values sealed into each. Read back
@@ -227,6 +237,13 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     for (let i = 0; i < events.length; i++) {
       const event = events[i]!;
       const groups = sealedGroupsOf(event.data);
+      // The very groups opened before (a store hands each reader the events it keeps in memory): stored as
+      // they were then, with nothing to compare; only their keys are looked at.
+      const same = this.opened.get(event.position);
+      if (same !== undefined && same.groups === groups && this.stillReadsAsBefore(same)) {
+        result[i] = same.event;
+        continue;
+      }
       const before = groups.length === 0 ? event : this.openedBefore(event, groups);
       if (before) {
         result[i] = before;
@@ -257,7 +274,7 @@ export class PersonalDataEventStore extends EventStoreDecorator {
   private openedBefore(event: RecordedEvent, groups: readonly SealedGroup[]): RecordedEvent | undefined {
     const before = this.opened.get(event.position);
     if (before && before.event.id === event.id)
-      return sameGroups(before.groups, groups) && this.readsAsBefore(groups, before.erased) ? before.event : undefined;
+      return sameGroups(before.groups, groups) && this.stillReadsAsBefore(before) ? before.event : undefined;
     const sealed = this.sealedHere.get(event.id);
     if (!sealed || !sameGroups(sealed.groups, groups) || !this.readsAsBefore(groups, [])) return undefined;
     const { data } = unsealFields(
@@ -267,8 +284,34 @@ export class PersonalDataEventStore extends EventStoreDecorator {
       (group) => sealed.values[group],
     );
     const opened = this.withSubject(event, data, groups, [], !sealed.remembered);
-    this.opened.set(event.position, { groups, erased: [], event: opened });
+    this.remember(event.position, groups, [], opened);
     return opened;
+  }
+
+  /** Keeps an event opened, with how long its keys are known to read as they do now. */
+  private remember(position: number, groups: readonly SealedGroup[], erased: readonly string[], event: RecordedEvent) {
+    const opened: Opened = { groups, erased, event, until: -Infinity, erasures: 0 };
+    this.stamp(opened);
+    this.opened.set(position, opened);
+  }
+
+  /** Notes until when every key of the event is known to read as it does now (never, if one is not known). */
+  private stamp(opened: Opened): void {
+    let until = Infinity;
+    for (const group of opened.groups) until = Math.min(until, this.keys.knownUntil?.(group.key) ?? -Infinity);
+    opened.until = until;
+    opened.erasures = this.keys.erasures?.() ?? 0;
+  }
+
+  /**
+   * Whether every key of an event opened here reads as it did: without a look at each key while none
+   * can have changed (the check before still holds), else as `readsAsBefore` says.
+   */
+  private stillReadsAsBefore(opened: Opened): boolean {
+    if (opened.erasures === this.keys.erasures?.() && opened.until > (this.keys.keyClock?.() ?? Infinity)) return true;
+    if (!this.readsAsBefore(opened.groups, opened.erased)) return false;
+    this.stamp(opened);
+    return true;
   }
 
   /** Whether every key of the groups is known here and reads as it did (erased, the fields of `erased`, or not). */
@@ -288,7 +331,7 @@ export class PersonalDataEventStore extends EventStoreDecorator {
   ): RecordedEvent {
     const { data, erased } = unsealFields(event.type, event.data as Data, keyOf);
     const opened = this.withSubject(event, data, groups, erased, true);
-    this.opened.set(event.position, { groups, erased, event: opened });
+    this.remember(event.position, groups, erased, opened);
     return opened;
   }
 

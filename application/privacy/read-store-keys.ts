@@ -182,6 +182,8 @@ export class CachedKeys implements KeyStore {
   private readonly subjectRequests = new Coalescer<string, SubjectQuery, KeyRef>((q) => this.subjectKeys(q));
   private readonly contentRequests = new Coalescer<string, ContentQuery, KeyRef>((q) => this.contentKeys(q));
   private readonly keyRequests = new Coalescer<string, null, KeyRef | null>((q) => this.storedKeys([...q.keys()]));
+  /** Moves whenever a key is found erased here (`erasures`). */
+  private erased = 0;
 
   constructor(
     private readonly documents: KeyDocuments,
@@ -214,6 +216,21 @@ export class CachedKeys implements KeyStore {
     return undefined;
   }
 
+  knownUntil(keyId: string): number | undefined {
+    const cached = this.keys.get(keyId);
+    if (!cached) return undefined;
+    if (cached.value === null) return Infinity;
+    return cached.until > this.now() ? cached.until : undefined;
+  }
+
+  erasures(): number {
+    return this.erased;
+  }
+
+  keyClock(): number {
+    return this.now();
+  }
+
   async subjectOfPhone(organizationId: string, phoneDigits: string): Promise<string | null> {
     const found = await this.unavailableOnError(() =>
       this.documents.liveBy('lookup', [subjectLookup(organizationId, phoneDigits)]),
@@ -237,6 +254,7 @@ export class CachedKeys implements KeyStore {
     this.conversations.deleteWhere(gone);
     this.keys.deleteWhere(gone);
     for (const id of [...erased, ...docs.map((d) => d.id)]) this.keys.set(id, { value: null, until: Infinity });
+    this.erased++;
   }
 
   async eraseContent(streamIds: readonly string[]): Promise<void> {
@@ -248,6 +266,7 @@ export class CachedKeys implements KeyStore {
     });
     for (const stream of streamIds) this.conversations.delete(stream);
     for (const doc of docs) this.keys.set(doc.id, { value: null, until: Infinity });
+    this.erased++;
   }
 
   private async subjectKeys(queries: Map<string, SubjectQuery>): Promise<Map<string, KeyRef>> {
@@ -308,6 +327,7 @@ export class CachedKeys implements KeyStore {
       else {
         // Erased, or never made: either way nothing it sealed can be read.
         this.keys.set(id, { value: null, until: Infinity });
+        this.erased++;
         answers.set(id, null);
       }
     }

@@ -2,7 +2,7 @@
  * The event store with personal data sealed, over the memory event store and the key store in a memory
  * read store: what the log holds, what readers get, who each event is about, and what an erasure does.
  */
-import type { EventData, EventStore } from '../../../application/ports/event-store';
+import type { EventData, EventStore, ReadAllOptions, RecordedEvent } from '../../../application/ports/event-store';
 import { SealedFieldsTamperedError, type SealedGroup } from '../../../application/privacy/field-sealing';
 import { PersonalDataEventStore } from '../../../application/privacy/personal-data-event-store';
 import { ReadStoreKeys } from '../../../application/privacy/read-store-keys';
@@ -259,6 +259,57 @@ describe('the event store with personal data sealed', () => {
         return { ...group, data: bytes.toString('base64') };
       });
       await expect(read()).rejects.toThrow(SealedFieldsTamperedError);
+    });
+
+    describe('handed to every reader as the same objects (as the SQLite store hands the events it keeps)', () => {
+      /** The memory store, but read as the very events it was given, as a store keeping them in memory reads. */
+      class KeepingStore extends MemoryEventStore {
+        private readonly kept: RecordedEvent[] = [];
+        override async appendToStream(streamId: string, appended: readonly EventData[]) {
+          const result = await super.appendToStream(streamId, appended);
+          const first = result.position - appended.length + 1;
+          appended.forEach((e, i) =>
+            this.kept.push({
+              ...e,
+              streamId,
+              revision: i,
+              position: first + i,
+              recordedAt: '2026-03-01T10:00:00.000Z',
+            }),
+          );
+          return result;
+        }
+        override async readAll(options: ReadAllOptions = {}) {
+          return this.kept.slice((options.after ?? -1) + 1);
+        }
+      }
+      const readers = async (store: EventStore) => {
+        const read = [];
+        for (let reader = 0; reader < 3; reader++) read.push(await store.readAll({}));
+        return read;
+      };
+
+      it('read as erased by every reader once the subject is erased here', async () => {
+        const sealing = new PersonalDataEventStore(new KeepingStore(), keys);
+        await sealing.appendToStream('call-c1', [queued('c1')]);
+        for (const [c1] of await readers(sealing)) expect(c1!.data).toEqual(queued('c1').data);
+        await keys.eraseSubjects([(await keys.subjectOfPhone(ORG, '919812345678'))!]);
+        for (const [c1] of await readers(sealing)) expect(c1!.data).toMatchObject({ customerName: ERASED, to: ERASED });
+      });
+
+      it('read as erased once the cached key is due, after another replica erased it', async () => {
+        let now = 0;
+        const cached = await ReadStoreKeys.open(reads, { now: () => now, ttlMs: 5_000 });
+        const sealing = new PersonalDataEventStore(new KeepingStore(), cached);
+        await sealing.appendToStream('call-c1', [queued('c1')]);
+        await readers(sealing);
+        const replica = await ReadStoreKeys.open(reads);
+        await replica.eraseSubjects([(await replica.subjectOfPhone(ORG, '919812345678'))!]);
+        now = 4_000;
+        for (const [c1] of await readers(sealing)) expect(c1!.data).toEqual(queued('c1').data);
+        now = 6_000;
+        for (const [c1] of await readers(sealing)) expect(c1!.data).toMatchObject({ customerName: ERASED, to: ERASED });
+      });
     });
 
     it('read as erased once their key is gone, though never read before', async () => {
