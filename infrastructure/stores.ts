@@ -53,7 +53,7 @@ export async function openReadStore(
 
 /**
  * Opens the key store of sealed personal data (docs/privacy.md): with the SQLite read store, a file of
- * its own beside it (`keys.db`, written durably on the calling thread), into which the keys the read
+ * its own beside it (`keys.db`, written durably by a thread of its own, read on the calling thread), into which the keys the read
  * store held before are moved; otherwise a collection of the read store. `close` closes what it opened (the read store is closed by its owner).
  */
 export async function openKeyStore(

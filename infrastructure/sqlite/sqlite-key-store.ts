@@ -1,42 +1,57 @@
 /**
  * The keys of sealed personal data (application/ports/key-store.ts) in an SQLite file of their own
- * (`keys.db` in DATA_DIR, beside the read store's), on a connection of the calling thread: a batch of
- * keys is a few milliseconds of synchronous work in one transaction, where a write through the read
- * store's writer thread would wait behind the projections' commits. The cache, batching and the rules
- * of making and erasing keys are the application's (`CachedKeys`); this stores the documents.
+ * (`keys.db` in DATA_DIR, beside the read store's). Keys are written on a thread of their own
+ * (sqlite-key-writer.worker.ts) with its own connection to the file: a batch of 10,000 new keys is
+ * some 100 ms of SQLite's work and a sync of the log, which would otherwise hold up the thread serving
+ * requests (a bulk add seals while its keys are written); a write through the read store's writer thread
+ * would wait behind the projections' commits. Keys are read on the calling thread (a lookup by id or
+ * by number is a few microseconds; WAL lets it run while the writer commits). The cache, batching and
+ * the rules of making and erasing keys are the application's (`CachedKeys`); this stores the documents.
  *
  * - A key is on disk before any event sealed with it is appended, even across a power loss (the read
- *   store survives a crash of the process only): what `synchronous = FULL` would give, without blocking
- *   the thread on the disk. The connection runs NORMAL (the log is synced before each checkpoint, the
- *   file after it), and each commit that made keys is followed by a sync of the log (`fdatasync` on
- *   the thread pool) before the keys are answered.
+ *   store survives a crash of the process only): what `synchronous = FULL` would give. The connections
+ *   run NORMAL (the log is synced before each checkpoint, the file after it), and each commit that made
+ *   keys is followed by a sync of the log (`fdatasync`, on the writer thread) before the keys are answered.
  * - Keys are made in one `IMMEDIATE` transaction that reads and writes: the processes of a machine
  *   sharing the file agree on one subject per number and one content key per conversation at once
  *   (keys moved from the read store may hold two of a number, made by two replicas: the oldest wins,
- *   as there).
+ *   as there). The documents of a batch are made here before they are sent (closures cannot cross to
+ *   the writer): the writer inserts those whose number or conversation has no key yet, and answers which
+ *   it made and the stored keys of the others.
  * - Erasing deletes the rows with `secure_delete` on (their bytes overwritten with zeros), then
- *   checkpoints the write-ahead log and truncates it: no key erased stays anywhere in the files.
+ *   checkpoints the write-ahead log and truncates it: no key erased stays anywhere in the files. The
+ *   writer does both; this thread's connection holds a read transaction only while it reads, so it
+ *   never keeps the log from being truncated.
  *
  * A busy file (another process holding it past `busyTimeoutMs`) or any other SQLite error is the key
- * store being unavailable (`CachedKeys` reports it as `KeyStoreUnavailableError`).
+ * store being unavailable (`CachedKeys` reports it as `KeyStoreUnavailableError`); so is a writer thread
+ * that stopped (what it was asked fails; the next write starts another).
  */
 import Database from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import {
   CachedKeys,
   KEY_CACHE_TTL_MS,
   type KeyDocument,
   type KeyDocuments,
 } from '../../application/privacy/read-store-keys';
+import { startWorker } from '../shared/start-worker';
+import {
+  KEY_TABLE as TABLE,
+  packDocuments,
+  unpackDocuments,
+  type KeyWriterData,
+  type KeyWriterReply,
+  type KeyWriterRequest,
+} from './sqlite-key-rows';
+import { storeError } from './store-error';
 
-/** The table's name carries its layout's version. */
-const TABLE = 'keys_v1';
 /** How long a statement waits for another process's transaction: it blocks the calling thread meanwhile. */
 const BUSY_TIMEOUT_MS = 1_000;
-/** How long an erasure waits for readers of other processes to let the log be truncated. */
-const TRUNCATE_FOR_MS = 2_000;
+/** How long closing waits for the writer to finish what it was asked before stopping it. */
+const CLOSE_WITHIN_MS = 5_000;
 
 type Row = {
   id: string;
@@ -48,80 +63,125 @@ type Row = {
   key: Buffer;
 };
 
-type RowValues = [string, string, string, 'subject' | 'content', string | null, string | null, Buffer];
-
 type Field = 'lookup' | 'stream' | 'subjectId';
+/** A request to the writer, before it is numbered. */
+type Request<R = KeyWriterRequest> = R extends { id: number } ? Omit<R, 'id'> : never;
+type Pending = { resolve: (reply: KeyWriterReply) => void; reject: (error: unknown) => void };
+
+/**
+ * The key store's writer thread: started with the store, and again by the first request after it stopped.
+ * It keeps the process alive only while it has something to answer.
+ */
+class KeyWriter {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private closed = false;
+
+  /** Started at once: the thread is up by the time the first keys are asked for. */
+  constructor(private readonly data: KeyWriterData) {
+    this.started();
+  }
+
+  /** Sends a request; resolves with its answer, rejects with what failed it (SQLite's code kept). */
+  async ask(request: Request): Promise<KeyWriterReply & { failed?: never }> {
+    if (this.closed) throw new Error('the key store is closed');
+    const worker = this.started();
+    const id = this.nextId++;
+    const reply = await new Promise<KeyWriterReply>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (this.pending.size === 1) worker.ref();
+      worker.postMessage({ ...request, id } as KeyWriterRequest);
+    });
+    if ('failed' in reply) throw storeError(reply.failed, reply.code);
+    return reply;
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startWorker(__dirname, 'sqlite-key-writer.worker', { workerData: this.data });
+    worker.unref();
+    worker.on('message', (reply: KeyWriterReply) => this.settle(reply));
+    worker.on('error', (error) => this.failAll(worker, error));
+    worker.once('exit', () => this.failAll(worker, new Error('the key store writer stopped')));
+    this.worker = worker;
+    return worker;
+  }
+
+  private settle(reply: KeyWriterReply): void {
+    const pending = this.pending.get(reply.id);
+    if (!pending) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.worker?.unref();
+    pending.resolve(reply);
+  }
+
+  /** A writer that failed or stopped fails what it was asked; the next request starts another. */
+  private failAll(worker: Worker, error: unknown): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(error);
+    void worker.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return;
+    worker.ref();
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ kind: 'close' } satisfies KeyWriterRequest);
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_WITHIN_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+}
 
 class SqliteKeyDocuments implements KeyDocuments {
   private readonly byId: Database.Statement<[string], Row>;
   private readonly by: Record<Field, Database.Statement<[string], Row>>;
-  private readonly insert: Database.Statement<RowValues>;
-  private readonly keep: Database.Statement<[Row]>;
-  private readonly remove: Database.Statement<[string]>;
+  private readonly liveByAll: (find: Database.Statement<[string], Row>, values: readonly string[]) => KeyDocument[];
 
   constructor(
-    private readonly db: Database.Database,
-    private readonly log: string,
+    db: Database.Database,
+    private readonly writer: KeyWriter,
   ) {
     this.byId = db.prepare(`SELECT * FROM ${TABLE} WHERE id = ?`);
-    // Oldest first: `get` answers the oldest live key of a number or conversation.
+    // Oldest first, as the writer finds them.
     const by = (column: string) => db.prepare<[string], Row>(`SELECT * FROM ${TABLE} WHERE ${column} = ? ORDER BY id`);
     this.by = { lookup: by('lookup'), stream: by('stream'), subjectId: by('subject_id') };
-    // Positional: binding by name looks each value up by name, which a batch of 10,000 keys notices.
-    this.insert = db.prepare(
-      `INSERT INTO ${TABLE} (id, organization_id, subject_id, kind, lookup, stream, key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    this.liveByAll = db.transaction((find: Database.Statement<[string], Row>, values: readonly string[]) =>
+      values.flatMap((value) => find.all(value).map(documentOf)),
     );
-    // A key kept already stays as it is.
-    this.keep = db.prepare(
-      `INSERT OR IGNORE INTO ${TABLE} (id, organization_id, subject_id, kind, lookup, stream, key) ` +
-        'VALUES (@id, @organization_id, @subject_id, @kind, @lookup, @stream, @key)',
-    );
-    this.remove = db.prepare(`DELETE FROM ${TABLE} WHERE id = ?`);
   }
 
   async findOrMake(
     field: 'lookup' | 'stream',
     wanted: ReadonlyMap<string, () => KeyDocument>,
   ): Promise<Map<string, KeyDocument>> {
-    const find = this.by[field];
-    let made = 0;
-    const found = this.db
-      .transaction(() => {
-        const answers = new Map<string, KeyDocument>();
-        for (const [value, make] of wanted) {
-          const row = find.get(value);
-          if (row) answers.set(value, documentOf(row));
-          else {
-            const doc = make();
-            this.insert.run(doc.id, doc.organizationId, doc.subjectId, doc.kind, doc.lookup, doc.stream, doc.key);
-            answers.set(value, doc);
-            made++;
-          }
-        }
-        return answers;
-      })
-      // Written by whoever takes the file first: a second process reads what the first made.
-      .immediate();
-    if (made > 0) await this.syncLog();
-    return found;
-  }
-
-  /** Waits until what was committed is on disk: the log holds it (NORMAL does not sync it at commit). */
-  private async syncLog(): Promise<void> {
-    const log = await open(this.log, 'r');
-    try {
-      await log.datasync();
-    } finally {
-      await log.close();
-    }
+    if (wanted.size === 0) return new Map();
+    const values = [...wanted.keys()];
+    // Made for every value: making one is cheaper than asking the writer twice.
+    const docs = Array.from(wanted.values(), (make) => make());
+    const own = docs.every((doc, i) => doc[field] === values[i]);
+    const { made, found } = await this.writer.ask({
+      kind: 'findOrMake',
+      field,
+      values: own ? null : values,
+      docs: packDocuments(docs),
+    });
+    const stored = found ? unpackDocuments(found) : [];
+    const answers = new Map<string, KeyDocument>();
+    let next = 0;
+    for (let i = 0; i < values.length; i++) answers.set(values[i]!, made![i] ? docs[i]! : stored[next++]!);
+    return answers;
   }
 
   /** Keeps keys made elsewhere (ids already kept stay as they are), durably. */
   async adopt(docs: readonly KeyDocument[]): Promise<void> {
-    this.db.transaction(() => {
-      for (const doc of docs) this.keep.run(rowOf(doc));
-    })();
-    await this.syncLog();
+    if (docs.length > 0) await this.writer.ask({ kind: 'adopt', docs: packDocuments(docs) });
   }
 
   async byIds(ids: readonly string[]): Promise<Map<string, KeyDocument>> {
@@ -134,40 +194,13 @@ class SqliteKeyDocuments implements KeyDocuments {
   }
 
   async liveBy(field: Field, values: readonly string[]): Promise<KeyDocument[]> {
-    const find = this.by[field];
-    return this.db.transaction(() => values.flatMap((value) => find.all(value).map(documentOf)))();
+    return this.liveByAll(this.by[field], values);
   }
 
   async erase(docs: readonly KeyDocument[]): Promise<void> {
-    this.db.transaction(() => {
-      for (const doc of docs) this.remove.run(doc.id);
-    })();
-    // Also after an erasure that found nothing left: one whose truncation was refused is tried again.
-    await this.truncateLog();
-  }
-
-  /** Copies the log into the file and truncates it: the pages that held the erased keys are gone. */
-  private async truncateLog(): Promise<void> {
-    const until = Date.now() + TRUNCATE_FOR_MS;
-    for (;;) {
-      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-      if (!result || result.busy === 0) return;
-      // A reader of another process still uses the log: it lets go within a statement or two.
-      if (Date.now() > until) throw new Error('the key store could not truncate its log: readers hold it');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await this.writer.ask({ kind: 'erase', ids: docs.map((doc) => doc.id) });
   }
 }
-
-const rowOf = (doc: KeyDocument): Row => ({
-  id: doc.id,
-  organization_id: doc.organizationId,
-  subject_id: doc.subjectId,
-  kind: doc.kind,
-  lookup: doc.lookup,
-  stream: doc.stream,
-  key: doc.key,
-});
 
 const documentOf = (row: Row): KeyDocument => ({
   id: row.id,
@@ -184,6 +217,7 @@ export type SqliteKeyStoreOptions = { now?: () => number; ttlMs?: number; busyTi
 export class SqliteKeyStore extends CachedKeys {
   private constructor(
     private readonly db: Database.Database,
+    private readonly writer: KeyWriter,
     private readonly stored: SqliteKeyDocuments,
     options: SqliteKeyStoreOptions,
   ) {
@@ -196,12 +230,14 @@ export class SqliteKeyStore extends CachedKeys {
   }
 
   static open(file: string, options: SqliteKeyStoreOptions = {}): SqliteKeyStore {
+    const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
     const db = new Database(file);
     try {
-      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('secure_delete = ON');
+      // Made here, before the writer opens the file: a file that cannot be opened fails this call.
       db.exec(
         `CREATE TABLE IF NOT EXISTS ${TABLE} (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, ` +
           'subject_id TEXT NOT NULL, kind TEXT NOT NULL, lookup TEXT, stream TEXT, key BLOB NOT NULL) WITHOUT ROWID;' +
@@ -220,10 +256,12 @@ export class SqliteKeyStore extends CachedKeys {
       db.close();
       throw error;
     }
-    return new SqliteKeyStore(db, new SqliteKeyDocuments(db, `${file}-wal`), options);
+    const writer = new KeyWriter({ file, busyTimeoutMs });
+    return new SqliteKeyStore(db, writer, new SqliteKeyDocuments(db, writer), options);
   }
 
   async close(): Promise<void> {
+    await this.writer.close();
     if (this.db.open) this.db.close();
   }
 }

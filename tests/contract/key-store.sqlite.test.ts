@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { KeyStoreUnavailableError } from '../../application/ports/key-store';
 import { KEYS_COLLECTION, ReadStoreKeys } from '../../application/privacy/read-store-keys';
 import { SqliteKeyStore } from '../../infrastructure/sqlite/sqlite-key-store';
@@ -102,6 +103,27 @@ describe('the SQLite key store', () => {
     }
     expect((await keys.subjectKey(ORG, phone(2))).key).toHaveLength(32);
     expect((await keys.keyOf(known.keyId))?.key.equals(known.key)).toBe(true);
+  });
+
+  it('fails what it asked of a writer thread that stopped, and starts another', async () => {
+    const keys = open({ busyTimeoutMs: 5_000 });
+    const known = await keys.subjectKey(ORG, phone(1));
+    const writer = (keys as unknown as { writer: { worker: Worker | null } }).writer;
+    const other = new Database(join(dir.path, 'keys.db'));
+    other.exec('BEGIN IMMEDIATE');
+    const asked = keys.subjectKey(ORG, phone(2));
+    // Asked on the next turn: the writer then waits for the file, and is stopped meanwhile.
+    await new Promise((resolve) => setImmediate(resolve));
+    const stopped = writer.worker!.terminate();
+    other.exec('ROLLBACK');
+    other.close();
+    await expect(asked).rejects.toThrow(new KeyStoreUnavailableError(new Error('the key store writer stopped')));
+    await stopped;
+    const again = await keys.subjectKey(ORG, phone(2));
+    expect(again.key).toHaveLength(32);
+    expect((await keys.subjectKey(ORG, phone(1))).subjectId).toBe(known.subjectId);
+    await keys.eraseSubjects([again.subjectId]);
+    expect(inFiles(again.key)).toBe(false);
   });
 
   it('keeps its keys across a restart', async () => {

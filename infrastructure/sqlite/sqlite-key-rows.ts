@@ -1,0 +1,97 @@
+/**
+ * What the SQLite key store (sqlite-key-store.ts) and its writer thread (sqlite-key-writer.worker.ts)
+ * share: the table, the messages between them, and key documents packed as columns. A batch of 10,000
+ * keys crosses the thread boundary as a few arrays of strings and one buffer of keys: structured-cloning
+ * 10,000 objects (each with a buffer of its own) would cost the serving thread more than writing them.
+ */
+import type { KeyDocument } from '../../application/privacy/read-store-keys';
+
+/** The table's name carries its layout's version. */
+export const KEY_TABLE = 'keys_v1';
+
+/** A column of documents: one value each, or one value all of them share. */
+type Column<T> = T[] | { all: T };
+
+/**
+ * Documents as columns; their keys one after another in `keys`, the i-th ending at `keyEnds[i]`. A
+ * subject key's subject id is its own id: `subjectId` null when every document's is.
+ */
+export type PackedDocuments = {
+  id: string[];
+  organizationId: Column<string>;
+  subjectId: Column<string> | null;
+  kind: Column<'subject' | 'content'>;
+  lookup: Column<string | null>;
+  stream: Column<string | null>;
+  keys: Uint8Array;
+  keyEnds: Uint32Array;
+};
+
+export type KeyField = 'lookup' | 'stream';
+
+export type KeyWriterRequest =
+  /**
+   * For each value, the oldest live key with it, or the document of the same index made (`made[i]` 1).
+   * `values` null when each is its document's `field` (as `CachedKeys` makes them): sent once.
+   */
+  | { kind: 'findOrMake'; id: number; field: KeyField; values: string[] | null; docs: PackedDocuments }
+  | { kind: 'adopt'; id: number; docs: PackedDocuments }
+  | { kind: 'erase'; id: number; ids: string[] }
+  | { kind: 'close' };
+
+export type KeyWriterReply =
+  { id: number; made?: Uint8Array; found?: PackedDocuments } | { id: number; failed: string; code?: string };
+
+export type KeyWriterData = { file: string; busyTimeoutMs: number };
+
+function column<T>(docs: readonly KeyDocument[], value: (doc: KeyDocument) => T): Column<T> {
+  const first = value(docs[0]!);
+  let uniform = true;
+  const each = new Array<T>(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    const v = (each[i] = value(docs[i]!));
+    if (v !== first) uniform = false;
+  }
+  return uniform ? { all: first } : each;
+}
+
+export function packDocuments(docs: readonly KeyDocument[]): PackedDocuments {
+  const keyEnds = new Uint32Array(docs.length);
+  let end = 0;
+  for (let i = 0; i < docs.length; i++) keyEnds[i] = end += docs[i]!.key.length;
+  const keys = new Uint8Array(end);
+  for (let i = 0; i < docs.length; i++) keys.set(docs[i]!.key, i === 0 ? 0 : keyEnds[i - 1]);
+  if (docs.length === 0)
+    return { id: [], organizationId: [], subjectId: [], kind: [], lookup: [], stream: [], keys, keyEnds };
+  return {
+    id: docs.map((doc) => doc.id),
+    organizationId: column(docs, (doc) => doc.organizationId),
+    subjectId: docs.every((doc) => doc.subjectId === doc.id) ? null : column(docs, (doc) => doc.subjectId),
+    kind: column(docs, (doc) => doc.kind),
+    lookup: column(docs, (doc) => doc.lookup),
+    stream: column(docs, (doc) => doc.stream),
+    keys,
+    keyEnds,
+  };
+}
+
+export const at = <T>(values: Column<T>, i: number): T => (Array.isArray(values) ? values[i]! : values.all);
+
+/** The i-th document of a packed batch, its key a view of the batch's keys (a Buffer, as SQLite binds it). */
+export function documentAt(packed: PackedDocuments, keys: Buffer, i: number): KeyDocument {
+  return {
+    id: packed.id[i]!,
+    organizationId: at(packed.organizationId, i),
+    subjectId: packed.subjectId ? at(packed.subjectId, i) : packed.id[i]!,
+    kind: at(packed.kind, i),
+    lookup: at(packed.lookup, i),
+    stream: at(packed.stream, i),
+    key: keys.subarray(i === 0 ? 0 : packed.keyEnds[i - 1], packed.keyEnds[i]),
+  };
+}
+
+/** The documents of a packed batch (its keys arrive from the other thread as a Uint8Array). */
+export function unpackDocuments(packed: PackedDocuments): KeyDocument[] {
+  const keys = Buffer.from(packed.keys.buffer, packed.keys.byteOffset, packed.keys.byteLength);
+  return packed.id.map((_, i) => documentAt(packed, keys, i));
+}

@@ -1,0 +1,163 @@
+/**
+ * The SQLite key store's writer thread (sqlite-key-store.ts): every write of `keys.db` (making keys,
+ * adopting keys, erasing them) on a connection of its own, so that neither SQLite's work of a batch of
+ * keys nor the sync of the log after it runs on the thread that serves requests. Requests are handled
+ * in the order they arrive, each write in one transaction; the thread waits on nothing but its own
+ * connection, so it syncs and waits synchronously. Between requests it holds no transaction, so it never
+ * keeps another connection's checkpoint from truncating the log.
+ */
+import { closeSync, fdatasyncSync, openSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import type { KeyDocument } from '../../application/privacy/read-store-keys';
+import {
+  at,
+  documentAt,
+  KEY_TABLE,
+  packDocuments,
+  type KeyField,
+  type KeyWriterData,
+  type KeyWriterReply,
+  type KeyWriterRequest,
+  type PackedDocuments,
+} from './sqlite-key-rows';
+
+/** How long an erasure waits for readers of other processes to let the log be truncated. */
+const TRUNCATE_FOR_MS = 2_000;
+
+type Row = {
+  id: string;
+  organization_id: string;
+  subject_id: string;
+  kind: 'subject' | 'content';
+  lookup: string | null;
+  stream: string | null;
+  key: Buffer;
+};
+type RowValues = [string, string, string, 'subject' | 'content', string | null, string | null, Buffer];
+
+const { file, busyTimeoutMs } = workerData as KeyWriterData;
+const log = `${file}-wal`;
+const db = new Database(file);
+db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.pragma('secure_delete = ON');
+
+// Oldest first: `get` answers the oldest live key of a number or conversation.
+const by = (column: string) => db.prepare<[string], Row>(`SELECT * FROM ${KEY_TABLE} WHERE ${column} = ? ORDER BY id`);
+const find: Record<KeyField, Database.Statement<[string], Row>> = { lookup: by('lookup'), stream: by('stream') };
+// Positional: binding by name looks each value up by name, which a batch of 10,000 keys notices.
+const columns = '(id, organization_id, subject_id, kind, lookup, stream, key) VALUES (?, ?, ?, ?, ?, ?, ?)';
+const insert = db.prepare<RowValues>(`INSERT INTO ${KEY_TABLE} ${columns}`);
+// A key kept already stays as it is.
+const keep = db.prepare<RowValues>(`INSERT OR IGNORE INTO ${KEY_TABLE} ${columns}`);
+const remove = db.prepare<[string]>(`DELETE FROM ${KEY_TABLE} WHERE id = ?`);
+
+const keysOf = (packed: PackedDocuments) =>
+  Buffer.from(packed.keys.buffer, packed.keys.byteOffset, packed.keys.byteLength);
+
+const run = (statement: Database.Statement<RowValues>, doc: KeyDocument) =>
+  statement.run(doc.id, doc.organizationId, doc.subjectId, doc.kind, doc.lookup, doc.stream, doc.key);
+
+const documentOf = (row: Row): KeyDocument => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  subjectId: row.subject_id,
+  kind: row.kind,
+  lookup: row.lookup,
+  stream: row.stream,
+  key: row.key,
+});
+
+const findOrMake = db.transaction((field: KeyField, values: string[] | null, packed: PackedDocuments) => {
+  const keys = keysOf(packed);
+  const count = packed.id.length;
+  const made = new Uint8Array(count);
+  const found: KeyDocument[] = [];
+  for (let i = 0; i < count; i++) {
+    const row = find[field].get(values ? values[i]! : at(packed[field], i)!);
+    if (row) found.push(documentOf(row));
+    else {
+      run(insert, documentAt(packed, keys, i));
+      made[i] = 1;
+    }
+  }
+  return { made, found };
+});
+
+const adopt = db.transaction((packed: PackedDocuments) => {
+  const keys = keysOf(packed);
+  for (let i = 0; i < packed.id.length; i++) run(keep, documentAt(packed, keys, i));
+});
+
+const erase = db.transaction((ids: string[]) => {
+  for (const id of ids) remove.run(id);
+});
+
+/** Waits until what was committed is on disk: the log holds it (NORMAL does not sync it at commit). */
+function syncLog(): void {
+  const fd = openSync(log, 'r');
+  try {
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Copies the log into the file and truncates it: the pages that held the erased keys are gone. */
+async function truncateLog(): Promise<void> {
+  const until = Date.now() + TRUNCATE_FOR_MS;
+  for (;;) {
+    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (!result || result.busy === 0) return;
+    // A reader of another process still uses the log: it lets go within a statement or two.
+    if (Date.now() > until) throw new Error('the key store could not truncate its log: readers hold it');
+    await sleep(20);
+  }
+}
+
+async function handle(request: Exclude<KeyWriterRequest, { kind: 'close' }>): Promise<KeyWriterReply> {
+  switch (request.kind) {
+    case 'findOrMake': {
+      // Written by whoever takes the file first: a second process reads what the first made.
+      const { made, found } = findOrMake.immediate(request.field, request.values, request.docs);
+      if (found.length < made.length) syncLog();
+      return { id: request.id, made, ...(found.length > 0 && { found: packDocuments(found) }) };
+    }
+    case 'adopt':
+      adopt(request.docs);
+      syncLog();
+      return { id: request.id };
+    case 'erase':
+      if (request.ids.length > 0) erase(request.ids);
+      // Also after an erasure that found nothing left: one whose truncation was refused is tried again.
+      await truncateLog();
+      return { id: request.id };
+  }
+}
+
+/** Requests being handled: only an erasure waiting to truncate the log is ever more than one turn. */
+const handling = new Set<Promise<void>>();
+
+parentPort!.on('message', (request: KeyWriterRequest) => {
+  if (request.kind === 'close') {
+    void Promise.allSettled(handling).then(() => {
+      db.close();
+      parentPort!.close();
+    });
+    return;
+  }
+  const done = handle(request)
+    .catch((error: unknown): KeyWriterReply => ({ id: request.id, failed: String(error), ...codeOf(error) }))
+    .then((reply) => parentPort!.postMessage(reply));
+  handling.add(done);
+  void done.finally(() => handling.delete(done));
+});
+
+/** SQLite's code (`SQLITE_BUSY`, ...), passed on so the caller can tell a busy file from a refused write. */
+const codeOf = (error: unknown): { code?: string } => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? { code } : {};
+};
