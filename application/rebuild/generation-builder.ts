@@ -42,7 +42,9 @@ export class RebuildFailedError extends Error {
 
 /**
  * A document as the builder holds it, changed in place as events are applied (one object per document,
- * not one per event); the store is handed a copy of its state at each flush.
+ * not one per event); the store is handed a copy of its state at each flush. A document let go of keeps
+ * its entry, without its state: one lookup then tells an event both whether the document is in memory
+ * and whether it must be read back, and letting go of it costs no map or set operation.
  */
 type Held = {
   id: string;
@@ -55,18 +57,22 @@ type Held = {
   touched: boolean;
   /** Written to the store (or read back from it): deleting it takes a tombstone. */
   stored: boolean;
+  /** Let go of: its state is in the store only, and an event that touches it reads it back first. */
+  away: boolean;
 };
 
 type Building = {
   projection: AnyProjection;
   types: ReadonlySet<string> | null;
   until: number;
+  /** Every document the builder knows of, in memory or let go of. */
+  known: Map<string, Held>;
   /** Documents in memory, in the order they were loaded or last kept when the cache was trimmed. */
-  cache: Map<string, Held>;
+  resident: Held[];
+  /** How many known documents are let go of (none: no event of this projection reads back). */
+  away: number;
   /** Changed since the last write to the store. */
   dirty: Held[];
-  /** Ids of documents written and let go of: an event that touches one reads it back. */
-  letGo: Set<string>;
 };
 
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;
@@ -99,9 +105,10 @@ export class GenerationBuilder {
       projection,
       types: projection.eventTypes === 'all' ? null : new Set(projection.eventTypes),
       until: options.until?.get(projection.name) ?? NO_LIMIT,
-      cache: new Map(),
+      known: new Map(),
+      resident: [],
+      away: 0,
       dirty: [],
-      letGo: new Set(),
     }));
   }
 
@@ -134,18 +141,27 @@ export class GenerationBuilder {
     return found;
   }
 
-  /** One pass over the events, each handed to the projections its type concerns. */
+  /**
+   * Each event handed to the projections its type concerns. An event that touches a document let go of
+   * stops the pass: the documents let go of that the rest of the events touch are read back, in one
+   * read per projection, and the pass goes on from that event (the projections it was already applied
+   * to skip it: their documents are at its position).
+   */
   private async apply(events: readonly RecordedEvent[]): Promise<void> {
-    // Documents let go of that these events touch are read back first, in one read per projection.
-    for (const b of this.building) {
-      if (b.letGo.size === 0) continue;
-      const ids: string[] = [];
-      for (const event of events)
-        if (event.position <= b.until && (b.types === null || b.types.has(event.type)))
-          for (const id of this.run(b, event, () => b.projection.documentIds(event))) ids.push(id);
-      await this.readBack(b, ids);
+    for (let from = 0; from < events.length;) {
+      const stopped = this.applyFrom(events, from);
+      if (stopped === events.length) return;
+      // `documentIds` named the document it stopped at again, so it is read back: the pass moves on.
+      if ((await this.readBack(events, stopped)) === 0)
+        throw new Error(`documentIds of a projection named other documents for event ${events[stopped]!.id}`);
+      from = stopped;
     }
-    for (const event of events)
+  }
+
+  /** Applies the events from `from` on; returns where it stopped at a document let go of (the end: none). */
+  private applyFrom(events: readonly RecordedEvent[], from: number): number {
+    for (let i = from; i < events.length; i++) {
+      const event = events[i]!;
       for (const b of this.concerned(event.type)) {
         if (event.position > b.until) continue;
         // No closure per event: this loop runs for every event and projection.
@@ -156,7 +172,8 @@ export class GenerationBuilder {
           throw failed(b, event, error);
         }
         for (const id of ids) {
-          const held = b.cache.get(id);
+          const held = b.known.get(id);
+          if (held?.away) return i;
           if (held && held.position >= event.position) continue;
           let doc: unknown;
           try {
@@ -173,8 +190,10 @@ export class GenerationBuilder {
               dirty: true,
               touched: false,
               stored: false,
+              away: false,
             };
-            b.cache.set(id, added);
+            b.known.set(id, added);
+            b.resident.push(added);
             b.dirty.push(added);
             continue;
           }
@@ -188,33 +207,57 @@ export class GenerationBuilder {
           }
         }
       }
+    }
+    return events.length;
   }
 
-  private async readBack(b: Building, ids: readonly string[]): Promise<void> {
-    const wanted = [...new Set(ids.filter((id) => b.letGo.has(id) && !b.cache.has(id)))];
-    if (wanted.length === 0) return;
-    // The writes of documents let go of have landed: only landed documents are let go of.
-    const found = await this.options.target.generations.getStored(
-      b.projection.collection.name,
-      this.options.generation,
-      wanted,
-    );
-    for (const id of wanted) {
-      b.letGo.delete(id);
-      const stored = found.get(id);
-      if (stored) {
-        const { doc, position, version } = stored;
-        b.cache.set(id, { id, doc, position, version, dirty: false, touched: false, stored: true });
+  /** Reads back the documents let go of that the events from `from` on touch; returns how many. */
+  private async readBack(events: readonly RecordedEvent[], from: number): Promise<number> {
+    const wanted = new Map<Building, Set<string>>();
+    for (let i = from; i < events.length; i++) {
+      const event = events[i]!;
+      for (const b of this.concerned(event.type)) {
+        if (b.away === 0 || event.position > b.until) continue;
+        let ids: readonly string[];
+        try {
+          ids = b.projection.documentIds(event);
+        } catch (error) {
+          throw failed(b, event, error);
+        }
+        for (const id of ids) {
+          if (!b.known.get(id)?.away) continue;
+          let set = wanted.get(b);
+          if (!set) wanted.set(b, (set = new Set()));
+          set.add(id);
+        }
       }
     }
-  }
-
-  private run<T>(b: Building, event: RecordedEvent, apply: () => T): T {
-    try {
-      return apply();
-    } catch (error) {
-      throw failed(b, event, error);
+    let count = 0;
+    for (const [b, ids] of wanted) {
+      count += ids.size;
+      // The writes of documents let go of have landed: only landed documents are let go of.
+      const found = await this.options.target.generations.getStored(
+        b.projection.collection.name,
+        this.options.generation,
+        [...ids],
+      );
+      for (const id of ids) {
+        const held = b.known.get(id)!;
+        b.away -= 1;
+        const stored = found.get(id);
+        if (!stored) {
+          b.known.delete(id);
+          continue;
+        }
+        held.doc = stored.doc;
+        held.position = stored.position;
+        held.version = stored.version;
+        held.away = false;
+        held.touched = false;
+        b.resident.push(held);
+      }
     }
+    return count;
   }
 
   /**
@@ -227,7 +270,7 @@ export class GenerationBuilder {
     const limit = this.options.cacheLimit ?? 20_000;
     const writes: { collection: string; document: StoredDocument<unknown> }[] = [];
     for (const b of this.building) {
-      if (b.cache.size > limit) trim(b, limit * 0.75);
+      if (b.resident.length > limit) trim(b, limit * 0.75);
       const collection = b.projection.collection.name;
       for (const held of b.dirty) {
         held.dirty = false;
@@ -262,18 +305,30 @@ export class GenerationBuilder {
 
 /**
  * Lets go of the least recently used documents that landed in the store, down to `size`: the oldest
- * first, except those touched since the last trim, which are kept as the most recent (moved to the end
- * of the map; a second chance, so applying an event does not reorder the map). A tombstone never
+ * first, except those changed or touched since the last trim, which are kept as the most recent (moved
+ * to the end; a second chance, so applying an event does not reorder anything). A tombstone never
  * stored is simply forgotten: no document and a tombstone are the same.
  */
 function trim(b: Building, size: number): void {
-  for (const held of b.cache.values()) {
-    if (b.cache.size <= size) return;
-    if (held.dirty) continue;
-    b.cache.delete(held.id);
-    if (held.touched) {
+  const { resident } = b;
+  const kept: Held[] = [];
+  let count = resident.length;
+  let i = 0;
+  for (; i < resident.length && count > size; i++) {
+    const held = resident[i]!;
+    if (held.dirty || held.touched) {
       held.touched = false;
-      b.cache.set(held.id, held);
-    } else if (held.stored) b.letGo.add(held.id);
+      kept.push(held);
+      continue;
+    }
+    count -= 1;
+    if (!held.stored) {
+      b.known.delete(held.id);
+      continue;
+    }
+    held.doc = null;
+    held.away = true;
+    b.away += 1;
   }
+  b.resident = resident.slice(i).concat(kept);
 }
