@@ -141,7 +141,12 @@ const asKey = (c: string) => `CASE WHEN typeof(${c}) = 'real' THEN CAST(${c} AS 
  * counted and stored by SQLite, keys and all (a counter per phone number has as many groups as rows);
  * only those whose key SQLite would not write as `counterKey` does come through JavaScript.
  */
-export function countCounters(db: Database.Database, definition: CollectionDefinition): void {
+export function countCounters(
+  db: Database.Database,
+  definition: CollectionDefinition,
+  /** The rows are known to hold only values SQLite keys as JavaScript does: no scan for others. */
+  { sqlKeysOnly = false }: { sqlKeysOnly?: boolean } = {},
+): void {
   const name = definition.name;
   const counters = countersOf(definition);
   const { rows } = tablesOf(name);
@@ -156,11 +161,14 @@ export function countCounters(db: Database.Database, definition: CollectionDefin
   for (const counter of counters) {
     const cols = counter.map(column);
     const inSql = cols.map(keyedInSql).join(' AND ');
+    // Every value known to be one SQLite keys: no row is checked.
+    const keyed = sqlKeysOnly ? 'live = 1' : `live = 1 AND ${inSql}`;
     db.prepare(
       `INSERT INTO counters_${LAYOUT} (collection, counter, key, n) ` +
-        `SELECT ?, ?, json_array(${cols.map(asKey).join(', ')}), COUNT(*) FROM ${rows} WHERE live = 1 AND ${inSql} ` +
+        `SELECT ?, ?, json_array(${cols.map(asKey).join(', ')}), COUNT(*) FROM ${rows} WHERE ${keyed} ` +
         `GROUP BY ${cols.join(', ')} ON CONFLICT (collection, counter, key) DO UPDATE SET n = n + excluded.n`,
     ).run(name, counter.join(','));
+    if (sqlKeysOnly) continue;
     const groups = db
       .prepare<[], Record<string, Scalar> & { n: number }>(
         `SELECT ${cols.join(', ')}, COUNT(*) AS n FROM ${rows} WHERE live = 1 AND NOT ${inSql} GROUP BY ${cols.join(', ')}`,

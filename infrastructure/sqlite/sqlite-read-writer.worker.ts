@@ -50,6 +50,8 @@ type Writer = {
   name: string;
   fields: string[];
   counters: string[][];
+  /** Positions in `fields` of the fields some counter counts by. */
+  counted: number[];
   meta: Database.Statement<[string], MetaRow>;
   /** Of `n` rows at once (with their documents' numbers where documents have them): one statement, not `n`. */
   upsertRows: (n: number) => Database.Statement;
@@ -67,6 +69,14 @@ type Writer = {
 );
 /** By physical name (the collection's name in its generation). */
 const writers = new Map<string, Writer>();
+
+/**
+ * Generations (by physical name) prepared empty whose counted fields have held, so far, only values
+ * SQLite keys as JavaScript does: their counters are then counted by SQLite alone, without a second scan
+ * per counter for the others (sqlite-read-schema.ts, `countCounters`).
+ */
+const sqlKeyed = new Set<string>();
+const sqlKeys = (value: SqlValue) => typeof value !== 'number' || Number.isSafeInteger(value);
 
 const activeGeneration = db
   .prepare<[string, string], number>(`SELECT generation FROM generations_${LAYOUT} WHERE kind = ? AND name = ?`)
@@ -109,11 +119,13 @@ function prepareWriter(definition: CollectionDefinition): Writer {
   const { rows, docs } = tables;
   const fields = Object.keys(definition.fields);
   const key = docKeyOf(db, tables);
+  const counters = countersOf(definition);
   const cols = ['id', 'position', 'version', 'live', ...(key === 'ref' ? ['ref'] : []), ...fields.map(column)];
   const common = {
     name: definition.name,
     fields,
-    counters: countersOf(definition),
+    counters,
+    counted: fields.flatMap((f, i) => (counters.some((c) => c.includes(f)) ? [i] : [])),
     meta: db.prepare<[string], MetaRow>(`SELECT * FROM ${rows} WHERE id = ?`),
     upsertRows: bySize(
       (n) =>
@@ -189,6 +201,7 @@ function count(deltas: Deltas, collection: string, label: string, key: string, n
 
 function write(w: RowWrite, generation: number, deltas: Deltas): void {
   const writer = writerOf(w.collection, generation);
+  if (sqlKeyed.size > 0) sqlKeyed.delete(writer.name);
   const live = w.json !== null;
   const before = writer.meta.get(w.id);
   // A document at a later position was written by a writer ahead of this one: it stays.
@@ -285,6 +298,8 @@ function loadRows(writer: Writer, packed: PackedRows): void {
     if (json !== null) docs.push(++ref, id, json);
     rows.push(id, packed.positions[i]!, packed.versions[i]!, json !== null ? 1 : 0, json !== null ? ref : null);
     for (let f = 0; f < width; f++) rows.push(packed.values[i * width + f]!);
+    if (sqlKeyed.has(writer.name))
+      for (const f of writer.counted) if (!sqlKeys(packed.values[i * width + f]!)) sqlKeyed.delete(writer.name);
     if (docs.length === BULK * 3) writer.insertDocs(BULK).run(...docs.splice(0));
     if (rows.length === BULK * (5 + width)) writer.upsertRows(BULK).run(...rows.splice(0));
   }
@@ -292,25 +307,64 @@ function loadRows(writer: Writer, packed: PackedRows): void {
   if (rows.length > 0) writer.upsertRows(rows.length / (5 + width)).run(...rows);
 }
 
-/** Pages a rebuild touches stay in memory, and its index builds sort in memory on two threads. */
+/**
+ * Pages a rebuild touches stay in memory, and its index builds sort in memory. (SQLite's sorter lends a
+ * sort to helper threads only when it spills to temporary files, which it never does in memory:
+ * `PRAGMA threads` changed nothing, and sorting through files was slower.)
+ */
 const REBUILD_CACHE_KIB = 131_072;
 
 function prepare(definitions: readonly CollectionDefinition[], generation: number): void {
   db.pragma(`cache_size = -${REBUILD_CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
-  db.pragma('threads = 2');
   for (const definition of definitions) declare(definition);
   createGenerationTables.immediate(definitions, generation);
 }
 
 const createGenerationTables = db.transaction((definitions: readonly CollectionDefinition[], generation: number) => {
-  for (const definition of definitions) createTables(db, inGeneration(definition, generation));
+  for (const definition of definitions) {
+    const physical = inGeneration(definition, generation);
+    createTables(db, physical);
+    if (db.prepare(`SELECT 1 FROM ${tablesOf(physical.name).rows} LIMIT 1`).get()) sqlKeyed.delete(physical.name);
+    else sqlKeyed.add(physical.name);
+  }
 });
+
+/**
+ * The pages a generation's indexes and counters take (about 160 MB for a million events) are
+ * written to the write-ahead log when `finish` commits; copying them into the file (a checkpoint, which
+ * SQLite otherwise runs at that commit) waits until the switch is answered, so the new read models serve
+ * that much sooner. Should no switch come (the rebuild failed), checkpoints resume after a while anyway.
+ */
+const CHECKPOINT_DEFER_MAX_MS = 60_000;
+let deferredCheckpoints: { autocheckpoint: number; timer: NodeJS.Timeout } | null = null;
+
+function deferCheckpoints(): void {
+  if (deferredCheckpoints) return;
+  const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  db.pragma('wal_autocheckpoint = 0');
+  const timer = setTimeout(resumeCheckpoints, CHECKPOINT_DEFER_MAX_MS);
+  timer.unref();
+  deferredCheckpoints = { autocheckpoint, timer };
+}
+
+function resumeCheckpoints(): void {
+  if (!deferredCheckpoints || !db.open) return;
+  clearTimeout(deferredCheckpoints.timer);
+  db.pragma(`wal_autocheckpoint = ${deferredCheckpoints.autocheckpoint}`);
+  deferredCheckpoints = null;
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // The file is busy: the next commit checkpoints.
+  }
+}
 
 const finish = db.transaction((definitions: readonly CollectionDefinition[], generation: number) => {
   for (const definition of definitions) {
-    createIndexes(db, inGeneration(definition, generation));
-    countCounters(db, inGeneration(definition, generation));
+    const physical = inGeneration(definition, generation);
+    createIndexes(db, physical);
+    countCounters(db, physical, { sqlKeysOnly: sqlKeyed.delete(physical.name) });
   }
 });
 
@@ -337,6 +391,7 @@ const drop = db.transaction((set: GenerationRequest) => {
     const physical = physicalName(name, set.generation);
     const { rows, docs } = tablesOf(physical);
     writers.delete(physical);
+    sqlKeyed.delete(physical);
     db.exec(`DROP TABLE IF EXISTS ${rows}; DROP TABLE IF EXISTS ${docs};`);
     db.prepare(`DELETE FROM counters_${LAYOUT} WHERE collection = ?`).run(physical);
     db.prepare(`DELETE FROM counter_sets_${LAYOUT} WHERE collection = ?`).run(physical);
@@ -387,9 +442,15 @@ parentPort!.on('message', (message: ReadWriterMessage) => {
     else if (message.kind === 'lease') reply = { ...reply, lease: lease.immediate(message.request) };
     else if (message.kind === 'load') load.immediate(message.load);
     else if (message.kind === 'prepare') prepare(message.definitions, message.generation);
-    else if (message.kind === 'finish') finish.immediate(message.definitions, message.generation);
-    else if (message.kind === 'switch') reply = { ...reply, switched: switchTo.immediate(message.set) };
-    else if (message.kind === 'drop') drop.immediate(message.set);
+    else if (message.kind === 'finish') {
+      deferCheckpoints();
+      finish.immediate(message.definitions, message.generation);
+    } else if (message.kind === 'switch') {
+      const switched = switchTo.immediate(message.set);
+      reply = { ...reply, switched };
+      // After the reply: the new read models serve while the pages are copied.
+      if (switched.switched) setImmediate(resumeCheckpoints);
+    } else if (message.kind === 'drop') drop.immediate(message.set);
     else if (message.kind === 'reset') reset.immediate(message.projection, message.collections);
     // Old versions of pages (erased documents) live in the log until it is checkpointed and emptied.
     else if (message.kind === 'compact') db.pragma('wal_checkpoint(TRUNCATE)');

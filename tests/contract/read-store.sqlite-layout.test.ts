@@ -221,4 +221,45 @@ describe('sqlite read store: documents under their own numbers', () => {
       dir.remove();
     }
   });
+
+  it('counts the counters of a loaded generation, numbers only JavaScript keys among them or not', async () => {
+    const dir = tempDir();
+    const store = new SqliteReadStore(join(dir.path, 'read.db'));
+    const measures = {
+      name: 'measures',
+      fields: { x: 'number', t: 'string' },
+      counters: [['x'], ['t']],
+    } satisfies CollectionDefinition;
+    const write = (id: string, doc: { x?: number; t?: string } | null, position: number) => ({
+      collection: 'measures',
+      document: { id, doc: doc && { id, ...doc }, position, version: 1 },
+    });
+    const rebuilt = async (generation: number, writes: ReturnType<typeof write>[]) => {
+      await store.generations.prepare([measures], generation);
+      await store.generations.load({ generation, checkpoints: new Map([['m', generation]]), writes });
+      await store.generations.finish([measures], generation);
+      const set = { generation, projections: ['m'], collections: ['measures'] };
+      expect((await store.generations.switchTo(set)).switched).toBe(true);
+      return Promise.all([
+        collection.count({ where: { x: 2.5 } }),
+        collection.count({ where: { x: 7 } }),
+        collection.count({ where: { x: null } }),
+        collection.count({ where: { t: 'a' } }),
+      ]);
+    };
+    const collection = await store.collection(measures);
+    try {
+      // Integers and text only: SQLite keys them all.
+      expect(await rebuilt(1, [write('m1', { x: 7 }, 1), write('m2', { t: 'a' }, 2), write('m3', null, 3)])).toEqual([
+        0, 1, 1, 1,
+      ]);
+      // A number with a fraction, loaded then replaced by another load: JavaScript keys it.
+      expect(
+        await rebuilt(2, [write('m1', { x: 2.5 }, 1), write('m2', { x: 7 }, 2), write('m3', { x: 2.5, t: 'a' }, 3)]),
+      ).toEqual([2, 1, 0, 1]);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
 });
