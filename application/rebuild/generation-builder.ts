@@ -55,8 +55,11 @@ type Held = {
   dirty: boolean;
   /** Touched since the cache was last trimmed: kept then, as the most recently used. */
   touched: boolean;
-  /** Written to the store (or read back from it): deleting it takes a tombstone. */
-  stored: boolean;
+  /**
+   * The number of the flush that last handed it to the store (0: never; a document read back was
+   * handed before): deleting it then takes a tombstone, and it is let go of only once that flush landed.
+   */
+  flushed: number;
   /** Let go of: its state is in the store only, and an event that touches it reads it back first. */
   away: boolean;
 };
@@ -97,7 +100,11 @@ export class GenerationBuilder {
   /** `load` until the generation is finished (no counters, no indexes yet), `commit` after. */
   mode: 'load' | 'commit' = 'load';
   private readonly building: Building[];
+  /** The last flush handed to the store, and the one before it (at most two in flight). */
   private inflight: Promise<void> = Promise.resolve();
+  private previous: Promise<void> = Promise.resolve();
+  /** Flushes handed to the store so far. */
+  private flushes = 0;
   private sinceFlush = 0;
 
   constructor(private readonly options: GenerationBuilderOptions) {
@@ -129,6 +136,7 @@ export class GenerationBuilder {
       if (events.length < page.length) break;
     }
     await this.flush();
+    await this.previous;
     await this.inflight;
   }
 
@@ -189,7 +197,7 @@ export class GenerationBuilder {
               version: 1,
               dirty: true,
               touched: false,
-              stored: false,
+              flushed: 0,
               away: false,
             };
             b.known.set(id, added);
@@ -261,23 +269,27 @@ export class GenerationBuilder {
   }
 
   /**
-   * Hands the documents changed since the last flush to the store, once the previous flush landed;
-   * documents of landed flushes beyond the limit are let go of first.
+   * Hands the documents changed since the last flush to the store, once the flush before the previous
+   * one landed; documents of landed flushes beyond the limit are let go of first.
    */
   private async flush(): Promise<void> {
-    await this.inflight;
+    // The load before the last one: the writer takes the next while this thread applies events, and a
+    // load that takes longer than the events between two does not hold this thread up.
+    await this.previous;
     this.sinceFlush = 0;
     const limit = this.options.cacheLimit ?? 20_000;
     const writes: { collection: string; document: StoredDocument<unknown> }[] = [];
+    const flush = ++this.flushes;
     for (const b of this.building) {
-      if (b.resident.length > limit) trim(b, limit * 0.75);
+      // Flushes up to the one before the last have landed.
+      if (b.resident.length > limit) trim(b, limit * 0.75, flush - 2);
       const collection = b.projection.collection.name;
       for (const held of b.dirty) {
         held.dirty = false;
         // A document deleted before it ever reached the store needs no tombstone: to a reader, and to
         // the projection reading it back, no document and a tombstone are the same.
-        if (held.doc === null && !held.stored) continue;
-        held.stored = true;
+        if (held.doc === null && held.flushed === 0) continue;
+        held.flushed = flush;
         const { id, doc, position, version } = held;
         writes.push({ collection, document: { id, doc, position, version } });
       }
@@ -299,17 +311,19 @@ export class GenerationBuilder {
             building: generation,
           });
     written.catch(() => undefined);
+    this.previous = this.inflight;
     this.inflight = written;
   }
 }
 
 /**
- * Lets go of the least recently used documents that landed in the store, down to `size`: the oldest
- * first, except those changed or touched since the last trim, which are kept as the most recent (moved
- * to the end; a second chance, so applying an event does not reorder anything). A tombstone never
- * stored is simply forgotten: no document and a tombstone are the same.
+ * Lets go of the least recently used documents that landed in the store (`landed`: the last flush that
+ * did), down to `size`: the oldest first, except those changed or touched since the last trim, which
+ * are kept as the most recent (moved to the end; a second chance, so applying an event does not
+ * reorder anything). A tombstone never stored is simply forgotten: no document and a tombstone are the
+ * same.
  */
-function trim(b: Building, size: number): void {
+function trim(b: Building, size: number, landed: number): void {
   const { resident } = b;
   const kept: Held[] = [];
   let count = resident.length;
@@ -321,8 +335,13 @@ function trim(b: Building, size: number): void {
       kept.push(held);
       continue;
     }
+    // Handed to a load that may not have landed yet: kept, as a read back could miss it.
+    if (held.flushed > landed) {
+      kept.push(held);
+      continue;
+    }
     count -= 1;
-    if (!held.stored) {
+    if (held.flushed === 0) {
       b.known.delete(held.id);
       continue;
     }

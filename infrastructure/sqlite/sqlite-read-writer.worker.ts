@@ -24,6 +24,7 @@ import {
   docKeyOf,
   inGeneration,
   LAYOUT,
+  loadedIndex,
   openReadDatabase,
   tablesOf,
   valuesOf,
@@ -325,6 +326,9 @@ const createGenerationTables = db.transaction((definitions: readonly CollectionD
   for (const definition of definitions) {
     const physical = inGeneration(definition, generation);
     createTables(db, physical);
+    // The cheapest indexes to keep up are kept up by the loads, in the writer's idle time; the others
+    // are built by `finish`, which skips these.
+    createIndexes(db, physical, (index) => loadedIndex(definition.name, index));
     if (db.prepare(`SELECT 1 FROM ${tablesOf(physical.name).rows} LIMIT 1`).get()) sqlKeyed.delete(physical.name);
     else sqlKeyed.add(physical.name);
   }

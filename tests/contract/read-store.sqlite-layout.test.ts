@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { physicalName, type CollectionDefinition } from '../../application/ports/read-store';
-import { LAYOUT, openReadDatabase, tablesOf } from '../../infrastructure/sqlite/sqlite-read-schema';
+import { indexName, LAYOUT, openReadDatabase, tablesOf } from '../../infrastructure/sqlite/sqlite-read-schema';
 import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
 import { tempDir } from '../support/temp-dir';
 
@@ -257,6 +257,69 @@ describe('sqlite read store: documents under their own numbers', () => {
       expect(
         await rebuilt(2, [write('m1', { x: 2.5 }, 1), write('m2', { x: 7 }, 2), write('m3', { x: 2.5, t: 'a' }, 3)]),
       ).toEqual([2, 1, 0, 1]);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+
+  it('keeps up the indexes cheapest to keep up while loading, and builds the others after it the same', async () => {
+    const dir = tempDir();
+    const file = join(dir.path, 'read.db');
+    const store = new SqliteReadStore(file);
+    // The logs' index by organization and time is one a load keeps up (LOADED_INDEXES); by number, not.
+    const logs = {
+      name: 'logs',
+      fields: { organizationId: 'string', start_time: 'string', to: 'string' },
+      indexes: [
+        ['organizationId', 'start_time'],
+        ['organizationId', 'to'],
+      ],
+    } satisfies CollectionDefinition;
+    const { rows } = tablesOf(physicalName('logs', 1));
+    const byTime = indexName(rows, ['organizationId', 'start_time']);
+    const byNumber = indexName(rows, ['organizationId', 'to']);
+    const indexes = () =>
+      inFile(file, (db) =>
+        db
+          .prepare<[string], { name: string; sql: string }>(
+            `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
+          )
+          .all(rows),
+      );
+    const inIndex = (index: string, column: string) =>
+      inFile(file, (db) =>
+        db
+          .prepare<[], string>(`SELECT id FROM ${rows} INDEXED BY ${index} WHERE live = 1 ORDER BY ${column}, id`)
+          .pluck()
+          .all(),
+      );
+    const write = (id: string, start_time: string, to: string, position: number) => ({
+      collection: 'logs',
+      document: { id, doc: { id, organizationId: 'o', start_time, to }, position, version: 1 },
+    });
+    try {
+      await store.generations.prepare([logs], 1);
+      expect(indexes().map((i) => i.name)).toEqual([byTime]);
+      await store.generations.load({
+        generation: 1,
+        checkpoints: new Map([['l', 2]]),
+        writes: [write('l1', '2026-01-02', '+2', 1), write('l2', '2026-01-01', '+1', 2)],
+      });
+      await store.generations.load({
+        generation: 1,
+        checkpoints: new Map([['l', 3]]),
+        writes: [write('l1', '2026-01-03', '+3', 3)],
+      });
+      await store.generations.finish([logs], 1);
+      // Both made as `finish` makes any index, and both hold every row as it was last loaded.
+      expect(indexes()).toEqual([
+        { name: byTime, sql: `CREATE INDEX ${byTime} ON ${rows} (live, f_organizationId, f_start_time)` },
+        { name: byNumber, sql: `CREATE INDEX ${byNumber} ON ${rows} (live, f_organizationId, f_to)` },
+      ]);
+      expect(inIndex(byTime, 'f_start_time')).toEqual(['l2', 'l1']);
+      expect(inIndex(byNumber, 'f_to')).toEqual(['l2', 'l1']);
+      expect(inFile(file, (db) => db.pragma('integrity_check', { simple: true }))).toBe('ok');
     } finally {
       await store.close();
       dir.remove();
