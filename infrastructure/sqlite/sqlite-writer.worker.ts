@@ -1,9 +1,10 @@
 /**
  * The SQLite event store's writer thread. Appends arrive in batches; each batch is one transaction
  * (one fsync: group commit) with a savepoint per append, so a conflict fails only its own append.
+ * Batches that queued up while the previous transaction committed go in one transaction together.
  * Running here keeps fsync and WAL checkpoints off the thread that serves requests.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { openEventsDatabase, type AppendRequest, type AppendReply, type WriterMessage } from './sqlite-events-schema';
 import { assertExpectedRevision } from '../../application/expected-revision';
@@ -92,27 +93,54 @@ const writeBatch = db.transaction((batch: AppendRequest[], recordedAt: string): 
   }),
 );
 
-parentPort!.on('message', (message: WriterMessage) => {
-  if (message.kind === 'close') {
+/**
+ * Appends that reached this thread while it committed the last batch are committed together (one
+ * fsync for all of them): each batch still gets its own reply, in order, once their transaction is
+ * on disk. Only the last reply names the head, so the store wakes its subscribers once, when it has
+ * every batch's events in memory.
+ */
+parentPort!.on('message', (first: WriterMessage) => {
+  const appends: Extract<WriterMessage, { kind: 'append' }>[] = [];
+  let close = false;
+  for (let message: WriterMessage | undefined = first; message;) {
+    if (message.kind === 'close') {
+      close = true;
+      break;
+    }
+    appends.push(message);
+    message = (receiveMessageOnPort(parentPort!)?.message as WriterMessage | undefined) ?? undefined;
+  }
+  if (appends.length > 0) commit(appends);
+  if (close) {
     db.close();
     parentPort!.postMessage({ kind: 'closed' });
-    return;
   }
-  let reply: AppendReply;
+});
+
+function commit(appends: Extract<WriterMessage, { kind: 'append' }>[]): void {
+  const batch = appends.length === 1 ? appends[0]!.batch : appends.flatMap((m) => m.batch);
+  let results: AppendReply['results'];
+  let head = -1;
   try {
     // Immediate: the write lock is taken first, so a batch never fails halfway on another process's commit.
-    const results = writeBatch.immediate(message.batch, new Date().toISOString());
-    reply = { kind: 'appended', id: message.id, results, head: statements.head.get()?.position ?? -1 };
+    results = writeBatch.immediate(batch, new Date().toISOString());
+    head = statements.head.get()?.position ?? -1;
   } catch (error) {
-    reply = {
+    results = batch.map(() => ({ failed: String(error), ...codeOf(error) }));
+  }
+  let from = 0;
+  appends.forEach((message, i) => {
+    const to = from + message.batch.length;
+    const reply: AppendReply = {
       kind: 'appended',
       id: message.id,
-      results: message.batch.map(() => ({ failed: String(error), ...codeOf(error) })),
-      head: -1,
+      results: appends.length === 1 ? results : results.slice(from, to),
+      head: i === appends.length - 1 ? head : -1,
     };
-  }
-  parentPort!.postMessage(reply);
-});
+    from = to;
+    parentPort!.postMessage(reply);
+  });
+}
 
 /** SQLite's code (`SQLITE_BUSY`, ...), passed on so the caller can tell a busy file from a refused write. */
 const codeOf = (error: unknown): { code?: string } => {

@@ -91,3 +91,42 @@ describe('sqlite event store: two processes on one file', () => {
     }
   });
 });
+
+describe('sqlite event store: batches that queue up at the writer', () => {
+  it('commits them together, each append answered with its own outcome, its subscribers woken once all are in memory', async () => {
+    const dir = tempDir();
+    const store = new SqliteEventStore(join(dir.path, 'events.db'));
+    try {
+      const taken = await store.appendToStream('taken', [anEvent('Noted', { n: -1 })]);
+      const heads: number[] = [];
+      const seen = store.appended$.subscribe((head) => heads.push(head));
+      // One batch per turn of the event loop: the later ones reach the writer while it commits the first.
+      const appends: Promise<unknown>[] = [];
+      for (let turn = 0; turn < 5; turn++) {
+        for (let i = 0; i < 4; i++)
+          appends.push(store.appendToStream(`s-${turn}-${i}`, [anEvent('Noted', { n: turn * 4 + i })]));
+        appends.push(
+          store.appendToStream('taken', [anEvent('Noted', { n: 100 + turn })], { expectedRevision: 'no_stream' }).then(
+            () => 'appended',
+            (error: Error) => error.name,
+          ),
+        );
+        await new Promise((r) => setImmediate(r));
+      }
+      const outcomes = await Promise.all(appends);
+      seen.unsubscribe();
+      expect(outcomes.filter((o) => typeof o === 'string')).toEqual(Array(5).fill('WrongExpectedRevisionError'));
+      const positions = outcomes.flatMap((o) => (typeof o === 'object' ? [(o as { position: number }).position] : []));
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+      const all = await store.readAll({ after: taken.position });
+      expect(all.map((e) => e.position)).toEqual(positions);
+      expect(all.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+      // Each head announced is one whose events the store already holds in memory.
+      expect(heads[heads.length - 1]).toBe(positions[positions.length - 1]);
+      for (const head of heads) expect(positions).toContain(head);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
