@@ -27,7 +27,6 @@
  * refuses it (`GenerationChangedError`) once another one is active: the runner then goes on in the
  * active generation from its checkpoint there, which the switch guaranteed is not behind this one.
  */
-import { BehaviorSubject, filter, firstValueFrom, timeout, catchError, of, map, throwError } from 'rxjs';
 import type { AnyProjection } from '../projections/projection';
 import { aborted } from './pause';
 import { FencedOutError, type Fence } from './ports/leases';
@@ -122,8 +121,8 @@ export class ProjectionRunner {
   private readonly collections = new Map<string, ReadCollection<unknown>>();
   /** Each projection's event types, looked up for every event of every batch. */
   private readonly eventTypes: ReadonlyMap<string, ReadonlySet<string> | 'all'>;
-  /** Told of every change of a position or a failure. */
-  private readonly published = new BehaviorSubject<void>(undefined);
+  /** The waits under way (`waitFor`), each looked at on every change of a position or a failure. */
+  private readonly waiting = new Set<() => void>();
   private controller: AbortController | null = null;
   private interrupt: (() => void) | null = null;
   private loop: Promise<void> | null = null;
@@ -168,8 +167,17 @@ export class ProjectionRunner {
 
   /** Lowest position the named projections committed; of every projection that has not failed by default. */
   private positionOf(names?: readonly string[]): number {
-    const of = names ?? this.projections.map((p) => p.name).filter((name) => !this.failureOf(name));
-    return Math.min(...of.map((name) => this.committed.get(name) ?? this.elsewhere.get(name) ?? -1));
+    // Loops, not arrays: every wait under way asks this after every commit.
+    let lowest = Infinity;
+    if (names) for (const name of names) lowest = Math.min(lowest, this.positionOfOne(name));
+    else
+      for (const p of this.projections)
+        if (!this.failureOf(p.name)) lowest = Math.min(lowest, this.positionOfOne(p.name));
+    return lowest;
+  }
+
+  private positionOfOne(name: string): number {
+    return this.committed.get(name) ?? this.elsewhere.get(name) ?? -1;
   }
 
   async start(): Promise<void> {
@@ -333,14 +341,30 @@ export class ProjectionRunner {
     this.waiters++;
     this.hurryWatch();
     try {
-      return await firstValueFrom(
-        this.published.pipe(
-          filter(reached),
-          map(() => true),
-          timeout(timeoutMs),
-          catchError((error) => (error instanceof ProjectionFailedError ? throwError(() => error) : of(false))),
-        ),
-      );
+      return await new Promise<boolean>((resolve, reject) => {
+        const look = () => {
+          let done: boolean;
+          try {
+            done = reached();
+          } catch (error) {
+            end();
+            return error instanceof ProjectionFailedError ? reject(error) : resolve(false);
+          }
+          if (done) {
+            end();
+            resolve(true);
+          }
+        };
+        const timer = setTimeout(() => {
+          end();
+          resolve(false);
+        }, timeoutMs);
+        const end = () => {
+          clearTimeout(timer);
+          this.waiting.delete(look);
+        };
+        this.waiting.add(look);
+      });
     } finally {
       this.waiters--;
     }
@@ -652,6 +676,6 @@ export class ProjectionRunner {
   }
 
   private publish(): void {
-    this.published.next();
+    for (const look of this.waiting) look();
   }
 }
