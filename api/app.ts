@@ -9,7 +9,7 @@ import type { IdempotencyKeys } from '../application/idempotency/idempotency-key
 import type { Logger } from '../application/ports/logger';
 import type { Config } from '../infrastructure/config/config';
 import { requireOrganization, requireSecret, type Authenticator } from './http/auth';
-import { bySegment } from './http/by-segment';
+import { bySegment, bySegments } from './http/by-segment';
 import { readsIncludeEarlierWrites } from './http/consistent-reads';
 import { errorHandler, sendError } from './http/errors';
 import { countRequests, markBulkWrites } from './http/foreground';
@@ -116,18 +116,15 @@ export function buildApp(deps: AppDeps): { app: Express } {
   api.use(rateLimit(deps.config.rateLimit));
   api.use(body);
   const organization = of('organization');
-  for (const router of mounted(
-    organization.filter((g) => g.readsNothing),
-    [],
-    idempotent,
-  ))
-    api.use(router);
+  const routers = organization.filter((g) => g.readsNothing).map((g) => routerOf(g.routes, [], idempotent));
   if (deps.config.services.has('agent'))
     for (const group of organization.filter((g) => !g.readsNothing)) {
       // Each route waits for the read models it reads only: a stopped one holds up no other route.
       const door = group.reads.length > 0 ? [readsIncludeEarlierWrites(() => deps.readsCaughtUp(group.reads))] : [];
-      api.use(...mounted([group], [...door, markBulkWrites(deps.foreground)], idempotent));
+      routers.push(routerOf(group.routes, [...door, markBulkWrites(deps.foreground)], idempotent));
     }
+  // One layer for all of them: a request enters only the routers its first path segment can match.
+  api.use(bySegments(routers));
   app.use('/api/v1', api);
 
   app.use((_req, res) => sendError(res, 404, 'Route not found'));
