@@ -92,6 +92,15 @@ function failed(b: Building, { id, type, position, streamId }: RecordedEvent, er
   return new RebuildFailedError(b.projection.name, { id, type, position, streamId }, error);
 }
 
+/** The documents an event touches in a projection; its failure is the rebuild's, naming both. No closure: called for every event and projection. */
+function documentIdsOf(b: Building, event: RecordedEvent): readonly string[] {
+  try {
+    return b.projection.documentIds(event);
+  } catch (error) {
+    throw failed(b, event, error);
+  }
+}
+
 export class GenerationBuilder {
   /** Position of the last event applied (read, for projections that skip it). */
   position = -1;
@@ -172,14 +181,7 @@ export class GenerationBuilder {
       const event = events[i]!;
       for (const b of this.concerned(event.type)) {
         if (event.position > b.until) continue;
-        // No closure per event: this loop runs for every event and projection.
-        let ids: readonly string[];
-        try {
-          ids = b.projection.documentIds(event);
-        } catch (error) {
-          throw failed(b, event, error);
-        }
-        for (const id of ids) {
+        for (const id of documentIdsOf(b, event)) {
           const held = b.known.get(id);
           if (held?.away) return i;
           if (held && held.position >= event.position) continue;
@@ -226,13 +228,7 @@ export class GenerationBuilder {
       const event = events[i]!;
       for (const b of this.concerned(event.type)) {
         if (b.away === 0 || event.position > b.until) continue;
-        let ids: readonly string[];
-        try {
-          ids = b.projection.documentIds(event);
-        } catch (error) {
-          throw failed(b, event, error);
-        }
-        for (const id of ids) {
+        for (const id of documentIdsOf(b, event)) {
           if (!b.known.get(id)?.away) continue;
           let set = wanted.get(b);
           if (!set) wanted.set(b, (set = new Set()));

@@ -29,6 +29,27 @@ export type PackedDocuments = {
 
 export type KeyField = 'lookup' | 'stream';
 
+/** A row of the table, as SQLite answers it. */
+export type KeyRow = {
+  id: string;
+  organization_id: string;
+  subject_id: string;
+  kind: 'subject' | 'content';
+  lookup: string | null;
+  stream: string | null;
+  key: Buffer;
+};
+
+export const documentOfRow = (row: KeyRow): KeyDocument => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  subjectId: row.subject_id,
+  kind: row.kind,
+  lookup: row.lookup,
+  stream: row.stream,
+  key: row.key,
+});
+
 export type KeyWriterRequest =
   /**
    * For each value, the oldest live key with it, or the document of the same index made (`made[i]` 1).

@@ -39,9 +39,11 @@ import {
 } from '../../application/privacy/read-store-keys';
 import { startWorker } from '../shared/start-worker';
 import {
+  documentOfRow,
   KEY_TABLE as TABLE,
   packDocuments,
   unpackDocuments,
+  type KeyRow,
   type KeyWriterData,
   type KeyWriterReply,
   type KeyWriterRequest,
@@ -52,16 +54,6 @@ import { storeError } from './store-error';
 const BUSY_TIMEOUT_MS = 1_000;
 /** How long closing waits for the writer to finish what it was asked before stopping it. */
 const CLOSE_WITHIN_MS = 5_000;
-
-type Row = {
-  id: string;
-  organization_id: string;
-  subject_id: string;
-  kind: 'subject' | 'content';
-  lookup: string | null;
-  stream: string | null;
-  key: Buffer;
-};
 
 type Field = 'lookup' | 'stream' | 'subjectId';
 /** A request to the writer, before it is numbered. */
@@ -140,9 +132,9 @@ class KeyWriter {
 }
 
 class SqliteKeyDocuments implements KeyDocuments {
-  private readonly byId: Database.Statement<[string], Row>;
-  private readonly by: Record<Field, Database.Statement<[string], Row>>;
-  private readonly liveByAll: (find: Database.Statement<[string], Row>, values: readonly string[]) => KeyDocument[];
+  private readonly byId: Database.Statement<[string], KeyRow>;
+  private readonly by: Record<Field, Database.Statement<[string], KeyRow>>;
+  private readonly liveByAll: (find: Database.Statement<[string], KeyRow>, values: readonly string[]) => KeyDocument[];
 
   constructor(
     db: Database.Database,
@@ -150,10 +142,11 @@ class SqliteKeyDocuments implements KeyDocuments {
   ) {
     this.byId = db.prepare(`SELECT * FROM ${TABLE} WHERE id = ?`);
     // Oldest first, as the writer finds them.
-    const by = (column: string) => db.prepare<[string], Row>(`SELECT * FROM ${TABLE} WHERE ${column} = ? ORDER BY id`);
+    const by = (column: string) =>
+      db.prepare<[string], KeyRow>(`SELECT * FROM ${TABLE} WHERE ${column} = ? ORDER BY id`);
     this.by = { lookup: by('lookup'), stream: by('stream'), subjectId: by('subject_id') };
-    this.liveByAll = db.transaction((find: Database.Statement<[string], Row>, values: readonly string[]) =>
-      values.flatMap((value) => find.all(value).map(documentOf)),
+    this.liveByAll = db.transaction((find: Database.Statement<[string], KeyRow>, values: readonly string[]) =>
+      values.flatMap((value) => find.all(value).map(documentOfRow)),
     );
   }
 
@@ -188,7 +181,7 @@ class SqliteKeyDocuments implements KeyDocuments {
     const found = new Map<string, KeyDocument>();
     for (const id of ids) {
       const row = this.byId.get(id);
-      if (row) found.set(id, documentOf(row));
+      if (row) found.set(id, documentOfRow(row));
     }
     return found;
   }
@@ -201,16 +194,6 @@ class SqliteKeyDocuments implements KeyDocuments {
     await this.writer.ask({ kind: 'erase', ids: docs.map((doc) => doc.id) });
   }
 }
-
-const documentOf = (row: Row): KeyDocument => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  subjectId: row.subject_id,
-  kind: row.kind,
-  lookup: row.lookup,
-  stream: row.stream,
-  key: row.key,
-});
 
 export type SqliteKeyStoreOptions = { now?: () => number; ttlMs?: number; busyTimeoutMs?: number };
 

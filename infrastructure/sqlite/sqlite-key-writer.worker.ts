@@ -14,9 +14,11 @@ import type { KeyDocument } from '../../application/privacy/read-store-keys';
 import {
   at,
   documentAt,
+  documentOfRow,
   KEY_TABLE,
   packDocuments,
   type KeyField,
+  type KeyRow,
   type KeyWriterData,
   type KeyWriterReply,
   type KeyWriterRequest,
@@ -26,15 +28,6 @@ import {
 /** How long an erasure waits for readers of other processes to let the log be truncated. */
 const TRUNCATE_FOR_MS = 2_000;
 
-type Row = {
-  id: string;
-  organization_id: string;
-  subject_id: string;
-  kind: 'subject' | 'content';
-  lookup: string | null;
-  stream: string | null;
-  key: Buffer;
-};
 type RowValues = [string, string, string, 'subject' | 'content', string | null, string | null, Buffer];
 
 const { file, busyTimeoutMs } = workerData as KeyWriterData;
@@ -46,8 +39,9 @@ db.pragma('synchronous = NORMAL');
 db.pragma('secure_delete = ON');
 
 // Oldest first: `get` answers the oldest live key of a number or conversation.
-const by = (column: string) => db.prepare<[string], Row>(`SELECT * FROM ${KEY_TABLE} WHERE ${column} = ? ORDER BY id`);
-const find: Record<KeyField, Database.Statement<[string], Row>> = { lookup: by('lookup'), stream: by('stream') };
+const by = (column: string) =>
+  db.prepare<[string], KeyRow>(`SELECT * FROM ${KEY_TABLE} WHERE ${column} = ? ORDER BY id`);
+const find: Record<KeyField, Database.Statement<[string], KeyRow>> = { lookup: by('lookup'), stream: by('stream') };
 // Positional: binding by name looks each value up by name, which a batch of 10,000 keys notices.
 const columns = '(id, organization_id, subject_id, kind, lookup, stream, key) VALUES (?, ?, ?, ?, ?, ?, ?)';
 const insert = db.prepare<RowValues>(`INSERT INTO ${KEY_TABLE} ${columns}`);
@@ -61,16 +55,6 @@ const keysOf = (packed: PackedDocuments) =>
 const run = (statement: Database.Statement<RowValues>, doc: KeyDocument) =>
   statement.run(doc.id, doc.organizationId, doc.subjectId, doc.kind, doc.lookup, doc.stream, doc.key);
 
-const documentOf = (row: Row): KeyDocument => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  subjectId: row.subject_id,
-  kind: row.kind,
-  lookup: row.lookup,
-  stream: row.stream,
-  key: row.key,
-});
-
 const findOrMake = db.transaction((field: KeyField, values: string[] | null, packed: PackedDocuments) => {
   const keys = keysOf(packed);
   const count = packed.id.length;
@@ -78,7 +62,7 @@ const findOrMake = db.transaction((field: KeyField, values: string[] | null, pac
   const found: KeyDocument[] = [];
   for (let i = 0; i < count; i++) {
     const row = find[field].get(values ? values[i]! : at(packed[field], i)!);
-    if (row) found.push(documentOf(row));
+    if (row) found.push(documentOfRow(row));
     else {
       run(insert, documentAt(packed, keys, i));
       made[i] = 1;
