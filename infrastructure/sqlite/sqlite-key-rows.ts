@@ -1,13 +1,38 @@
 /**
  * What the SQLite key store (sqlite-key-store.ts) and its writer thread (sqlite-key-writer.worker.ts)
- * share: the table, the messages between them, and key documents packed as columns. A batch of 10,000
- * keys crosses the thread boundary as a few arrays of strings and one buffer of keys: structured-cloning
- * 10,000 objects (each with a buffer of its own) would cost the serving thread more than writing them.
+ * share: the table and how to open it, the messages between them, and key documents packed as columns.
+ * A batch of 10,000 keys crosses the thread boundary as a few arrays of strings and one buffer of keys:
+ * structured-cloning 10,000 objects (each with a buffer of its own) would cost the serving thread more
+ * than writing them.
  */
+import Database from 'better-sqlite3';
 import type { KeyDocument } from '../../application/privacy/read-store-keys';
 
 /** The table's name carries its layout's version. */
 export const KEY_TABLE = 'keys_v1';
+
+/**
+ * A connection to `keys.db` as both threads open it: WAL, so reads run beside the writer's commits;
+ * NORMAL, the log being synced by the writer before it answers; `secure_delete`, so an erased key's
+ * bytes are overwritten.
+ */
+export function openKeysDatabase(file: string, busyTimeoutMs: number): Database.Database {
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('secure_delete = ON');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** The live rows whose `column` is a value, oldest first: the oldest live key of a number or conversation first. */
+export const keysBy = (db: Database.Database, column: string) =>
+  db.prepare<[string], KeyRow>(`SELECT * FROM ${KEY_TABLE} WHERE ${column} = ? ORDER BY id`);
 
 /** A column of documents: one value each, or one value all of them share. */
 type Column<T> = T[] | { all: T };
@@ -111,8 +136,12 @@ export function documentAt(packed: PackedDocuments, keys: Buffer, i: number): Ke
   };
 }
 
-/** The documents of a packed batch (its keys arrive from the other thread as a Uint8Array). */
+/** A batch's keys as a Buffer (they arrive from the other thread as a Uint8Array), without a copy. */
+export const keysOf = (packed: PackedDocuments): Buffer =>
+  Buffer.from(packed.keys.buffer, packed.keys.byteOffset, packed.keys.byteLength);
+
+/** The documents of a packed batch. */
 export function unpackDocuments(packed: PackedDocuments): KeyDocument[] {
-  const keys = Buffer.from(packed.keys.buffer, packed.keys.byteOffset, packed.keys.byteLength);
+  const keys = keysOf(packed);
   return packed.id.map((_, i) => documentAt(packed, keys, i));
 }

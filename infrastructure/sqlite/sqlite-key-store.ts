@@ -27,7 +27,7 @@
  * store being unavailable (`CachedKeys` reports it as `KeyStoreUnavailableError`); so is a writer thread
  * that stopped (what it was asked fails; the next write starts another).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -40,6 +40,8 @@ import {
 import { startWorker } from '../shared/start-worker';
 import {
   documentOfRow,
+  keysBy,
+  openKeysDatabase,
   KEY_TABLE as TABLE,
   packDocuments,
   unpackDocuments,
@@ -142,9 +144,7 @@ class SqliteKeyDocuments implements KeyDocuments {
   ) {
     this.byId = db.prepare(`SELECT * FROM ${TABLE} WHERE id = ?`);
     // Oldest first, as the writer finds them.
-    const by = (column: string) =>
-      db.prepare<[string], KeyRow>(`SELECT * FROM ${TABLE} WHERE ${column} = ? ORDER BY id`);
-    this.by = { lookup: by('lookup'), stream: by('stream'), subjectId: by('subject_id') };
+    this.by = { lookup: keysBy(db, 'lookup'), stream: keysBy(db, 'stream'), subjectId: keysBy(db, 'subject_id') };
     this.liveByAll = db.transaction((find: Database.Statement<[string], KeyRow>, values: readonly string[]) =>
       values.flatMap((value) => find.all(value).map(documentOfRow)),
     );
@@ -214,12 +214,8 @@ export class SqliteKeyStore extends CachedKeys {
 
   static open(file: string, options: SqliteKeyStoreOptions = {}): SqliteKeyStore {
     const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
-    const db = new Database(file);
+    const db = openKeysDatabase(file, busyTimeoutMs);
     try {
-      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('secure_delete = ON');
       // Made here, before the writer opens the file: a file that cannot be opened fails this call.
       db.exec(
         `CREATE TABLE IF NOT EXISTS ${TABLE} (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, ` +

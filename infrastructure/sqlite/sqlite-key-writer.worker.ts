@@ -9,12 +9,15 @@
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { KeyDocument } from '../../application/privacy/read-store-keys';
 import {
   at,
   documentAt,
   documentOfRow,
+  keysBy,
+  keysOf,
+  openKeysDatabase,
   KEY_TABLE,
   packDocuments,
   type KeyField,
@@ -32,25 +35,19 @@ type RowValues = [string, string, string, 'subject' | 'content', string | null, 
 
 const { file, busyTimeoutMs } = workerData as KeyWriterData;
 const log = `${file}-wal`;
-const db = new Database(file);
-db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.pragma('secure_delete = ON');
+const db = openKeysDatabase(file, busyTimeoutMs);
 
-// Oldest first: `get` answers the oldest live key of a number or conversation.
-const by = (column: string) =>
-  db.prepare<[string], KeyRow>(`SELECT * FROM ${KEY_TABLE} WHERE ${column} = ? ORDER BY id`);
-const find: Record<KeyField, Database.Statement<[string], KeyRow>> = { lookup: by('lookup'), stream: by('stream') };
+// `get` answers the oldest live key of a number or conversation.
+const find: Record<KeyField, Database.Statement<[string], KeyRow>> = {
+  lookup: keysBy(db, 'lookup'),
+  stream: keysBy(db, 'stream'),
+};
 // Positional: binding by name looks each value up by name, which a batch of 10,000 keys notices.
 const columns = '(id, organization_id, subject_id, kind, lookup, stream, key) VALUES (?, ?, ?, ?, ?, ?, ?)';
 const insert = db.prepare<RowValues>(`INSERT INTO ${KEY_TABLE} ${columns}`);
 // A key kept already stays as it is.
 const keep = db.prepare<RowValues>(`INSERT OR IGNORE INTO ${KEY_TABLE} ${columns}`);
 const remove = db.prepare<[string]>(`DELETE FROM ${KEY_TABLE} WHERE id = ?`);
-
-const keysOf = (packed: PackedDocuments) =>
-  Buffer.from(packed.keys.buffer, packed.keys.byteOffset, packed.keys.byteLength);
 
 const run = (statement: Database.Statement<RowValues>, doc: KeyDocument) =>
   statement.run(doc.id, doc.organizationId, doc.subjectId, doc.kind, doc.lookup, doc.stream, doc.key);

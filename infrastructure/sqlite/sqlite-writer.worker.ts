@@ -108,7 +108,7 @@ parentPort!.on('message', (first: WriterMessage) => {
       break;
     }
     appends.push(message);
-    message = (receiveMessageOnPort(parentPort!)?.message as WriterMessage | undefined) ?? undefined;
+    message = receiveMessageOnPort(parentPort!)?.message as WriterMessage | undefined;
   }
   if (appends.length > 0) commit(appends);
   if (close) {
