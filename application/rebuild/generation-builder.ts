@@ -48,6 +48,8 @@ export class RebuildFailedError extends Error {
  */
 type Held = {
   id: string;
+  /** The projection whose document it is. */
+  owner: Building;
   doc: unknown;
   position: number;
   version: number;
@@ -68,8 +70,6 @@ type Building = {
   projection: AnyProjection;
   types: ReadonlySet<string> | null;
   until: number;
-  /** Every document the builder knows of, in memory or let go of. */
-  known: Map<string, Held>;
   /** Documents in memory, in the order they were loaded or last kept when the cache was trimmed. */
   resident: Held[];
   /** How many known documents are let go of (none: no event of this projection reads back). */
@@ -115,13 +115,20 @@ export class GenerationBuilder {
   /** Flushes handed to the store so far. */
   private flushes = 0;
   private sinceFlush = 0;
+  /**
+   * Every document the builder knows of, in memory or let go of, of every projection, by id: one map
+   * for all, because the projections an event concerns mostly name the same document id (a call's, a
+   * chat's), and after the first lookup of an event the others find its entry in the processor's cache
+   * (a map per projection took as many lookups from memory, most of the time spent applying events).
+   * An id of one projection's document maps to it, one of several projections' to them all.
+   */
+  private readonly known = new Map<string, Held | Held[]>();
 
   constructor(private readonly options: GenerationBuilderOptions) {
     this.building = options.projections.map((projection) => ({
       projection,
       types: projection.eventTypes === 'all' ? null : new Set(projection.eventTypes),
       until: options.until?.get(projection.name) ?? NO_LIMIT,
-      known: new Map(),
       resident: [],
       away: 0,
       dirty: [],
@@ -182,7 +189,7 @@ export class GenerationBuilder {
       for (const b of this.concerned(event.type)) {
         if (event.position > b.until) continue;
         for (const id of documentIdsOf(b, event)) {
-          const held = b.known.get(id);
+          const held = this.heldOf(b, id);
           if (held?.away) return i;
           if (held && held.position >= event.position) continue;
           let doc: unknown;
@@ -194,6 +201,7 @@ export class GenerationBuilder {
           if (!held) {
             const added: Held = {
               id,
+              owner: b,
               doc,
               position: event.position,
               version: 1,
@@ -202,7 +210,7 @@ export class GenerationBuilder {
               flushed: 0,
               away: false,
             };
-            b.known.set(id, added);
+            this.keep(added);
             b.resident.push(added);
             b.dirty.push(added);
             continue;
@@ -229,7 +237,7 @@ export class GenerationBuilder {
       for (const b of this.concerned(event.type)) {
         if (b.away === 0 || event.position > b.until) continue;
         for (const id of documentIdsOf(b, event)) {
-          if (!b.known.get(id)?.away) continue;
+          if (!this.heldOf(b, id)?.away) continue;
           let set = wanted.get(b);
           if (!set) wanted.set(b, (set = new Set()));
           set.add(id);
@@ -246,11 +254,11 @@ export class GenerationBuilder {
         [...ids],
       );
       for (const id of ids) {
-        const held = b.known.get(id)!;
+        const held = this.heldOf(b, id)!;
         b.away -= 1;
         const stored = found.get(id);
         if (!stored) {
-          b.known.delete(id);
+          this.forget(held);
           continue;
         }
         held.doc = stored.doc;
@@ -278,7 +286,7 @@ export class GenerationBuilder {
     const flush = ++this.flushes;
     for (const b of this.building) {
       // Flushes up to the one before the last have landed.
-      if (b.resident.length > limit) trim(b, limit * 0.75, flush - 2);
+      if (b.resident.length > limit) trim(b, limit * 0.75, flush - 2, (held) => this.forget(held));
       const collection = b.projection.collection.name;
       for (const held of b.dirty) {
         held.dirty = false;
@@ -310,6 +318,30 @@ export class GenerationBuilder {
     this.previous = this.inflight;
     this.inflight = written;
   }
+
+  private heldOf(b: Building, id: string): Held | undefined {
+    const entry = this.known.get(id);
+    if (entry === undefined || !Array.isArray(entry)) return entry?.owner === b ? entry : undefined;
+    for (const held of entry) if (held.owner === b) return held;
+    return undefined;
+  }
+
+  private keep(held: Held): void {
+    const entry = this.known.get(held.id);
+    if (entry === undefined) this.known.set(held.id, held);
+    else if (Array.isArray(entry)) entry.push(held);
+    else this.known.set(held.id, [entry, held]);
+  }
+
+  private forget(held: Held): void {
+    const entry = this.known.get(held.id);
+    if (entry === held) this.known.delete(held.id);
+    else if (Array.isArray(entry)) {
+      const others = entry.filter((other) => other !== held);
+      if (others.length > 1) this.known.set(held.id, others);
+      else this.known.set(held.id, others[0]!);
+    }
+  }
 }
 
 /**
@@ -319,7 +351,7 @@ export class GenerationBuilder {
  * reorder anything). A tombstone never stored is simply forgotten: no document and a tombstone are the
  * same.
  */
-function trim(b: Building, size: number, landed: number): void {
+function trim(b: Building, size: number, landed: number, forget: (held: Held) => void): void {
   const { resident } = b;
   const kept: Held[] = [];
   let count = resident.length;
@@ -338,7 +370,7 @@ function trim(b: Building, size: number, landed: number): void {
     }
     count -= 1;
     if (held.flushed === 0) {
-      b.known.delete(held.id);
+      forget(held);
       continue;
     }
     held.doc = null;

@@ -7,7 +7,7 @@ import { GenerationBuilder } from '../../../../application/rebuild/generation-bu
 import type { StoredDocument } from '../../../../application/ports/read-store';
 import { MemoryEventStore } from '../../../../infrastructure/memory/memory-event-store';
 import { MemoryReadStore } from '../../../../infrastructure/memory/memory-read-store';
-import type { Projection } from '../../../../projections/projection';
+import type { AnyProjection, Projection } from '../../../../projections/projection';
 import { anEvent } from '../../../support/events';
 
 type Open = { id: string; opened: number; sum: number };
@@ -24,13 +24,25 @@ const open: Projection<Open> = {
       : null,
 };
 
+type Tally = { id: string; events: number };
+
+// Counts every event of a key under the same document id as `open` (which deletes on Closed): the two
+// projections' documents of one id are kept apart.
+const tally: Projection<Tally> = {
+  name: 'tally',
+  collection: { name: 'tally', fields: { events: 'number' } },
+  eventTypes: ['Opened', 'Closed'],
+  documentIds: (e) => [(e.data as { key: string }).key],
+  evolve: (id, doc) => ({ id, events: (doc?.events ?? 0) + 1 }),
+};
+
 const opened = (key: string, n = 1) => anEvent('Opened', { key, n });
 const closed = (key: string) => anEvent('Closed', { key });
 
 async function build(
   events: MemoryEventStore,
   tuning: { pageSize: number; flushEvery: number; cacheLimit?: number },
-  { slowLoads = false } = {},
+  { slowLoads = false, projections = [open] }: { slowLoads?: boolean; projections?: AnyProjection[] } = {},
 ) {
   const target = new MemoryReadStore();
   if (slowLoads) {
@@ -41,14 +53,19 @@ async function build(
       return load(l);
     };
   }
-  await target.generations.prepare([open.collection], 1);
-  const builder = new GenerationBuilder({ events, target, projections: [open], generation: 1, ...tuning });
+  await target.generations.prepare(
+    projections.map((p) => p.collection),
+    1,
+  );
+  const builder = new GenerationBuilder({ events, target, projections, generation: 1, ...tuning });
   await builder.buildTo(await events.headPosition());
   return { target, builder };
 }
 
 const stored = async (target: MemoryReadStore, ids: readonly string[]) =>
   target.generations.getStored('open', 1, ids) as Promise<Map<string, StoredDocument<Open>>>;
+const tallied = async (target: MemoryReadStore, ids: readonly string[]) =>
+  target.generations.getStored('tally', 1, ids) as Promise<Map<string, StoredDocument<Tally>>>;
 
 describe('generation builder', () => {
   it('writes no tombstone for a document deleted before it reached the store, and one for a document it wrote', async () => {
@@ -89,5 +106,30 @@ describe('generation builder', () => {
         if (a?.doc) expect(b?.position).toBe(a.position);
       }
     expect([...want.values()].some((d) => d.doc && d.doc.opened > 1)).toBe(true);
+  });
+
+  it('keeps apart the documents of projections that name the same ids, in memory or read back', async () => {
+    const events = new MemoryEventStore();
+    const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    for (let round = 0; round < 5; round++)
+      for (const [i, key] of keys.entries()) {
+        await events.appendToStream(`s-${key}`, [opened(key, round * 10 + i)]);
+        if ((i + round) % 4 === 0) await events.appendToStream(`s-${key}`, [closed(key)]);
+      }
+    const both = { projections: [open, tally] as AnyProjection[] };
+    const roomy = await build(events, { pageSize: 1000, flushEvery: 1000 }, both);
+    const tight = await build(events, { pageSize: 3, flushEvery: 4, cacheLimit: 2 }, { ...both, slowLoads: true });
+    const counts = new Map(keys.map((key) => [key, 0]));
+    for (const event of await events.readAll()) {
+      const key = (event.data as { key: string }).key;
+      counts.set(key, counts.get(key)! + 1);
+    }
+    for (const { target } of [roomy, tight]) {
+      const tallies = await tallied(target, keys);
+      for (const key of keys) expect(tallies.get(key)?.doc).toEqual({ id: key, events: counts.get(key) });
+      const want = await stored(roomy.target, keys);
+      const got = await stored(target, keys);
+      for (const key of keys) expect(got.get(key)?.doc ?? null).toEqual(want.get(key)?.doc ?? null);
+    }
   });
 });
