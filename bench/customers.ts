@@ -64,8 +64,12 @@ async function freshService() {
   await bench.buyVoiceNumber();
   const campaign = await create('/api/v1/campaigns/create', token, { name: 'Bench', campaignType: 'emi' });
   // Warm-up, as on a service that has been running: the code paths of a bulk add and of a call compiled.
+  // Its numbers (+9197...) are none of the measured ones (+9198...): every measured customer is a new
+  // subject whose key is made during the add, the worst case for sealing, not one keyed by the warm-up.
   const warmUp = await create('/api/v1/campaigns/create', token, { name: 'Warm-up', campaignType: 'emi' });
-  const warmRecords = records(-1).slice(0, 1000);
+  const warmRecords = records(-1)
+    .slice(0, 1000)
+    .map((record) => ({ ...record, phone_number: record.phone_number.replace('+9198', '+9197') }));
   await send('/api/v1/customers/add/bulk', token, { campaignId: warmUp.id, records: warmRecords.slice(0, 990) });
   await send('/api/v1/customers/add/bulk', token, {
     campaignId: warmUp.id,

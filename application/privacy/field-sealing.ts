@@ -44,39 +44,60 @@ const TAG_BYTES = 16;
 
 /**
  * Random IVs drawn from a pool filled 4,096 at a time: one system call per IV is most of a seal's cost.
- * Each IV is a view of the pool, used (by the cipher, which copies it, and in base64) before the pool
- * is refilled: every IV is used once.
+ * Each IV is copied out of the pool into `iv` (the cipher copies it in turn) and written in base64 from
+ * the pool, before the pool is refilled: every IV is used once. Nothing is allocated per IV but its text.
  */
 const IV_POOL = 4096;
 const ivs = Buffer.alloc(IV_POOL * IV_BYTES);
+const iv = Buffer.alloc(IV_BYTES);
 let ivsUsed = IV_POOL;
-function randomIv(): Buffer {
+/** Draws the next IV into `iv`; answers it in base64. */
+function nextIv(): string {
   if (ivsUsed === IV_POOL) {
     randomFillSync(ivs);
     ivsUsed = 0;
   }
-  return ivs.subarray(ivsUsed * IV_BYTES, ++ivsUsed * IV_BYTES);
+  const start = ivsUsed++ * IV_BYTES;
+  ivs.copy(iv, 0, start, start + IV_BYTES);
+  return ivs.toString('base64', start, start + IV_BYTES);
 }
 
 /**
  * `JSON.stringify(['sealed/1', keyId, eventType, fields])` as bytes, written into a buffer reused for
- * every group (the cipher takes it in at once). The part after the key id is the same for every event
- * of a type with the same fields: the last one of each type is kept, recognised by its paths (the same
- * strings each time, personal-fields.ts `pathsOf`).
+ * every group (the cipher takes it in at once), through a view kept for each length. The start is the
+ * same for every group and stays written; the part after the key id is the same for every event of a
+ * type with the same fields: the last one of each type is kept as bytes, recognised by its paths (the
+ * same strings each time, personal-fields.ts `pathsOf`). Key ids (application/ports/key-store.ts) are
+ * letters, digits, dashes and dots, which JSON writes as they are; any other is written by JSON.
  */
-const associatedTails = new Map<string, { fields: readonly string[]; tail: string }>();
+const associatedTails = new Map<string, { fields: readonly string[]; tail: Buffer }>();
 const MAX_TAILS = 1000;
+const ASSOCIATED_START = '["sealed/1",';
+const PLAIN_KEY_ID = /^[\w.-]*$/;
 let associated = Buffer.alloc(1024);
+let associatedViews: Buffer[] = [];
+const startLength = associated.write(ASSOCIATED_START, 'latin1');
 function associatedData(keyId: string, eventType: string, fields: readonly string[]): Buffer {
   let last = associatedTails.get(eventType);
   if (last === undefined || !samePaths(last.fields, fields)) {
     if (associatedTails.size >= MAX_TAILS) associatedTails.clear();
-    last = { fields: fields.slice(), tail: `${JSON.stringify(eventType)},${JSON.stringify(fields)}]` };
+    last = { fields: fields.slice(), tail: Buffer.from(`${JSON.stringify(eventType)},${JSON.stringify(fields)}]`) };
     associatedTails.set(eventType, last);
   }
-  const text = `["sealed/1",${JSON.stringify(keyId)},${last.tail}`;
-  if (text.length * 3 > associated.length) associated = Buffer.alloc(text.length * 3);
-  return associated.subarray(0, associated.write(text));
+  const id = PLAIN_KEY_ID.test(keyId) ? keyId : JSON.stringify(keyId).slice(1, -1);
+  const length = startLength + Buffer.byteLength(id) + 3 + last.tail.length;
+  if (length > associated.length) {
+    associated = Buffer.alloc(length * 2);
+    associated.write(ASSOCIATED_START, 'latin1');
+    associatedViews = [];
+  }
+  let at = startLength;
+  associated[at++] = 0x22; // "
+  at += associated.write(id, at);
+  associated[at++] = 0x22; // "
+  associated[at++] = 0x2c; // ,
+  last.tail.copy(associated, at);
+  return (associatedViews[length] ??= associated.subarray(0, length));
 }
 
 /** Whether two lists of paths are the same, in the same order. */
@@ -160,15 +181,25 @@ function encrypt(
   fields: string[],
   values: readonly unknown[],
 ): SealedGroup {
-  const iv = randomIv();
+  const ivText = nextIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(associatedData(keyId, eventType, fields));
   const body = cipher.update(JSON.stringify(values), 'utf8');
   // GCM is a stream mode: `final` adds no bytes, only checks the state; the tag goes at the end.
   const last = cipher.final();
   const tag = cipher.getAuthTag();
-  const encrypted = last.length === 0 ? Buffer.concat([body, tag]) : Buffer.concat([body, last, tag]);
-  return { key: keyId, fields, iv: iv.toString('base64'), data: encrypted.toString('base64') };
+  return { key: keyId, fields, iv: ivText, data: base64Of(body, last, tag) };
+}
+
+/** The ciphertext and its tag in base64, joined in a buffer reused for every group (no buffer of their own). */
+let joined = Buffer.alloc(4096);
+function base64Of(body: Buffer, last: Buffer, tag: Buffer): string {
+  const length = body.length + last.length + tag.length;
+  if (length > joined.length) joined = Buffer.alloc(length * 2);
+  body.copy(joined, 0);
+  last.copy(joined, body.length);
+  tag.copy(joined, body.length + last.length);
+  return joined.toString('base64', 0, length);
 }
 
 /**

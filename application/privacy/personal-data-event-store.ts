@@ -41,9 +41,12 @@ import {
 import { BoundedCache } from './read-store-keys';
 import { EventStoreDecorator } from '../event-store-decorator';
 
+/** Whether the event carries what reads add to the metadata (its subject, the paths read erased). */
+const hasReadSide = (event: EventData): boolean =>
+  event.metadata.subject !== undefined || event.metadata.erased !== undefined;
 /** What reads add to the metadata is never stored, even when an event read is appended again. */
 function withoutReadSide(event: EventData): EventData {
-  if (event.metadata.subject === undefined && event.metadata.erased === undefined) return event;
+  if (!hasReadSide(event)) return event;
   const { subject: _subject, erased: _erased, ...metadata } = event.metadata;
   return { ...event, metadata };
 }
@@ -56,12 +59,6 @@ const STREAM_SUBJECTS = 100_000;
  * most of what sealing costs them.
  */
 const OPENED_EVENTS = 20_000;
-/**
- * Events sealed here, remembered until the slowest reader has read them back: the readers catch up after
- * a bulk request (they give way to it), some far behind others, so this holds all of one, calls included
- * (a 10,000-customer add with calls seals 20,000 events).
- */
-const SEALED_HERE = 50_000;
 
 type Subject = { subjectId: string; organizationId: string };
 /** An event's subject, its subject key (null: erased), and whether its stream's subject is remembered. */
@@ -82,19 +79,23 @@ type Opened = {
 };
 
 /**
- * An event this process sealed, by id: its sealed groups, and the values sealed into each. Read back
- * with exactly these groups (the same keys, IVs and ciphertexts, which only sealing those values made),
- * it opens to those values with nothing to decipher: put back as opening puts them, so every process
- * builds the same read models from it (the same fields, in the same order). `remembered`: sealing it
- * remembered its stream's subject (reading it back need not).
+ * What sealing an event here put into its `data.sealed`: the values sealed into each group, kept on that
+ * very list, under a symbol that is not enumerable (neither JSON, nor a copy to another thread, nor a
+ * comparison sees it). A store that keeps in memory the events it was given (SQLite's) hands them back
+ * to readers as the same objects: the list read back is then exactly what sealing made (the same keys,
+ * IVs and ciphertexts), and it opens to those values with nothing to decipher, put back as opening puts
+ * them, so every process builds the same read models from it (the same fields, in the same order). An
+ * event read back as a copy (from a file, another process) is deciphered. `remembered`: sealing it
+ * remembered its stream's subject (reading it back need not). Kept as long as the event is, no longer.
  */
-type SealedHere = { groups: readonly SealedGroup[]; values: (readonly unknown[])[]; remembered: boolean };
+type SealedHere = { values: (readonly unknown[])[]; remembered: boolean };
+const SEALED_HERE = Symbol('sealed here');
+type SealedList = readonly SealedGroup[] & { [SEALED_HERE]?: SealedHere };
 
 export class PersonalDataEventStore extends EventStoreDecorator {
   private readonly streamSubjects = new BoundedCache<string, Subject>(STREAM_SUBJECTS);
   /** By position: the events opened here lately. */
   private readonly opened = new PositionWindow<Opened>(OPENED_EVENTS);
-  private readonly sealedHere = new BoundedCache<string, SealedHere>(SEALED_HERE);
 
   constructor(
     store: EventStore,
@@ -109,12 +110,13 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     events: readonly EventData[],
     options?: { expectedRevision?: ExpectedRevision },
   ): Promise<AppendResult> {
-    const stored = events.map(withoutReadSide);
+    // Copied only when an event carries what reads add (most appends are of events just decided).
+    const stored = events.some(hasReadSide) ? events.map(withoutReadSide) : events;
     if (!this.options.seal || !stored.some((e) => PERSONAL_FIELDS[e.type]))
       return this.store.appendToStream(streamId, stored, options);
-    const sealed: EventData[] = [];
+    const sealed = new Array<EventData>(stored.length);
     // In order: a stream's first event names the subject of the ones after it, in this append too.
-    for (const event of stored) sealed.push(await this.seal(streamId, event));
+    for (let i = 0; i < stored.length; i++) sealed[i] = await this.seal(streamId, stored[i]!);
     return this.store.appendToStream(streamId, sealed, options);
   }
 
@@ -149,7 +151,7 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     const sealed = sealFields(event.type, data, groups, (sealedValues) => values.push(sealedValues));
     // Read back as sealed, it opens to the values it was sealed from (what deciphering would answer).
     if (groups.every((group) => group.key !== null))
-      this.sealedHere.set(event.id, { groups: sealedGroupsOf(sealed), values, remembered });
+      Object.defineProperty(sealedGroupsOf(sealed), SEALED_HERE, { value: { values, remembered } });
     return { ...event, data: sealed };
   }
 
@@ -275,8 +277,8 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     const before = this.opened.get(event.position);
     if (before && before.event.id === event.id)
       return sameGroups(before.groups, groups) && this.stillReadsAsBefore(before) ? before.event : undefined;
-    const sealed = this.sealedHere.get(event.id);
-    if (!sealed || !sameGroups(sealed.groups, groups) || !this.readsAsBefore(groups, [])) return undefined;
+    const sealed = (groups as SealedList)[SEALED_HERE];
+    if (!sealed || !this.readsAsBefore(groups, [])) return undefined;
     const { data } = unsealFields(
       event.type,
       event.data as Data,

@@ -9,9 +9,10 @@
  * a content key by its conversation's `stream`. Ids are never reused.
  *
  * Making keys fast (a bulk add of 10,000 customers asks for 10,000 subject keys at once): requests
- * made in the same turn of the event loop, or while an earlier batch is written, are answered together
- * (`KeyDocuments.findOrMake`, one write for every key made); requests for a subject already being
- * looked up share its answer.
+ * made in the same turn of the event loop are answered together (`KeyDocuments.subjectKeys`, one write
+ * for every key made); requests for a subject already being looked up share its answer. A place that
+ * writes the batches queued behind one together (SQLite's writer thread) is sent each batch at once;
+ * the others are sent the requests made while a batch is written together in the next.
  *
  * Two replicas making the same new subject at once: subject ids are random (a subject id derived from
  * the number would let anyone recover the number from the event log, which names subject ids, by trying
@@ -27,54 +28,38 @@
  * here within 5 seconds; one on this replica at once. A key known erased stays known erased. Any error
  * of the place the keys are kept is a `KeyStoreUnavailableError`.
  */
-import { hash, randomBytes } from 'node:crypto';
 import type { KeyRef, KeyStore } from '../ports/key-store';
 import { KeyStoreUnavailableError } from '../ports/key-store';
 import type { CollectionDefinition, ReadCollection, ReadStore, StoredDocument } from '../ports/read-store';
-import { timeOrderedId } from '../time-ordered-id';
+import {
+  keySource,
+  newContentKey,
+  newSubjectKey,
+  subjectLookup,
+  type ContentAsked,
+  type KeyDocument,
+  type SubjectAsked,
+} from './key-documents';
 
 /** How long a key read (or made) here is trusted before it is read again. */
 export const KEY_CACHE_TTL_MS = 5_000;
 const CACHE_SIZE = 100_000;
-const KEY_BYTES = 32;
-
-/** A key as its store keeps it. `lookup` for a subject key, `stream` for a content key. */
-export type KeyDocument = {
-  id: string;
-  organizationId: string;
-  subjectId: string;
-  kind: 'subject' | 'content';
-  lookup: string | null;
-  stream: string | null;
-  key: Buffer;
-};
 
 /** Where key documents are kept. Errors are the store's own; `CachedKeys` reports them as unavailability. */
 export interface KeyDocuments {
   /**
-   * For each value of `field`, the oldest live document with it; those with none are made with `make`
-   * and are durable before this resolves.
+   * For each subject asked, in order, the oldest live key of its number; one is made (`newSubjectKey`)
+   * for a number with none, durable before this resolves.
    */
-  findOrMake(
-    field: 'lookup' | 'stream',
-    wanted: ReadonlyMap<string, () => KeyDocument>,
-  ): Promise<Map<string, KeyDocument>>;
+  subjectKeys(asked: readonly SubjectAsked[]): Promise<KeyRef[]>;
+  /** For each conversation asked, in order, its oldest live content key; made (`newContentKey`) when it has none. */
+  contentKeys(asked: readonly ContentAsked[]): Promise<KeyRef[]>;
   /** The live documents among these ids (an erased or unknown id is absent). */
   byIds(ids: readonly string[]): Promise<Map<string, KeyDocument>>;
   /** The live documents whose `field` is one of `values`. */
   liveBy(field: 'lookup' | 'stream' | 'subjectId', values: readonly string[]): Promise<KeyDocument[]>;
   /** Deletes these documents for good (no copy of their keys left behind). */
   erase(docs: readonly KeyDocument[]): Promise<void>;
-}
-
-/** The lookup of a subject key: the number (or stream handle) hashed with its organization. */
-export const subjectLookup = (organizationId: string, handle: string): string =>
-  hash('sha256', `${organizationId}|${handle}`, 'hex');
-
-/** New random keys, drawn in one call (one system call per key is most of what making a key costs). */
-export function newKeys(count: number): Buffer[] {
-  const bytes = randomBytes(count * KEY_BYTES);
-  return Array.from({ length: count }, (_, i) => bytes.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES));
 }
 
 /**
@@ -121,57 +106,72 @@ export class BoundedCache<K, V> {
   }
 }
 
-type Waiting<Q, V> = { query: Q; resolve: (v: V) => void; reject: (e: unknown) => void };
+/** Requests waiting to be sent together: their keys, what each asks, and how to answer each. */
+type Batch<K, Q, V> = { keys: K[]; queries: Q[]; settle: { resolve: (v: V) => void; reject: (e: unknown) => void }[] };
+const emptyBatch = <K, Q, V>(): Batch<K, Q, V> => ({ keys: [], queries: [], settle: [] });
 
 /**
- * Requests answered together by `answer`, one batch at a time: the requests of one turn of the event
- * loop, and those made while a batch is being answered (its keys written and synced), which then go
- * together in the next (a bulk add's 10,000 keys take a few writes, not one per slice of its appends).
- * A request for a key already asked (and not answered yet) shares that answer.
+ * Requests answered together by `answer` (in the order asked): the requests of one turn of the event
+ * loop go in one batch. At most `batchesAtOnce` batches are being answered at a time; the requests
+ * made meanwhile go together in the next (a bulk add's 10,000 keys take a few writes, not one per slice
+ * of its appends). A request for a key already asked (and not answered yet) shares that answer.
  */
-class Coalescer<K, Q, V> {
-  private waiting = new Map<K, Waiting<Q, V>>();
+export class Coalescer<K, Q, V> {
+  private waiting: Batch<K, Q, V> = emptyBatch();
   private readonly inFlight = new Map<K, Promise<V>>();
-  private answering = false;
+  private answering = 0;
+  private scheduled = false;
 
-  constructor(private readonly answer: (queries: Map<K, Q>) => Promise<Map<K, V>>) {}
+  constructor(
+    private readonly answer: (keys: K[], queries: Q[]) => Promise<V[]>,
+    private readonly batchesAtOnce: number = 1,
+  ) {}
 
   request(key: K, query: Q): Promise<V> {
     const asked = this.inFlight.get(key);
     if (asked) return asked;
-    if (this.waiting.size === 0 && !this.answering) setImmediate(() => void this.flush());
-    const promise = new Promise<V>((resolve, reject) => this.waiting.set(key, { query, resolve, reject }));
+    const waiting = this.waiting;
+    const promise = new Promise<V>((resolve, reject) => waiting.settle.push({ resolve, reject }));
+    waiting.keys.push(key);
+    waiting.queries.push(query);
     this.inFlight.set(key, promise);
+    this.flushSoon();
     return promise;
   }
 
+  /** Sends what waits on the next turn of the event loop, unless enough batches are being answered. */
+  private flushSoon(): void {
+    if (this.scheduled || this.waiting.keys.length === 0 || this.answering >= this.batchesAtOnce) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
   private async flush(): Promise<void> {
-    const batch = this.waiting;
-    this.waiting = new Map();
-    this.answering = true;
-    const queries = new Map<K, Q>();
-    for (const [key, { query }] of batch) queries.set(key, query);
+    const { keys, queries, settle } = this.waiting;
+    this.waiting = emptyBatch();
+    this.answering++;
     try {
-      const answers = await this.answer(queries);
-      for (const [key, waiting] of batch) {
-        this.inFlight.delete(key);
-        waiting.resolve(answers.get(key)!);
+      const answers = await this.answer(keys, queries);
+      for (let i = 0; i < keys.length; i++) {
+        this.inFlight.delete(keys[i]!);
+        settle[i]!.resolve(answers[i]!);
       }
     } catch (error) {
-      for (const [key, waiting] of batch) {
-        this.inFlight.delete(key);
-        waiting.reject(error);
+      for (let i = 0; i < keys.length; i++) {
+        this.inFlight.delete(keys[i]!);
+        settle[i]!.reject(error);
       }
     } finally {
-      this.answering = false;
-      if (this.waiting.size > 0) setImmediate(() => void this.flush());
+      this.answering--;
+      this.flushSoon();
     }
   }
 }
 
 type Timed<T> = { value: T; until: number };
-type SubjectQuery = { organizationId: string; handle: string };
-type ContentQuery = { subjectId: string; organizationId: string };
 
 /** The key store over a place that keeps key documents: cached, requests batched, failures as unavailability. */
 export class CachedKeys implements KeyStore {
@@ -179,17 +179,25 @@ export class CachedKeys implements KeyStore {
   /** By `organizationId|handle`, hashed into a lookup only on a miss. */
   private readonly subjects = new BoundedCache<string, Timed<KeyRef>>(CACHE_SIZE);
   private readonly conversations = new BoundedCache<string, Timed<KeyRef>>(CACHE_SIZE);
-  private readonly subjectRequests = new Coalescer<string, SubjectQuery, KeyRef>((q) => this.subjectKeys(q));
-  private readonly contentRequests = new Coalescer<string, ContentQuery, KeyRef>((q) => this.contentKeys(q));
-  private readonly keyRequests = new Coalescer<string, null, KeyRef | null>((q) => this.storedKeys([...q.keys()]));
+  private readonly subjectRequests: Coalescer<string, SubjectAsked, KeyRef>;
+  private readonly contentRequests: Coalescer<string, ContentAsked, KeyRef>;
+  private readonly keyRequests = new Coalescer<string, null, KeyRef | null>((ids) => this.storedKeys(ids));
   /** Moves whenever a key is found erased here (`erasures`). */
   private erased = 0;
 
+  /**
+   * `batchesAtOnce`: how many batches of keys to make may be asked of `documents` at a time (a place
+   * that writes those queued behind one together takes each at once, and answers the first sooner).
+   */
   constructor(
     private readonly documents: KeyDocuments,
     private readonly now: () => number = Date.now,
     private readonly ttlMs: number = KEY_CACHE_TTL_MS,
-  ) {}
+    batchesAtOnce = 1,
+  ) {
+    this.subjectRequests = new Coalescer((handles, asked) => this.subjectKeys(handles, asked), batchesAtOnce);
+    this.contentRequests = new Coalescer((streams, asked) => this.contentKeys(streams, asked), batchesAtOnce);
+  }
 
   subjectKey(organizationId: string, phoneDigits: string): Promise<KeyRef> {
     const handle = `${organizationId}|${phoneDigits}`;
@@ -201,7 +209,11 @@ export class CachedKeys implements KeyStore {
   contentKey(subject: { subjectId: string; organizationId: string }, streamId: string): Promise<KeyRef> {
     const cached = this.conversations.get(streamId);
     if (cached && cached.until > this.now()) return Promise.resolve(cached.value);
-    return this.contentRequests.request(streamId, subject);
+    return this.contentRequests.request(streamId, {
+      organizationId: subject.organizationId,
+      subjectId: subject.subjectId,
+      stream: streamId,
+    });
   }
 
   keyOf(keyId: string): Promise<KeyRef | null> {
@@ -269,76 +281,37 @@ export class CachedKeys implements KeyStore {
     this.erased++;
   }
 
-  private async subjectKeys(queries: Map<string, SubjectQuery>): Promise<Map<string, KeyRef>> {
-    const byLookup = new Map<string, string>();
-    const wanted = new Map<string, () => KeyDocument>();
-    const fresh = keySource(queries.size);
-    for (const [handle, { organizationId, handle: digits }] of queries) {
-      const lookup = subjectLookup(organizationId, digits);
-      byLookup.set(lookup, handle);
-      wanted.set(lookup, () => {
-        const subjectId = timeOrderedId();
-        return { id: subjectId, organizationId, subjectId, kind: 'subject', lookup, stream: null, key: fresh() };
-      });
-    }
-    const found = await this.unavailableOnError(() => this.documents.findOrMake('lookup', wanted));
+  private async subjectKeys(handles: string[], asked: SubjectAsked[]): Promise<KeyRef[]> {
+    const refs = await this.unavailableOnError(() => this.documents.subjectKeys(asked));
     const until = this.now() + this.ttlMs;
-    const answers = new Map<string, KeyRef>();
-    for (const [lookup, doc] of found) {
-      const remembered = this.remember(doc, until);
-      const handle = byLookup.get(lookup)!;
-      this.subjects.set(handle, remembered);
-      answers.set(handle, remembered.value);
-    }
-    return answers;
+    for (let i = 0; i < refs.length; i++) this.subjects.set(handles[i]!, this.remember(refs[i]!, until));
+    return refs;
   }
 
-  private async contentKeys(queries: Map<string, ContentQuery>): Promise<Map<string, KeyRef>> {
-    const wanted = new Map<string, () => KeyDocument>();
-    const fresh = keySource(queries.size);
-    for (const [stream, { subjectId, organizationId }] of queries)
-      wanted.set(stream, () => ({
-        id: `${subjectId}.${timeOrderedId()}`,
-        organizationId,
-        subjectId,
-        kind: 'content',
-        lookup: null,
-        stream,
-        key: fresh(),
-      }));
-    const found = await this.unavailableOnError(() => this.documents.findOrMake('stream', wanted));
+  private async contentKeys(streams: string[], asked: ContentAsked[]): Promise<KeyRef[]> {
+    const refs = await this.unavailableOnError(() => this.documents.contentKeys(asked));
     const until = this.now() + this.ttlMs;
-    const answers = new Map<string, KeyRef>();
-    for (const [stream, doc] of found) {
-      const remembered = this.remember(doc, until);
-      this.conversations.set(stream, remembered);
-      answers.set(stream, remembered.value);
-    }
-    return answers;
+    for (let i = 0; i < refs.length; i++) this.conversations.set(streams[i]!, this.remember(refs[i]!, until));
+    return refs;
   }
 
-  private async storedKeys(ids: string[]): Promise<Map<string, KeyRef | null>> {
+  private async storedKeys(ids: string[]): Promise<(KeyRef | null)[]> {
     const stored = await this.unavailableOnError(() => this.documents.byIds(ids));
     const until = this.now() + this.ttlMs;
-    const answers = new Map<string, KeyRef | null>();
-    for (const id of ids) {
+    return ids.map((id) => {
       const doc = stored.get(id);
-      if (doc) answers.set(id, this.remember(doc, until).value);
-      else {
-        // Erased, or never made: either way nothing it sealed can be read.
-        this.keys.set(id, { value: null, until: Infinity });
-        this.erased++;
-        answers.set(id, null);
-      }
-    }
-    return answers;
+      if (doc) return this.remember(refOf(doc), until).value;
+      // Erased, or never made: either way nothing it sealed can be read.
+      this.keys.set(id, { value: null, until: Infinity });
+      this.erased++;
+      return null;
+    });
   }
 
   /** Caches a key by id; the entry answered is shared by the caches by number and by conversation. */
-  private remember(doc: KeyDocument, until: number): Timed<KeyRef> {
-    const ref = { keyId: doc.id, subjectId: doc.subjectId, organizationId: doc.organizationId, key: doc.key };
+  private remember(ref: KeyRef, until: number): Timed<KeyRef> {
     const remembered = { value: ref, until };
-    this.keys.set(doc.id, remembered);
+    this.keys.set(ref.keyId, remembered);
     return remembered;
   }
 
@@ -351,12 +324,13 @@ export class CachedKeys implements KeyStore {
   }
 }
 
-/** Up to `count` new keys, drawn together the first time one is needed. */
-function keySource(count: number): () => Buffer {
-  let keys: Buffer[] | null = null;
-  let next = 0;
-  return () => (keys ??= newKeys(count))[next++]!;
-}
+/** What the key store answers of a key document. */
+export const refOf = (doc: KeyDocument): KeyRef => ({
+  keyId: doc.id,
+  subjectId: doc.subjectId,
+  organizationId: doc.organizationId,
+  key: doc.key,
+});
 
 const oldest = (docs: readonly KeyDocument[]): KeyDocument | undefined =>
   docs.reduce<KeyDocument | undefined>((kept, doc) => (!kept || doc.id < kept.id ? doc : kept), undefined);
@@ -385,24 +359,46 @@ class ReadStoreKeyDocuments implements KeyDocuments {
     private readonly collection: ReadCollection<StoredKey>,
   ) {}
 
-  async findOrMake(
+  subjectKeys(asked: readonly SubjectAsked[]): Promise<KeyRef[]> {
+    const lookups = asked.map(({ organizationId, handle }) => subjectLookup(organizationId, handle));
+    const fresh = keySource(asked.length);
+    return this.findOrMake('lookup', lookups, (i) => newSubjectKey(asked[i]!.organizationId, lookups[i]!, fresh()));
+  }
+
+  contentKeys(asked: readonly ContentAsked[]): Promise<KeyRef[]> {
+    const fresh = keySource(asked.length);
+    return this.findOrMake(
+      'stream',
+      asked.map(({ stream }) => stream),
+      (i) => newContentKey(asked[i]!, fresh()),
+    );
+  }
+
+  /** For each value of `field`, the oldest live document with it, or the one `make` makes (all written in one commit). */
+  private async findOrMake(
     field: 'lookup' | 'stream',
-    wanted: ReadonlyMap<string, () => KeyDocument>,
-  ): Promise<Map<string, KeyDocument>> {
+    values: readonly string[],
+    make: (index: number) => KeyDocument,
+  ): Promise<KeyRef[]> {
     const found = new Map<string, KeyDocument>();
-    for (const doc of await this.liveBy(field, [...wanted.keys()])) {
+    for (const doc of await this.liveBy(field, values)) {
       const kept = found.get(doc[field]!);
       if (!kept || doc.id < kept.id) found.set(doc[field]!, doc);
     }
     const made: KeyDocument[] = [];
-    for (const [value, make] of wanted) if (!found.has(value)) made.push(make());
-    if (made.length > 0) {
+    const answers = values.map((value, i) => {
+      let doc = found.get(value);
+      if (!doc) {
+        found.set(value, (doc = make(i)));
+        made.push(doc);
+      }
+      return refOf(doc);
+    });
+    if (made.length > 0)
       await this.commit(
         made.map((doc) => ({ id: doc.id, doc: { ...doc, key: doc.key.toString('base64') }, position: 0, version: 1 })),
       );
-      for (const doc of made) found.set(doc[field]!, doc);
-    }
-    return found;
+    return answers;
   }
 
   async byIds(ids: readonly string[]): Promise<Map<string, KeyDocument>> {

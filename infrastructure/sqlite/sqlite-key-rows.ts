@@ -6,7 +6,8 @@
  * than writing them.
  */
 import Database from 'better-sqlite3';
-import type { KeyDocument } from '../../application/privacy/read-store-keys';
+import type { KeyRef } from '../../application/ports/key-store';
+import type { KeyDocument } from '../../application/privacy/key-documents';
 
 /** The table's name carries its layout's version. */
 export const KEY_TABLE = 'keys_v1';
@@ -34,8 +35,8 @@ export function openKeysDatabase(file: string, busyTimeoutMs: number): Database.
 export const keysBy = (db: Database.Database, column: string) =>
   db.prepare<[string], KeyRow>(`SELECT * FROM ${KEY_TABLE} WHERE ${column} = ? ORDER BY id`);
 
-/** A column of documents: one value each, or one value all of them share. */
-type Column<T> = T[] | { all: T };
+/** A column of documents (or of requests): one value each, or one value all of them share. */
+export type Column<T> = T[] | { all: T };
 
 /**
  * Documents as columns; their keys one after another in `keys`, the i-th ending at `keyEnds[i]`. A
@@ -75,49 +76,63 @@ export const documentOfRow = (row: KeyRow): KeyDocument => ({
   key: row.key,
 });
 
+/**
+ * Keys asked for (`CachedKeys`), the i-th of each column making one request: the subject key of a
+ * number (its `handle`), or the content key of a conversation (`stream`) of a subject. The writer
+ * answers each with the oldest live key, made when there is none (`keys`, in the order asked).
+ */
+export type KeysAsked =
+  | { kind: 'subjectKeys'; id: number; organizationId: Column<string>; handle: string[] }
+  | { kind: 'contentKeys'; id: number; organizationId: Column<string>; subjectId: string[]; stream: string[] };
+
 export type KeyWriterRequest =
-  /**
-   * For each value, the oldest live key with it, or the document of the same index made (`made[i]` 1).
-   * `values` null when each is its document's `field` (as `CachedKeys` makes them): sent once.
-   */
-  | { kind: 'findOrMake'; id: number; field: KeyField; values: string[] | null; docs: PackedDocuments }
+  | KeysAsked
   | { kind: 'adopt'; id: number; docs: PackedDocuments }
   | { kind: 'erase'; id: number; ids: string[] }
   | { kind: 'close' };
 
-export type KeyWriterReply =
-  { id: number; made?: Uint8Array; found?: PackedDocuments } | { id: number; failed: string; code?: string };
+export type KeyWriterReply = { id: number; keys?: PackedRefs } | { id: number; failed: string; code?: string };
 
 export type KeyWriterData = { file: string; busyTimeoutMs: number };
 
-function column<T>(docs: readonly KeyDocument[], value: (doc: KeyDocument) => T): Column<T> {
-  const first = value(docs[0]!);
+export function column<S, T>(items: readonly S[], value: (item: S) => T): Column<T> {
+  const first = value(items[0]!);
   let uniform = true;
-  const each = new Array<T>(docs.length);
-  for (let i = 0; i < docs.length; i++) {
-    const v = (each[i] = value(docs[i]!));
+  const each = new Array<T>(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const v = (each[i] = value(items[i]!));
     if (v !== first) uniform = false;
   }
   return uniform ? { all: first } : each;
 }
 
-export function packDocuments(docs: readonly KeyDocument[]): PackedDocuments {
+/** Keys as the key store answers them (`KeyRef`): their documents without lookups and streams. */
+export type PackedRefs = Pick<PackedDocuments, 'id' | 'organizationId' | 'subjectId' | 'keys' | 'keyEnds'>;
+
+export function packRefs(docs: readonly KeyDocument[]): PackedRefs {
   const keyEnds = new Uint32Array(docs.length);
   let end = 0;
   for (let i = 0; i < docs.length; i++) keyEnds[i] = end += docs[i]!.key.length;
   const keys = new Uint8Array(end);
   for (let i = 0; i < docs.length; i++) keys.set(docs[i]!.key, i === 0 ? 0 : keyEnds[i - 1]);
-  if (docs.length === 0)
-    return { id: [], organizationId: [], subjectId: [], kind: [], lookup: [], stream: [], keys, keyEnds };
+  if (docs.length === 0) return { id: [], organizationId: [], subjectId: [], keys, keyEnds };
   return {
     id: docs.map((doc) => doc.id),
     organizationId: column(docs, (doc) => doc.organizationId),
     subjectId: docs.every((doc) => doc.subjectId === doc.id) ? null : column(docs, (doc) => doc.subjectId),
+    keys,
+    keyEnds,
+  };
+}
+
+export function packDocuments(docs: readonly KeyDocument[]): PackedDocuments {
+  const refs = packRefs(docs);
+  if (docs.length === 0) return { ...refs, kind: [], lookup: [], stream: [] };
+  return {
+    ...refs,
     kind: column(docs, (doc) => doc.kind),
     lookup: column(docs, (doc) => doc.lookup),
     stream: column(docs, (doc) => doc.stream),
-    keys,
-    keyEnds,
   };
 }
 
@@ -137,11 +152,21 @@ export function documentAt(packed: PackedDocuments, keys: Buffer, i: number): Ke
 }
 
 /** A batch's keys as a Buffer (they arrive from the other thread as a Uint8Array), without a copy. */
-export const keysOf = (packed: PackedDocuments): Buffer =>
+export const keysOf = (packed: PackedRefs): Buffer =>
   Buffer.from(packed.keys.buffer, packed.keys.byteOffset, packed.keys.byteLength);
 
-/** The documents of a packed batch. */
-export function unpackDocuments(packed: PackedDocuments): KeyDocument[] {
+/** What the key store answers of the documents of a packed batch (their lookups and streams left). */
+export function unpackRefs(packed: PackedRefs): KeyRef[] {
   const keys = keysOf(packed);
-  return packed.id.map((_, i) => documentAt(packed, keys, i));
+  const refs = new Array<KeyRef>(packed.id.length);
+  for (let i = 0; i < refs.length; i++) {
+    const keyId = packed.id[i]!;
+    refs[i] = {
+      keyId,
+      subjectId: packed.subjectId ? at(packed.subjectId, i) : keyId,
+      organizationId: at(packed.organizationId, i),
+      key: keys.subarray(i === 0 ? 0 : packed.keyEnds[i - 1], packed.keyEnds[i]),
+    };
+  }
+  return refs;
 }

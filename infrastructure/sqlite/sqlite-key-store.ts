@@ -15,9 +15,9 @@
  * - Keys are made in one `IMMEDIATE` transaction that reads and writes: the processes of a machine
  *   sharing the file agree on one subject per number and one content key per conversation at once
  *   (keys moved from the read store may hold two of a number, made by two replicas: the oldest wins,
- *   as there). The documents of a batch are made here before they are sent (closures cannot cross to
- *   the writer): the writer inserts those whose number or conversation has no key yet, and answers which
- *   it made and the stored keys of the others.
+ *   as there). This thread sends the numbers (or conversations) asked for; the writer hashes them,
+ *   makes the keys of those that have none, and answers every key asked. Each batch is sent at once,
+ *   without waiting for the one before: the writer makes those that queued up together.
  * - Erasing deletes the rows with `secure_delete` on (their bytes overwritten with zeros), then
  *   checkpoints the write-ahead log and truncates it: no key erased stays anywhere in the files. The
  *   writer does both; this thread's connection holds a read transaction only while it reads, so it
@@ -31,20 +31,18 @@ import type Database from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import {
-  CachedKeys,
-  KEY_CACHE_TTL_MS,
-  type KeyDocument,
-  type KeyDocuments,
-} from '../../application/privacy/read-store-keys';
+import type { KeyRef } from '../../application/ports/key-store';
+import type { ContentAsked, KeyDocument, SubjectAsked } from '../../application/privacy/key-documents';
+import { CachedKeys, KEY_CACHE_TTL_MS, type KeyDocuments } from '../../application/privacy/read-store-keys';
 import { startWorker } from '../shared/start-worker';
 import {
+  column,
   documentOfRow,
   keysBy,
   openKeysDatabase,
   KEY_TABLE as TABLE,
   packDocuments,
-  unpackDocuments,
+  unpackRefs,
   type KeyRow,
   type KeyWriterData,
   type KeyWriterReply,
@@ -150,26 +148,25 @@ class SqliteKeyDocuments implements KeyDocuments {
     );
   }
 
-  async findOrMake(
-    field: 'lookup' | 'stream',
-    wanted: ReadonlyMap<string, () => KeyDocument>,
-  ): Promise<Map<string, KeyDocument>> {
-    if (wanted.size === 0) return new Map();
-    const values = [...wanted.keys()];
-    // Made for every value: making one is cheaper than asking the writer twice.
-    const docs = Array.from(wanted.values(), (make) => make());
-    const own = docs.every((doc, i) => doc[field] === values[i]);
-    const { made, found } = await this.writer.ask({
-      kind: 'findOrMake',
-      field,
-      values: own ? null : values,
-      docs: packDocuments(docs),
+  async subjectKeys(asked: readonly SubjectAsked[]): Promise<KeyRef[]> {
+    if (asked.length === 0) return [];
+    const { keys } = await this.writer.ask({
+      kind: 'subjectKeys',
+      organizationId: column(asked, (a) => a.organizationId),
+      handle: asked.map((a) => a.handle),
     });
-    const stored = found ? unpackDocuments(found) : [];
-    const answers = new Map<string, KeyDocument>();
-    let next = 0;
-    for (let i = 0; i < values.length; i++) answers.set(values[i]!, made![i] ? docs[i]! : stored[next++]!);
-    return answers;
+    return unpackRefs(keys!);
+  }
+
+  async contentKeys(asked: readonly ContentAsked[]): Promise<KeyRef[]> {
+    if (asked.length === 0) return [];
+    const { keys } = await this.writer.ask({
+      kind: 'contentKeys',
+      organizationId: column(asked, (a) => a.organizationId),
+      subjectId: asked.map((a) => a.subjectId),
+      stream: asked.map((a) => a.stream),
+    });
+    return unpackRefs(keys!);
   }
 
   /** Keeps keys made elsewhere (ids already kept stay as they are), durably. */
@@ -204,7 +201,8 @@ export class SqliteKeyStore extends CachedKeys {
     private readonly stored: SqliteKeyDocuments,
     options: SqliteKeyStoreOptions,
   ) {
-    super(stored, options.now, options.ttlMs ?? KEY_CACHE_TTL_MS);
+    // Every batch sent at once: the writer thread makes those that queue up behind one together.
+    super(stored, options.now, options.ttlMs ?? KEY_CACHE_TTL_MS, Infinity);
   }
 
   /** Keeps keys made in another key store (`moveKeysOutOfReadStore`), durably; a key kept already stays. */

@@ -4,10 +4,10 @@
  * the files afterwards, and a file held by another process is the key store being unavailable.
  */
 import Database from 'better-sqlite3';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { KeyStoreUnavailableError } from '../../application/ports/key-store';
+import { KeyStoreUnavailableError, type KeyRef } from '../../application/ports/key-store';
 import { KEYS_COLLECTION, ReadStoreKeys } from '../../application/privacy/read-store-keys';
 import { SqliteKeyStore } from '../../infrastructure/sqlite/sqlite-key-store';
 import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
@@ -103,6 +103,32 @@ describe('the SQLite key store', () => {
     }
     expect((await keys.subjectKey(ORG, phone(2))).key).toHaveLength(32);
     expect((await keys.keyOf(known.keyId))?.key.equals(known.key)).toBe(true);
+  });
+
+  it('makes the keys asked for while its writer waited for the file in one transaction', async () => {
+    const logSize = (file: string) => statSync(`${file}-wal`).size;
+    // Four requests one after another: four transactions, each writing its pages to the log.
+    const apart = join(dir.path, 'apart.db');
+    const keys = SqliteKeyStore.open(apart);
+    opened.push(keys);
+    for (let i = 0; i < 4; i++) await keys.subjectKey(ORG, phone(i));
+
+    // The same four, each on a turn of its own, while another process holds the file: the writer takes
+    // the first and waits; the others queue up behind it and go in one transaction.
+    const together = join(dir.path, 'together.db');
+    const waiting = SqliteKeyStore.open(together, { busyTimeoutMs: 5_000 });
+    opened.push(waiting);
+    const other = new Database(together);
+    other.exec('BEGIN IMMEDIATE');
+    const asked: Promise<KeyRef>[] = [];
+    for (let i = 0; i < 4; i++) {
+      asked.push(waiting.subjectKey(ORG, phone(i)));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    other.exec('ROLLBACK');
+    other.close();
+    expect(new Set((await Promise.all(asked)).map((k) => k.subjectId)).size).toBe(4);
+    expect(logSize(together)).toBeLessThan(logSize(apart));
   });
 
   it('fails what it asked of a writer thread that stopped, and starts another', async () => {

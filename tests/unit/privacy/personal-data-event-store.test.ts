@@ -2,6 +2,7 @@
  * The event store with personal data sealed, over the memory event store and the key store in a memory
  * read store: what the log holds, what readers get, who each event is about, and what an erasure does.
  */
+import crypto from 'node:crypto';
 import type { EventData, EventStore, ReadAllOptions, RecordedEvent } from '../../../application/ports/event-store';
 import { SealedFieldsTamperedError, type SealedGroup } from '../../../application/privacy/field-sealing';
 import { PersonalDataEventStore } from '../../../application/privacy/personal-data-event-store';
@@ -213,6 +214,28 @@ describe('the event store with personal data sealed', () => {
   });
 
   describe('events this process sealed, read back', () => {
+    /** The memory store, but read as the very events it was given, as a store keeping them in memory reads. */
+    class KeepingStore extends MemoryEventStore {
+      private readonly kept: RecordedEvent[] = [];
+      override async appendToStream(streamId: string, appended: readonly EventData[]) {
+        const result = await super.appendToStream(streamId, appended);
+        const first = result.position - appended.length + 1;
+        appended.forEach((e, i) =>
+          this.kept.push({
+            ...e,
+            streamId,
+            revision: i,
+            position: first + i,
+            recordedAt: '2026-03-01T10:00:00.000Z',
+          }),
+        );
+        return result;
+      }
+      override async readAll(options: ReadAllOptions = {}) {
+        return this.kept.slice((options.after ?? -1) + 1);
+      }
+    }
+
     it('read as deciphering them answers, without the clear data ever being stored', async () => {
       await events.appendToStream('call-c1', [queued('c1'), ended('c1')]);
       const elsewhere = new PersonalDataEventStore(raw, await ReadStoreKeys.open(reads));
@@ -223,11 +246,24 @@ describe('the event store with personal data sealed', () => {
     });
 
     it('read field for field, in the same order, as another process deciphers them (read models built anywhere are equal)', async () => {
-      await events.appendToStream('customer-k1-L1', [customerAdded()]);
-      await events.appendToStream('call-c1', [queued('c1'), ended('c1')]);
-      const elsewhere = new PersonalDataEventStore(raw, await ReadStoreKeys.open(reads));
-      const text = async (store: EventStore) => JSON.stringify(await store.readAll({}));
-      expect(await text(events)).toBe(await text(elsewhere));
+      const kept = new KeepingStore();
+      const here = new PersonalDataEventStore(kept, keys);
+      await here.appendToStream('customer-k1-L1', [customerAdded()]);
+      await here.appendToStream('call-c1', [queued('c1'), ended('c1')]);
+      // Another process reads copies of what the log holds, and deciphers them.
+      const copies = new MemoryEventStore();
+      for (const e of await kept.readAll({}))
+        await copies.appendToStream(e.streamId, [{ id: e.id, type: e.type, data: e.data, metadata: e.metadata }]);
+      const elsewhere = new PersonalDataEventStore(copies, await ReadStoreKeys.open(reads));
+      const text = async (store: EventStore) =>
+        JSON.stringify((await store.readAll({})).map((e) => [e.data, e.metadata]));
+      const decipher = jest.spyOn(crypto, 'createDecipheriv');
+      const readHere = await text(here);
+      // Handed back the very events it sealed, it knows what they hold without deciphering them.
+      expect(decipher).not.toHaveBeenCalled();
+      expect(readHere).toBe(await text(elsewhere));
+      expect(decipher).toHaveBeenCalled();
+      decipher.mockRestore();
     });
 
     /**
@@ -262,27 +298,6 @@ describe('the event store with personal data sealed', () => {
     });
 
     describe('handed to every reader as the same objects (as the SQLite store hands the events it keeps)', () => {
-      /** The memory store, but read as the very events it was given, as a store keeping them in memory reads. */
-      class KeepingStore extends MemoryEventStore {
-        private readonly kept: RecordedEvent[] = [];
-        override async appendToStream(streamId: string, appended: readonly EventData[]) {
-          const result = await super.appendToStream(streamId, appended);
-          const first = result.position - appended.length + 1;
-          appended.forEach((e, i) =>
-            this.kept.push({
-              ...e,
-              streamId,
-              revision: i,
-              position: first + i,
-              recordedAt: '2026-03-01T10:00:00.000Z',
-            }),
-          );
-          return result;
-        }
-        override async readAll(options: ReadAllOptions = {}) {
-          return this.kept.slice((options.after ?? -1) + 1);
-        }
-      }
       const readers = async (store: EventStore) => {
         const read = [];
         for (let reader = 0; reader < 3; reader++) read.push(await store.readAll({}));

@@ -4,7 +4,13 @@
  * cache expires, and nothing but a hash of the number stored.
  */
 import { KeyStoreUnavailableError } from '../../../application/ports/key-store';
-import { BoundedCache, KEYS_COLLECTION, ReadStoreKeys } from '../../../application/privacy/read-store-keys';
+import {
+  BoundedCache,
+  CachedKeys,
+  KEYS_COLLECTION,
+  ReadStoreKeys,
+  type KeyDocuments,
+} from '../../../application/privacy/read-store-keys';
 import type { CollectionDefinition, ReadCollection, ReadStore } from '../../../application/ports/read-store';
 import { MemoryReadStore } from '../../../infrastructure/memory/memory-read-store';
 
@@ -121,6 +127,63 @@ describe('the key store in the read store', () => {
     await expect(keys.keyOf('anything')).rejects.toBeInstanceOf(KeyStoreUnavailableError);
     failing = false;
     expect((await keys.subjectKey(ORG, phone(1))).key).toHaveLength(32);
+  });
+});
+
+describe('batches of keys to make', () => {
+  /** A place of keys whose answers to batches wait until `answerAll`; `asked`: the size of each batch asked. */
+  const heldPlace = () => {
+    const asked: number[] = [];
+    const held: (() => void)[] = [];
+    const documents: KeyDocuments = {
+      subjectKeys: (batch) => {
+        asked.push(batch.length);
+        const refs = batch.map(({ organizationId, handle }) => ({
+          keyId: `subject-${handle}`,
+          subjectId: `subject-${handle}`,
+          organizationId,
+          key: Buffer.alloc(32),
+        }));
+        return new Promise((resolve) => held.push(() => resolve(refs)));
+      },
+      contentKeys: async () => [],
+      byIds: async () => new Map(),
+      liveBy: async () => [],
+      erase: async () => {},
+    };
+    return { documents, asked, answerAll: () => held.splice(0).forEach((answer) => answer()) };
+  };
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('are asked one at a time by default: what is asked meanwhile goes together in the next', async () => {
+    const place = heldPlace();
+    const keys = new CachedKeys(place.documents);
+    const first = keys.subjectKey(ORG, phone(1));
+    await turn();
+    const later = [keys.subjectKey(ORG, phone(2)), keys.subjectKey(ORG, phone(3))];
+    await turn();
+    await turn();
+    expect(place.asked).toEqual([1]);
+    place.answerAll();
+    await first;
+    await turn();
+    expect(place.asked).toEqual([1, 2]);
+    place.answerAll();
+    expect((await Promise.all(later)).map((k) => k.subjectId)).toEqual([`subject-${phone(2)}`, `subject-${phone(3)}`]);
+  });
+
+  it('are each asked at once of a place that takes several at a time, a subject asked twice once', async () => {
+    const place = heldPlace();
+    const keys = new CachedKeys(place.documents, Date.now, 5_000, Infinity);
+    const first = keys.subjectKey(ORG, phone(1));
+    await turn();
+    const later = [keys.subjectKey(ORG, phone(2)), keys.subjectKey(ORG, phone(1))];
+    await turn();
+    expect(place.asked).toEqual([1, 1]);
+    place.answerAll();
+    const [again] = await Promise.all([later[1], first]);
+    expect(again!.subjectId).toBe(`subject-${phone(1)}`);
+    expect((await later[0]!).subjectId).toBe(`subject-${phone(2)}`);
   });
 });
 
