@@ -13,7 +13,12 @@
  * process, one after the other; each run's figures are printed, and the last line gives their median,
  * the figure compared with the target.
  *
- *   npx tsx bench/rebuild.ts [--events 1000000] [--runs 3] [--cache N] [--flush N] [--page N] [--store DIR]
+ *   npx tsx bench/rebuild.ts [--events 1000000] [--runs 3] [--sealed] [--cache N] [--flush N] [--page N] [--store DIR]
+ *
+ * The events are stored in the clear, as events recorded before personal data was sealed (or with
+ * `PERSONAL_DATA_ENCRYPTION=off`) are. `--sealed` stores them as the service does by default, each
+ * customer's personal fields sealed with keys of their own (keys.db beside the events), and the
+ * rebuild opens them as it reads; keep such a store in a directory of its own.
  *
  * `--store DIR` keeps the filled event store in DIR (filled on the first run, read as it is on the
  * next ones), so runs compared back to back rebuild the same events without filling them again.
@@ -25,11 +30,13 @@ import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { rebuildProjections } from '../application/rebuild/rebuild';
-import type { EventData } from '../application/ports/event-store';
+import type { EventData, EventStore } from '../application/ports/event-store';
+import { PersonalDataEventStore } from '../application/privacy/personal-data-event-store';
 import { timeOrderedId } from '../application/time-ordered-id';
 import { UpcastingEventStore } from '../application/upcasting-event-store';
 import { projectionsOver } from '../api/modules';
 import { SqliteEventStore } from '../infrastructure/sqlite/sqlite-event-store';
+import { SqliteKeyStore } from '../infrastructure/sqlite/sqlite-key-store';
 import { SqliteReadStore } from '../infrastructure/sqlite/sqlite-read-store';
 import { tempDir } from '../tests/support/temp-dir';
 import { threadCpuMs } from './support/memory';
@@ -41,6 +48,7 @@ const option = (name: string): string | undefined => {
 const arg = (name: string, fallback: number) => Number(option(name) ?? fallback);
 const EVENTS = arg('events', 1_000_000);
 const RUNS = arg('runs', 3);
+const SEALED = process.argv.includes('--sealed');
 const ORGANIZATIONS = 20;
 const CAMPAIGNS_PER_ORGANIZATION = 5;
 
@@ -227,7 +235,7 @@ function setupStreams(): Append[] {
   return appends;
 }
 
-async function fill(store: SqliteEventStore): Promise<number> {
+async function fill(store: EventStore): Promise<number> {
   let written = 0;
   const pending: Promise<unknown>[] = [];
   const append = async (a: Append) => {
@@ -240,6 +248,23 @@ async function fill(store: SqliteEventStore): Promise<number> {
   for (let i = 0; written < EVENTS; i++) for (const a of customerStreams(i)) await append(a);
   await Promise.all(pending);
   return written;
+}
+
+/**
+ * The event store in `dir`: with `--sealed`, its personal fields sealed with keys kept beside it, as the
+ * service stores them by default (docs/privacy.md), and opened again on reading.
+ */
+function openStore(dir: string): { events: EventStore; close: () => Promise<void> } {
+  const raw = new SqliteEventStore(join(dir, 'events.db'));
+  if (!SEALED) return { events: raw, close: () => raw.close() };
+  const keys = SqliteKeyStore.open(join(dir, 'keys.db'));
+  return {
+    events: new PersonalDataEventStore(raw, keys),
+    close: async () => {
+      await raw.close();
+      await keys.close();
+    },
+  };
 }
 
 const loadAverage = () =>
@@ -258,10 +283,10 @@ async function main() {
   console.log(machine());
   const store = option('store') ?? dir.path;
   mkdirSync(store, { recursive: true });
-  const raw = new SqliteEventStore(join(store, 'events.db'));
+  const raw = openStore(store);
   const t0 = performance.now();
-  const stored = (await raw.headPosition()) + 1;
-  const written = stored > 0 ? stored : await fill(raw);
+  const stored = (await raw.events.headPosition()) + 1;
+  const written = stored > 0 ? stored : await fill(raw.events);
   await raw.close();
   console.log(
     `${stored > 0 ? 'kept' : 'filled'}    events=${written.toLocaleString('en')} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
@@ -301,10 +326,10 @@ async function main() {
 /** One rebuild of every read model from the store in `dir`, into a new read store: what each run measures. */
 async function rebuildOnce(dir: string) {
   console.log(machine());
-  const raw = new SqliteEventStore(join(dir, 'events.db'));
+  const raw = openStore(dir);
   const readDir = tempDir('bench-rebuild-reads-');
   // As the service and the admin command read them: upcast to the current shape of each type.
-  const events = new UpcastingEventStore(raw);
+  const events = new UpcastingEventStore(raw.events);
   const reads = new SqliteReadStore(join(readDir.path, 'read.db'));
   peakRss = 0;
   const rssBefore = process.memoryUsage().rss;
