@@ -51,18 +51,15 @@ export interface KeyStore {
   keyOf(keyId: string): Promise<KeyRef | null>;
   /**
    * What `keyOf` would answer from what this process knows already (its cache), without asking the
-   * store; `undefined` when it would have to ask. Lets a reader of many events skip a promise per key.
+   * store, and until when (on `keyClock`) it answers so, unless `erasures` moves first (an erased key:
+   * for ever); `undefined` when it would have to ask. Lets a reader of many events skip a promise per
+   * key, and trust a check of an event's keys until then instead of looking every key up again for each
+   * of its readers: one lookup answers both.
    */
-  knownKey?(keyId: string): KeyRef | null | undefined;
-  /**
-   * Until when (on `keyClock`) `knownKey` answers for this key as it does now, unless `erasures` moves
-   * first; `undefined` when it would have to ask. Lets a reader that checked an event's keys once trust
-   * that check until then, instead of looking every key up again for each of its readers.
-   */
-  knownUntil?(keyId: string): number | undefined;
+  known?(keyId: string): { readonly value: KeyRef | null; readonly until: number } | undefined;
   /** How many keys this process has found erased so far: by erasing them, or by reading them gone. */
   erasures?(): number;
-  /** The clock of `knownUntil`, in milliseconds. */
+  /** The clock of `known`, in milliseconds. */
   keyClock?(): number;
   /** The organization's live subject with this phone number (digits only), without making one. */
   subjectOfPhone(organizationId: string, phoneDigits: string): Promise<string | null>;

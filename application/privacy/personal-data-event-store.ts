@@ -26,6 +26,7 @@ import {
   PERSONAL_FIELDS,
   phoneDigits,
   valueAt,
+  type PersonalFieldsRule,
   type SubjectSource,
 } from '../../domain/privacy/personal-fields';
 import type { AppendResult, EventData, EventStore, ExpectedRevision, RecordedEvent } from '../ports/event-store';
@@ -64,11 +65,17 @@ type Subject = { subjectId: string; organizationId: string };
 /** An event's subject, its subject key (null: erased), and whether its stream's subject is remembered. */
 type SubjectOf = { subject: Subject; subjectKey: KeyRef | null; remembered: boolean };
 type Data = Record<string, unknown>;
+/**
+ * An event to seal: its rule, data and organization. `handle`: what finds its subject key, when that key
+ * is all it is sealed with (it names a number and holds no conversation's content: most events sealed,
+ * a customer added, a call placed); null when its keys are found otherwise.
+ */
+type ToSeal = { rule: PersonalFieldsRule; data: Data; organizationId: string; handle: string | null };
 
 /**
  * An event opened here: its sealed groups as stored, the paths read erased, and the event as readers get
  * it. `until` and `erasures`: its keys were last seen reading as they did, and keep doing so until the
- * key store's clock reaches `until` unless its count of erasures moves from `erasures` (see `KeyStore.knownUntil`).
+ * key store's clock reaches `until` unless its count of erasures moves from `erasures` (see `KeyStore.known`).
  */
 type Opened = {
   groups: readonly SealedGroup[];
@@ -116,18 +123,50 @@ export class PersonalDataEventStore extends EventStoreDecorator {
       return this.store.appendToStream(streamId, stored, options);
     const sealed = new Array<EventData>(stored.length);
     // In order: a stream's first event names the subject of the ones after it, in this append too.
-    for (let i = 0; i < stored.length; i++) sealed[i] = await this.seal(streamId, stored[i]!);
+    for (let i = 0; i < stored.length; i++) {
+      const event = stored[i]!;
+      const toSeal = this.toSeal(event, streamId);
+      if (!toSeal) sealed[i] = event;
+      else if (toSeal.handle === null) sealed[i] = await this.seal(streamId, event, toSeal);
+      else {
+        // Asked for here and sealed with at once: no async function of its own between each of a bulk
+        // add's 10,000 waiting appends and its key.
+        const key = await this.keys.subjectKey(toSeal.organizationId, toSeal.handle);
+        sealed[i] = this.sealedWithSubjectKey(streamId, event, toSeal, key);
+      }
+    }
     return this.store.appendToStream(streamId, sealed, options);
   }
 
-  private async seal(streamId: string, event: EventData): Promise<EventData> {
+  /** What sealing an event starts from (see `ToSeal`); null when it has nothing to seal. */
+  private toSeal(event: EventData, streamId: string): ToSeal | null {
     const rule = PERSONAL_FIELDS[event.type];
     const data = event.data as Data;
-    if (!rule || typeof data !== 'object' || data === null || sealedGroupsOf(data).length > 0) return event;
+    if (!rule || typeof data !== 'object' || data === null || sealedGroupsOf(data).length > 0) return null;
     const organizationId = event.metadata.organizationId ?? (data.organizationId as string | undefined) ?? null;
     if (!organizationId) throw new Error(`A ${event.type} event names no organization: its personal data has no keys`);
-    // The subject key of an event that names a number (most of those sealed) is asked for here: an
-    // async function fewer between each of a bulk add's 10,000 waiting appends and its key.
+    const source = rule.subject;
+    const subjectKeyAlone = source.from === 'phone' && rule.groups.every((group) => group.key !== 'content');
+    return { rule, data, organizationId, handle: subjectKeyAlone ? handleOf(source.field, data, streamId) : null };
+  }
+
+  /** An event that needs its subject key alone, sealed with it. */
+  private sealedWithSubjectKey(
+    streamId: string,
+    event: EventData,
+    { rule, data, organizationId }: ToSeal,
+    key: KeyRef,
+  ): EventData {
+    const { subject, subjectKey, remembered } = this.ofPhone(streamId, organizationId, key);
+    const groups: GroupToSeal[] = [];
+    for (const group of rule.groups) {
+      const fields = pathsOf(group, data);
+      if (fields.length > 0) groups.push(this.subjectGroup(group.key, subject, subjectKey, fields));
+    }
+    return this.sealedWith(event, data, groups, remembered);
+  }
+
+  private async seal(streamId: string, event: EventData, { rule, data, organizationId }: ToSeal): Promise<EventData> {
     const { subject, subjectKey, remembered } =
       rule.subject.from === 'phone'
         ? this.ofPhone(
@@ -146,6 +185,11 @@ export class PersonalDataEventStore extends EventStoreDecorator {
           : this.subjectGroup(group.key, subject, subjectKey, fields),
       );
     }
+    return this.sealedWith(event, data, groups, remembered);
+  }
+
+  /** The event with its groups sealed; `remembered`: sealing it remembered its stream's subject. */
+  private sealedWith(event: EventData, data: Data, groups: GroupToSeal[], remembered: boolean): EventData {
     if (groups.length === 0) return event;
     const values: (readonly unknown[])[] = [];
     const sealed = sealFields(event.type, data, groups, (sealedValues) => values.push(sealedValues));
@@ -278,7 +322,9 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     if (before && before.event.id === event.id)
       return sameGroups(before.groups, groups) && this.stillReadsAsBefore(before) ? before.event : undefined;
     const sealed = (groups as SealedList)[SEALED_HERE];
-    if (!sealed || !this.readsAsBefore(groups, [])) return undefined;
+    if (!sealed) return undefined;
+    const until = this.untilReadsAsBefore(groups, []);
+    if (until === undefined) return undefined;
     const { data } = unsealFields(
       event.type,
       event.data as Data,
@@ -286,44 +332,58 @@ export class PersonalDataEventStore extends EventStoreDecorator {
       (group) => sealed.values[group],
     );
     const opened = this.withSubject(event, data, groups, [], !sealed.remembered);
-    this.remember(event.position, groups, [], opened);
+    this.remember(event.position, groups, [], opened, until);
     return opened;
   }
 
-  /** Keeps an event opened, with how long its keys are known to read as they do now. */
-  private remember(position: number, groups: readonly SealedGroup[], erased: readonly string[], event: RecordedEvent) {
-    const opened: Opened = { groups, erased, event, until: -Infinity, erasures: 0 };
-    this.stamp(opened);
-    this.opened.set(position, opened);
+  /**
+   * Keeps an event opened, with until when its keys are known to read as they do now (`until`, when the
+   * caller has just looked; else looked up here: never, if one is not known).
+   */
+  private remember(
+    position: number,
+    groups: readonly SealedGroup[],
+    erased: readonly string[],
+    event: RecordedEvent,
+    until = this.knownUntil(groups),
+  ) {
+    this.opened.set(position, { groups, erased, event, until, erasures: this.keys.erasures?.() ?? 0 });
   }
 
-  /** Notes until when every key of the event is known to read as it does now (never, if one is not known). */
-  private stamp(opened: Opened): void {
+  /** Until when every key of the groups is known to read as it does now (never, if one is not known). */
+  private knownUntil(groups: readonly SealedGroup[]): number {
     let until = Infinity;
-    for (const group of opened.groups) until = Math.min(until, this.keys.knownUntil?.(group.key) ?? -Infinity);
-    opened.until = until;
-    opened.erasures = this.keys.erasures?.() ?? 0;
+    for (const group of groups) until = Math.min(until, this.keys.known?.(group.key)?.until ?? -Infinity);
+    return until;
   }
 
   /**
    * Whether every key of an event opened here reads as it did: without a look at each key while none
-   * can have changed (the check before still holds), else as `readsAsBefore` says.
+   * can have changed (the check before still holds), else as `untilReadsAsBefore` says.
    */
   private stillReadsAsBefore(opened: Opened): boolean {
     if (opened.erasures === this.keys.erasures?.() && opened.until > (this.keys.keyClock?.() ?? Infinity)) return true;
-    if (!this.readsAsBefore(opened.groups, opened.erased)) return false;
-    this.stamp(opened);
+    const until = this.untilReadsAsBefore(opened.groups, opened.erased);
+    if (until === undefined) return false;
+    opened.until = until;
+    opened.erasures = this.keys.erasures?.() ?? 0;
     return true;
   }
 
-  /** Whether every key of the groups is known here and reads as it did (erased, the fields of `erased`, or not). */
-  private readsAsBefore(groups: readonly SealedGroup[], erased: readonly string[]): boolean {
+  /**
+   * Whether every key of the groups is known here and reads as it did (erased, the fields of `erased`, or
+   * not), answered as until when they all keep doing so (undefined: not all do, or one is not known).
+   * One lookup per key answers both.
+   */
+  private untilReadsAsBefore(groups: readonly SealedGroup[], erased: readonly string[]): number | undefined {
+    let until = Infinity;
     for (const group of groups) {
-      const known = this.keys.knownKey?.(group.key);
-      if (known === undefined) return false;
-      if (known === null && !group.fields.every((f) => erased.includes(f))) return false;
+      const known = this.keys.known?.(group.key);
+      if (known === undefined) return undefined;
+      if (known.value === null && !group.fields.every((f) => erased.includes(f))) return undefined;
+      if (known.until < until) until = known.until;
     }
-    return true;
+    return until;
   }
 
   private openOne(

@@ -222,17 +222,14 @@ export class CachedKeys implements KeyStore {
   }
 
   knownKey(keyId: string): KeyRef | null | undefined {
-    const cached = this.keys.get(keyId);
-    // A key known erased stays erased: no id is used twice.
-    if (cached && (cached.value === null || cached.until > this.now())) return cached.value;
-    return undefined;
+    return this.known(keyId)?.value;
   }
 
-  knownUntil(keyId: string): number | undefined {
+  known(keyId: string): Timed<KeyRef | null> | undefined {
     const cached = this.keys.get(keyId);
-    if (!cached) return undefined;
-    if (cached.value === null) return Infinity;
-    return cached.until > this.now() ? cached.until : undefined;
+    // A key known erased stays erased (no id is used twice): its entry's time is never up.
+    if (cached && (cached.value === null || cached.until > this.now())) return cached;
+    return undefined;
   }
 
   erasures(): number {

@@ -104,8 +104,8 @@ class KeyFileOutage implements KeyStore {
     const known = this.inner.knownKey(keyId);
     return known === undefined ? this.guard(() => this.inner.keyOf(keyId)) : Promise.resolve(known);
   }
-  knownKey(keyId: string) {
-    return this.inner.knownKey(keyId);
+  known(keyId: string) {
+    return this.inner.known(keyId);
   }
   subjectOfPhone(organizationId: string, digits: string) {
     return this.guard(() => this.inner.subjectOfPhone(organizationId, digits));

@@ -304,6 +304,22 @@ describe('the event store with personal data sealed', () => {
         return read;
       };
 
+      it('look each key up once, for both whether it reads as when sealed and until when it keeps doing so', async () => {
+        const kept = new KeepingStore();
+        const sealing = new PersonalDataEventStore(kept, keys);
+        await sealing.appendToStream('call-c1', [queued('c1')]);
+        const [stored] = await kept.readAll({});
+        const known = jest.spyOn(keys, 'known');
+        const knownKey = jest.spyOn(keys, 'knownKey');
+        const read = await readers(sealing);
+        expect(read.map(([c1]) => c1!.data)).toEqual([queued('c1').data, queued('c1').data, queued('c1').data]);
+        // Once per group on the first read; the readers after it trust that look until its time is up.
+        expect(known).toHaveBeenCalledTimes((stored!.data as { sealed: SealedGroup[] }).sealed.length);
+        expect(knownKey).not.toHaveBeenCalled();
+        known.mockRestore();
+        knownKey.mockRestore();
+      });
+
       it('read as erased by every reader once the subject is erased here', async () => {
         const sealing = new PersonalDataEventStore(new KeepingStore(), keys);
         await sealing.appendToStream('call-c1', [queued('c1')]);
