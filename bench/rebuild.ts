@@ -259,7 +259,8 @@ function openStore(dir: string): { events: EventStore; close: () => Promise<void
   if (!SEALED) return { events: raw, close: () => raw.close() };
   const keys = SqliteKeyStore.open(join(dir, 'keys.db'));
   return {
-    events: new PersonalDataEventStore(raw, keys),
+    // As the admin command opens them: its one reader reads each event once.
+    events: new PersonalDataEventStore(raw, keys, { seal: true, keepOpened: 0 }),
     close: async () => {
       await raw.close();
       await keys.close();

@@ -92,8 +92,12 @@ export async function createAdminComposition(config: Config): Promise<AdminCompo
         throw error;
       })),
   );
+  // Its readers (a rebuild, a verification) read each event once: nothing opened is kept for others.
   const events = new UpcastingEventStore(
-    new PersonalDataEventStore(await openEventStore(config), keys, { seal: config.personalDataEncryption }),
+    new PersonalDataEventStore(await openEventStore(config), keys, {
+      seal: config.personalDataEncryption,
+      keepOpened: 0,
+    }),
   );
   const env: ServiceEnvironment = {
     now: () => new Date(),

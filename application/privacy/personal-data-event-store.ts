@@ -102,14 +102,20 @@ type SealedList = readonly SealedGroup[] & { [SEALED_HERE]?: SealedHere };
 export class PersonalDataEventStore extends EventStoreDecorator {
   private readonly streamSubjects = new BoundedCache<string, Subject>(STREAM_SUBJECTS);
   /** By position: the events opened here lately. */
-  private readonly opened = new PositionWindow<Opened>(OPENED_EVENTS);
+  private readonly opened: PositionWindow<Opened>;
 
   constructor(
     store: EventStore,
     private readonly keys: KeyStore,
-    private readonly options: { seal: boolean } = { seal: true },
+    /**
+     * `keepOpened`: how many of the latest positions keep their events opened for the other readers
+     * (`OPENED_EVENTS` when absent); none in a process whose one reader reads each event once (the admin
+     * command's rebuild and verification), where every event kept would only be more for the collector.
+     */
+    private readonly options: { seal: boolean; keepOpened?: number } = { seal: true },
   ) {
     super(store);
+    this.opened = new PositionWindow<Opened>(options.keepOpened ?? OPENED_EVENTS);
   }
 
   override async appendToStream(
@@ -435,12 +441,13 @@ class PositionWindow<V extends { event: RecordedEvent }> {
   }
 
   get(position: number): V | undefined {
+    if (this.size === 0) return undefined;
     const kept = this.slots[position % this.size];
     return kept?.event.position === position ? kept : undefined;
   }
 
   set(position: number, value: V): void {
-    this.slots[position % this.size] = value;
+    if (this.size > 0) this.slots[position % this.size] = value;
   }
 }
 

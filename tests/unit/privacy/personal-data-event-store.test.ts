@@ -205,6 +205,28 @@ describe('the event store with personal data sealed', () => {
     expect(stored!.metadata).not.toHaveProperty('subject');
   });
 
+  it('keeps the events it opened for the next reader, or none when told to keep none (the admin command)', async () => {
+    await events.appendToStream('call-c1', [queued('c1'), ended('c1')]);
+    const decipher = jest.spyOn(crypto, 'createDecipheriv');
+    try {
+      const deciphered = async (reader: EventStore) => {
+        decipher.mockClear();
+        const first = await reader.readAll({});
+        const second = await reader.readAll({});
+        expect(second.map((e) => e.data)).toEqual(first.map((e) => e.data));
+        expect(first.map((e) => e.data)).toEqual([queued('c1').data, ended('c1').data]);
+        return decipher.mock.calls.length;
+      };
+      // Other processes' readers (a replica's, the admin command's): each opens what it reads.
+      const keeping = await deciphered(new PersonalDataEventStore(raw, keys));
+      const keepingNone = await deciphered(new PersonalDataEventStore(raw, keys, { seal: true, keepOpened: 0 }));
+      expect(keeping).toBeGreaterThan(0);
+      expect(keepingNone).toBe(2 * keeping);
+    } finally {
+      decipher.mockRestore();
+    }
+  });
+
   it('stores new events in the clear when sealing is off, and still reads what was sealed', async () => {
     await events.appendToStream('call-c1', [queued('c1')]);
     const clear = new PersonalDataEventStore(raw, keys, { seal: false });
