@@ -12,24 +12,32 @@ let used = POOL;
 let lastMs = -1;
 let counter = 0;
 
+/** The id's first two groups (its milliseconds), written once per millisecond. */
+let msText = '';
+
 export function timeOrderedId(now: number = Date.now()): string {
   if (now > lastMs) {
     lastMs = now;
     counter = 0;
+    msText = '';
   } else if (++counter > 0xfff) {
     // More than 4,096 ids in one millisecond: borrow the next millisecond, keeping the order.
     lastMs += 1;
     counter = 0;
+    msText = '';
+  }
+  if (msText === '') {
+    const ms = lastMs.toString(16).padStart(12, '0');
+    msText = `${ms.slice(0, 8)}-${ms.slice(8)}-`;
   }
   if (used === POOL) {
     randomFillSync(random);
     used = 0;
   }
-  const r = random.subarray(used * 8, used * 8 + 8);
+  // Read from the pool in place: no buffer of its own per id.
+  const at = used * 8;
   used += 1;
-  const ms = lastMs.toString(16).padStart(12, '0');
   const a = (0x7000 | counter).toString(16);
-  const b = ((0x80 | (r[0]! & 0x3f)) * 256 + r[1]!).toString(16);
-  const rest = r.subarray(2, 8).toString('hex');
-  return `${ms.slice(0, 8)}-${ms.slice(8)}-${a}-${b}-${rest}`;
+  const b = ((0x80 | (random[at]! & 0x3f)) * 256 + random[at + 1]!).toString(16);
+  return `${msText}${a}-${b}-${random.toString('hex', at + 2, at + 8)}`;
 }

@@ -7,7 +7,7 @@
  * Every message names the field, prefixed with where the record sits in the request (`data.` for one
  * record, nothing inside a bulk item, whose index is reported beside it).
  */
-import { jsonBytes } from '../shared/chunks';
+import { jsonFitsIn } from '../shared/chunks';
 import { isIsoDate } from '../shared/format';
 import type { OrganizationType } from '../organizations/organization';
 
@@ -84,6 +84,12 @@ const RULES: Record<OrganizationType, Record<string, FieldRule>> = {
   },
 };
 
+/** The rules of each type as a list, made once: a bulk add checks 10,000 records, twice each. */
+const RULE_LISTS: Record<OrganizationType, readonly [string, FieldRule][]> = {
+  collection: Object.entries(RULES.collection),
+  lead_generation: Object.entries(RULES.lead_generation),
+};
+
 /** The fields the spec names for an organization type's records (what templates may refer to). */
 export const recordFields = (type: OrganizationType): readonly string[] => Object.keys(RULES[type]);
 
@@ -97,7 +103,7 @@ export function recordErrors(type: OrganizationType, record: unknown, prefix = '
   const name = (field: string) => `${prefix}${field}`;
   if (!isObject(record)) return [`${prefix ? prefix.slice(0, -1) : 'record'} must be an object`];
   const errors: string[] = [];
-  for (const [field, rule] of Object.entries(RULES[type])) {
+  for (const [field, rule] of RULE_LISTS[type]) {
     const value = record[field];
     if (value === undefined || value === null) {
       if (rule.required) errors.push(`${name(field)} is required`);
@@ -114,7 +120,7 @@ export function recordErrors(type: OrganizationType, record: unknown, prefix = '
   ) {
     errors.push(`${name('current_emi')} must not be greater than ${name('loan_period')}`);
   }
-  if (jsonBytes(record) > MAX_RECORD_BYTES)
+  if (!jsonFitsIn(record, MAX_RECORD_BYTES))
     errors.push(`${prefix ? prefix.slice(0, -1) : 'record'} must be at most ${MAX_RECORD_BYTES} bytes as JSON`);
   return errors;
 }

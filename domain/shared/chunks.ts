@@ -37,6 +37,53 @@ export function utf8Length(text: string): number {
 export const jsonBytes = (value: unknown): number => utf8Length(JSON.stringify(value) ?? '');
 
 /**
+ * Whether a value's JSON is at most `limit` bytes in UTF-8 (as `jsonBytes` counts them), without writing
+ * it when a bound of its size says so already: a bulk add checks the size of 10,000 records, twice each.
+ */
+export const jsonFitsIn = (value: unknown, limit: number): boolean =>
+  jsonBound(value, JSON_BOUND_DEPTH) <= limit || jsonBytes(value) <= limit;
+
+/** How deep `jsonBound` looks into objects and lists before it gives up (answers no bound). */
+const JSON_BOUND_DEPTH = 3;
+/** The most characters JSON writes for a number (`-1.7976931348623157e+308`). */
+const NUMBER_CHARACTERS = 24;
+/** The most UTF-8 bytes JSON writes for one UTF-16 unit of a string: an escape, `\u001f`. */
+const BYTES_PER_UNIT = 6;
+
+/**
+ * At least as many bytes as the value's JSON has, counted without writing it; Infinity beyond `depth`
+ * levels, or for a value that writes itself (`toJSON`) or that JSON refuses (a bigint).
+ */
+function jsonBound(value: unknown, depth: number): number {
+  switch (typeof value) {
+    case 'string':
+      return BYTES_PER_UNIT * value.length + 2;
+    case 'number':
+      return NUMBER_CHARACTERS;
+    case 'boolean':
+      return 5;
+    case 'object':
+      break;
+    case 'bigint':
+      return Infinity;
+    default:
+      // undefined, a function, a symbol: left out of an object, `null` in a list.
+      return 4;
+  }
+  if (value === null) return 4;
+  if (depth === 0 || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Infinity;
+  let bytes = 2;
+  if (Array.isArray(value)) {
+    for (const item of value) bytes += jsonBound(item, depth - 1) + 1;
+    return bytes;
+  }
+  // Every enumerable key, inherited ones too: more than JSON writes, never less.
+  for (const key in value)
+    bytes += BYTES_PER_UNIT * key.length + 4 + jsonBound((value as Record<string, unknown>)[key], depth - 1);
+  return bytes;
+}
+
+/**
  * The items in order, cut greedily into runs of at most `maxBytes` as `sizeOf` weighs them (`emptySize`
  * being what an empty run weighs); an item larger than that is a run of its own.
  */

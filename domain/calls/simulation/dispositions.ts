@@ -59,8 +59,26 @@ function keywordPattern(keyword: string): RegExp {
   return pattern;
 }
 
+/**
+ * Answers of `nameMentions` by keyword and name: every call of a campaign asks about the same few names,
+ * each against dozens of keywords, and a Unicode pattern costs microseconds a match. Bounded.
+ */
+const mentions = new Map<string, boolean>();
+const MAX_MENTIONS = 10_000;
+
 /** True when the name says the keyword and not its negation. */
 export function nameMentions(name: string, keyword: string): boolean {
+  const key = `${keyword}\u0000${name}`;
+  let answer = mentions.get(key);
+  if (answer === undefined) {
+    answer = mentionedIn(name, keyword);
+    if (mentions.size >= MAX_MENTIONS) mentions.clear();
+    mentions.set(key, answer);
+  }
+  return answer;
+}
+
+function mentionedIn(name: string, keyword: string): boolean {
   const text = name.toLowerCase();
   for (const match of text.matchAll(keywordPattern(keyword))) {
     const before = text
