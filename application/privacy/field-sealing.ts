@@ -66,24 +66,24 @@ function nextIv(): string {
  * `JSON.stringify(['sealed/1', keyId, eventType, fields])` as bytes, written into a buffer reused for
  * every group (the cipher takes it in at once), through a view kept for each length. The start is the
  * same for every group and stays written; the part after the key id is the same for every event of a
- * type with the same fields: the last one of each type is kept as bytes, recognised by its paths (the
- * same strings each time, personal-fields.ts `pathsOf`). Key ids (application/ports/key-store.ts) are
- * letters, digits, dashes and dots, which JSON writes as they are; any other is written by JSON.
+ * type with the same fields: the last few of each type are kept as bytes, recognised by their paths
+ * (the same strings each time, personal-fields.ts `pathsOf`), so that the groups of an event sealed
+ * with two keys (a chat's number and its message) do not write each other's out. Key ids
+ * (application/ports/key-store.ts) are letters, digits, dashes and dots, which JSON writes as they are;
+ * any other is written by JSON.
  */
-const associatedTails = new Map<string, { fields: readonly string[]; tail: Buffer }>();
+type Tail = { fields: readonly string[]; tail: Buffer };
+const associatedTails = new Map<string, Tail[]>();
 const MAX_TAILS = 1000;
+/** Tails kept per event type: more than the groups of any one event. */
+const TAILS_PER_TYPE = 4;
 const ASSOCIATED_START = '["sealed/1",';
 const PLAIN_KEY_ID = /^[\w.-]*$/;
 let associated = Buffer.alloc(1024);
 let associatedViews: Buffer[] = [];
 const startLength = associated.write(ASSOCIATED_START, 'latin1');
 function associatedData(keyId: string, eventType: string, fields: readonly string[]): Buffer {
-  let last = associatedTails.get(eventType);
-  if (last === undefined || !samePaths(last.fields, fields)) {
-    if (associatedTails.size >= MAX_TAILS) associatedTails.clear();
-    last = { fields: fields.slice(), tail: Buffer.from(`${JSON.stringify(eventType)},${JSON.stringify(fields)}]`) };
-    associatedTails.set(eventType, last);
-  }
+  const last = tailOf(eventType, fields);
   const id = PLAIN_KEY_ID.test(keyId) ? keyId : JSON.stringify(keyId).slice(1, -1);
   const length = startLength + Buffer.byteLength(id) + 3 + last.tail.length;
   if (length > associated.length) {
@@ -98,6 +98,21 @@ function associatedData(keyId: string, eventType: string, fields: readonly strin
   associated[at++] = 0x2c; // ,
   last.tail.copy(associated, at);
   return (associatedViews[length] ??= associated.subarray(0, length));
+}
+
+/** The part of the associated data after the key id, for these paths of this type (made on a miss). */
+function tailOf(eventType: string, fields: readonly string[]): Tail {
+  let tails = associatedTails.get(eventType);
+  if (tails === undefined) {
+    if (associatedTails.size >= MAX_TAILS) associatedTails.clear();
+    associatedTails.set(eventType, (tails = []));
+  }
+  for (const kept of tails) if (samePaths(kept.fields, fields)) return kept;
+  const made = { fields: fields.slice(), tail: Buffer.from(`${JSON.stringify(eventType)},${JSON.stringify(fields)}]`) };
+  // The latest first; the oldest goes when the type has as many as it keeps.
+  tails.unshift(made);
+  if (tails.length > TAILS_PER_TYPE) tails.pop();
+  return made;
 }
 
 /** Whether two lists of paths are the same, in the same order. */

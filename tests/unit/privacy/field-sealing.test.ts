@@ -2,7 +2,7 @@
  * Sealing an event's personal fields: what is stored, what reads back with the key, without it, and
  * what happens to a sealed group that was changed or moved.
  */
-import { randomBytes } from 'node:crypto';
+import { createDecipheriv, randomBytes } from 'node:crypto';
 import {
   SealedFieldsTamperedError,
   sealedGroupsOf,
@@ -34,6 +34,16 @@ const added = {
   campaignId: 'k1',
   record: { loan_id: 'L1', first_name: 'Asha', phone_number: '+919812345678', loan_amount: 250000, branch: 'B1' },
 };
+
+/** A group opened as the envelope is documented: AES-256-GCM, the tag last, `["sealed/1", key, type, fields]` bound. */
+function openAsDocumented(eventType: string, group: SealedGroup): unknown[] {
+  const bytes = Buffer.from(group.data, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', keyOf(group.key)!, Buffer.from(group.iv, 'base64'));
+  decipher.setAAD(Buffer.from(JSON.stringify(['sealed/1', group.key, eventType, group.fields])));
+  decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+  const plain = Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]);
+  return JSON.parse(plain.toString('utf8')) as unknown[];
+}
 
 describe('sealing personal fields', () => {
   it('takes the fields out of the data and keeps them only encrypted', () => {
@@ -98,6 +108,32 @@ describe('sealing personal fields', () => {
     ]);
     const opened = unsealFields('ChatRequested', stored, (id) => (id === contentKey.keyId ? null : keyOf(id)));
     expect(opened).toEqual({ data: { customerName: 'Asha', to: '+9198', content: ERASED }, erased: ['content'] });
+  });
+
+  it('binds each group to its own paths when the events of a type seal several groups, in any order', () => {
+    const shapes: { fields: string[]; data: Record<string, unknown> }[] = [
+      { fields: ['customerName', 'to'], data: { customerName: 'Asha', to: '+9198' } },
+      { fields: ['to'], data: { to: '+9197' } },
+      { fields: ['customerName'], data: { customerName: 'Ravi' } },
+      { fields: ['to', 'customerName'], data: { to: '+9196', customerName: 'Meera' } },
+      { fields: ['customerName', 'to', 'from'], data: { customerName: 'Joy', to: '+9195', from: '+9194' } },
+      { fields: ['from'], data: { from: '+9193' } },
+    ];
+    // Every shape after every other one, each event with its content in a second group of its own.
+    for (let round = 0; round < 3; round++)
+      for (const [i, shape] of shapes.entries()) {
+        const data = { ...shape.data, content: `Hello ${i}` };
+        const stored = sealFields('ChatRequested', data, [
+          { ...subjectKey, fields: shape.fields },
+          { ...contentKey, fields: ['content'] },
+        ]);
+        expect(unsealFields('ChatRequested', stored, keyOf)).toEqual({ data, erased: [] });
+        // Each group opens with the associated data docs/privacy.md gives, written out here.
+        for (const group of sealedGroupsOf(stored))
+          expect(openAsDocumented('ChatRequested', group)).toEqual(
+            group.fields.map((f) => data[f as keyof typeof data]),
+          );
+      }
   });
 
   it('writes fields of a subject already erased as erased, with nothing to decrypt', () => {
