@@ -65,6 +65,21 @@ const BENCHES: Bench[] = [
     ],
   },
   {
+    // What sealing personal data costs a bulk add: rounds alternated with it off and on.
+    name: 'customers',
+    args: ['--compare', '--rounds', '7'],
+    quickArgs: ['--compare', '--rounds', '1'],
+    targets: [
+      max('bulk add, sealing on against off, new subjects', /subjects=new .*overhead=\+?(-?[\d.]+)%/, 15, '%'),
+      max(
+        'bulk add, sealing on against off, known subjects (keys cached)',
+        /subjects=known .*overhead=\+?(-?[\d.]+)%/,
+        15,
+        '%',
+      ),
+    ],
+  },
+  {
     name: 'chats',
     args: [],
     quickArgs: ['--customers', '20000', '--runs', '1'],

@@ -10,7 +10,15 @@
  * `--calls without|with` runs only the bulk add without (or with) `initiateCall`. `--profile <file>` writes
  * a CPU profile of the main thread during the last round's add alone (open it in Chrome's DevTools).
  *
+ * `--compare` measures what sealing costs (target: at most 15% slower than without): rounds alternate a
+ * service sealing personal data and one storing it in the clear, the bulk add without calls, for two
+ * kinds of subjects. `new`: every customer's number is new to the organization, so each key is made
+ * during the add (the bench's other figures are this case). `known`: the same 10,000 customers were
+ * added to another campaign just before (a campaign loaded again with the same borrowers), so their keys
+ * exist and are cached. Each line gives both medians and the overhead of the medians.
+ *
  *   npx tsx bench/customers.ts [--records 10000] [--rounds 3] [--encryption on|off] [--calls without|with] [--profile out.cpuprofile]
+ *   npx tsx bench/customers.ts --compare [--rounds 5]
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -55,14 +63,23 @@ const records = (campaign: number) =>
     benchCustomer(i, { loanId: `L${campaign}-${i}`, language: ['hindi', 'marathi', 'english'][i % 3]! }),
   );
 
-/** A fresh service on its own data directory, with an organization ready to add customers and call them. */
-async function freshService() {
-  const bench = await benchService('bench-customers-');
+/**
+ * A fresh service on its own data directory, with an organization ready to add customers and call them.
+ * `known`: the measured customers' numbers are added (to another campaign) first.
+ */
+async function freshService(encryption?: 'on' | 'off', known = false) {
+  const bench = await benchService('bench-customers-', encryption);
   const { token, send, create } = bench;
   const agent = await create('/api/v1/agents', token, { name: 'Bench agent', greeting: 'Namaste {{first_name}}' });
   const disposition = await create('/api/v1/dispositions', token, { name: 'Promise to pay' });
   await bench.buyVoiceNumber();
   const campaign = await create('/api/v1/campaigns/create', token, { name: 'Bench', campaignType: 'emi' });
+  if (known) {
+    // Before the warm-up, so that the add measured does not share the machine with this one's aftermath.
+    const before = await create('/api/v1/campaigns/create', token, { name: 'Loaded before', campaignType: 'emi' });
+    const reply = await send('/api/v1/customers/add/bulk', token, { campaignId: before.id, records: records(-2) });
+    if (reply.status !== 201) throw new Error(`bulk add before: ${reply.status}`);
+  }
   // Warm-up, as on a service that has been running: the code paths of a bulk add and of a call compiled.
   // Its numbers (+9197...) are none of the measured ones (+9198...): every measured customer is a new
   // subject whose key is made during the add, the worst case for sealing, not one keyed by the warm-up.
@@ -78,6 +95,36 @@ async function freshService() {
     callConfig: { agentId: agent.id, dispositionId: disposition.id },
   });
   return { ...bench, campaignId: campaign.id, callConfig: { agentId: agent.id, dispositionId: disposition.id } };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** `--compare`: the bulk add with sealing off and on, rounds alternated, for new and for known subjects. */
+async function compare() {
+  console.log(`machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}`);
+  for (const subjects of ['new', 'known'] as const) {
+    const times = { off: [] as number[], on: [] as number[] };
+    for (let round = 0; round < ROUNDS; round++)
+      for (const encryption of ['off', 'on'] as const) {
+        const bench = await freshService(encryption, subjects === 'known');
+        const t0 = performance.now();
+        const reply = await bench.send('/api/v1/customers/add/bulk', bench.token, {
+          campaignId: bench.campaignId,
+          records: records(round),
+        });
+        times[encryption].push(performance.now() - t0);
+        if (reply.status !== 201 || reply.body.results.successful !== RECORDS)
+          throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
+        await bench.close();
+      }
+    const off = median(times.off)!;
+    const on = median(times.on)!;
+    const overhead = ((on / off - 1) * 100).toFixed(1);
+    console.log(
+      `sealing overhead  records=${RECORDS}  subjects=${subjects.padEnd(5)}  rounds=${ROUNDS}  off median=${off.toFixed(0)} ms (${times.off.map((t) => t.toFixed(0)).join(', ')})  on median=${on.toFixed(0)} ms (${times.on.map((t) => t.toFixed(0)).join(', ')})  overhead=${overhead.startsWith('-') ? '' : '+'}${overhead}%`,
+    );
+  }
+  clearInterval(sampler);
 }
 
 async function main() {
@@ -121,7 +168,6 @@ async function main() {
       await bench.close();
     }
     const sorted = [...times].sort((a, b) => a - b);
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const cpuMedian = median(cpu)!;
     const mainMedian = median(mainCpu);
     // Ranges too: on a shared machine one round's figure says little, and the spread says how little.
@@ -134,7 +180,7 @@ async function main() {
   console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
 }
 
-main().catch((error) => {
+(process.argv.includes('--compare') ? compare() : main()).catch((error) => {
   console.error(error);
   process.exit(1);
 });

@@ -36,11 +36,11 @@ export const encryptionArg = (): 'on' | 'off' => {
   return i >= 0 && process.argv[i + 1] === 'off' ? 'off' : 'on';
 };
 
-export async function benchService(prefix: string) {
+export async function benchService(prefix: string, encryption: 'on' | 'off' = encryptionArg()) {
   const dir = tempDir(prefix);
   const config = loadConfig({
     DATA_DIR: dir.path,
-    PERSONAL_DATA_ENCRYPTION: encryptionArg(),
+    PERSONAL_DATA_ENCRYPTION: encryption,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
     ADMIN_TOKEN: 'bench-admin',
     LOG_LEVEL: 'error',
