@@ -15,6 +15,7 @@ import type { ProjectionRunner } from '../application/projection-runner';
 import type { EventStore } from '../application/ports/event-store';
 import type { KeyStore } from '../application/ports/key-store';
 import type { Logger } from '../application/ports/logger';
+import type { DerivedFeed } from '../application/rebuild/generation-builder';
 import type { ReadStore } from '../application/ports/read-store';
 import type { SpeechEngine } from '../application/ports/speech-engine';
 import type { ServiceEnvironment } from '../application/request-context';
@@ -95,10 +96,22 @@ export type ModuleDefinition = {
   reads: readonly AnyProjection[];
   build: (deps: ModuleDeps) => Promise<Omit<Module, 'name'>> | Omit<Module, 'name'>;
   /**
+   * Read models that read a feed derived from the log instead of its events (the analytics rollups read
+   * the log entries' changes): the module runs them itself (the projection runner does not keep them), and
+   * `projections rebuild|verify` builds them with the others, each over a new `feed` of the log.
+   */
+  derived?: readonly DerivedProjections[];
+  /**
    * The module as it runs over this event store, when what the store offers changes the read models it
    * keeps (the audit keeps no event index over a store that searches its own events); itself otherwise.
    */
   over?: (events: EventStore) => ModuleDefinition;
+};
+
+/** Projections that read a feed derived from the log (`ModuleDefinition.derived`), and how to make the feed. */
+export type DerivedProjections = {
+  projections: readonly AnyProjection[];
+  feed: (events: EventStore) => DerivedFeed;
 };
 
 /** The services modules lend each other, by name. Taking one no earlier module lent is a wiring error, found at start. */

@@ -3,6 +3,8 @@
  * it provide (api/provided.ts). Adding a feature is adding its module here (docs/adding-a-feature.md).
  */
 import type { EventStore } from '../application/ports/event-store';
+import type { DerivedFeed } from '../application/rebuild/generation-builder';
+import type { AnyProjection } from '../projections/projection';
 import { adminModule } from './admin/module';
 import { agentsModule } from './agents/module';
 import { analyticsModule } from './analytics/module';
@@ -55,3 +57,21 @@ export const modulesOver = (events: EventStore): readonly ModuleDefinition[] =>
 
 /** Every read model the service keeps over `events`: those of every module, in the order of the modules. */
 export const projectionsOver = (events: EventStore) => modulesOver(events).flatMap((module) => module.projections);
+
+/**
+ * Every read model over `events` that `projections rebuild|verify` builds: the projection runner's, then
+ * those reading a feed derived from the log (`ModuleDefinition.derived`), each with a new feed of it.
+ */
+export function readModelsOver(events: EventStore): { all: AnyProjection[]; feeds: Map<string, DerivedFeed> } {
+  const modules = modulesOver(events);
+  const all = modules.flatMap((module) => module.projections);
+  const feeds = new Map<string, DerivedFeed>();
+  for (const derived of modules.flatMap((module) => module.derived ?? [])) {
+    const feed = derived.feed(events);
+    for (const projection of derived.projections) {
+      all.push(projection);
+      feeds.set(projection.name, feed);
+    }
+  }
+  return { all, feeds };
+}

@@ -34,7 +34,7 @@ import type { EventData, EventStore } from '../application/ports/event-store';
 import { PersonalDataEventStore } from '../application/privacy/personal-data-event-store';
 import { timeOrderedId } from '../application/time-ordered-id';
 import { UpcastingEventStore } from '../application/upcasting-event-store';
-import { projectionsOver } from '../api/modules';
+import { readModelsOver } from '../api/modules';
 import { SqliteEventStore } from '../infrastructure/sqlite/sqlite-event-store';
 import { SqliteKeyStore } from '../infrastructure/sqlite/sqlite-key-store';
 import { SqliteReadStore } from '../infrastructure/sqlite/sqlite-read-store';
@@ -341,7 +341,8 @@ async function rebuildOnce(dir: string) {
   const summary = await rebuildProjections({
     events,
     reads,
-    all: projectionsOver(events),
+    // The analytics rollups among them, over their feed of the log entries' changes.
+    ...readModelsOver(events),
     owner: 'bench',
     retireAfterMs: 0,
     builder: {

@@ -68,11 +68,12 @@ export type AdminComposition = {
 
 /**
  * Every read model the service keeps over this event store (not the audit's event index over one that
- * searches its own events), loaded when a projections command needs them (not for the others).
+ * searches its own events), with the feeds of those that read one derived from the log (the analytics
+ * rollups), loaded when a projections command needs them (not for the others).
  */
-const everyProjection = async (events: EventStore) =>
+const readModels = async (events: EventStore) =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require('../modules') as typeof import('../modules')).projectionsOver(events);
+  (require('../modules') as typeof import('../modules')).readModelsOver(events);
 
 export async function createAdminComposition(config: Config): Promise<AdminComposition> {
   // Opened on first use: add-numbers and the projections commands need the read store (and the keys in it).
@@ -127,24 +128,24 @@ export async function createAdminComposition(config: Config): Promise<AdminCompo
     },
   };
   const projections: AdminComposition['projections'] = {
-    names: async () => (await everyProjection(events)).map((p) => p.name),
+    names: async () => (await readModels(events)).all.map((p) => p.name),
     rebuild: async (names, onProgress) =>
       rebuildProjections({
         events,
         reads: (await numbersReadModel()).store,
-        all: await everyProjection(events),
+        ...(await readModels(events)),
         names,
         owner: `${hostname()}:${process.pid}:admin`,
         leaseTtlMs: config.leaseTtlMs,
         ...(onProgress && { onProgress }),
       }),
     async verify(names, onProgress) {
-      const all = await everyProjection(events);
+      const { all, feeds } = await readModels(events);
       const live = (await numbersReadModel()).store;
       const dir = mkdtempSync(join(tmpdir(), 'verify-read-models-'));
       const scratch = new SqliteReadStore(join(dir, 'read.db'));
       try {
-        return await verifyProjections({ events, live, scratch, all, names, ...(onProgress && { onProgress }) });
+        return await verifyProjections({ events, live, scratch, all, feeds, names, ...(onProgress && { onProgress }) });
       } finally {
         await scratch.close();
         rmSync(dir, { recursive: true, force: true });

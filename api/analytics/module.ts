@@ -6,7 +6,8 @@
  * The activity rollups are fed the changes of the log entries, not the events themselves
  * (`EntryChangeFeed`, docs/analytics.md "Read models"), so they have a projection runner of their own,
  * over that feed. One replica at a time builds them (the `analytics-rollups` job, whose commits carry
- * its lease's fence); every replica reads their checkpoint to know how far they are.
+ * its lease's fence); every replica reads their checkpoint to know how far they are. `projections
+ * rebuild|verify` builds them with the other read models, over a feed of its own (`derived`).
  */
 import { EntryChangeFeed } from '../../application/analytics/entry-change-feed';
 import { ActivityRollups } from '../../application/analytics/activity-rollups';
@@ -14,6 +15,7 @@ import { ActivityTotals } from '../../application/analytics/activity-totals';
 import { AnalyticsService } from '../../application/analytics/analytics-service';
 import { CampaignFunnels } from '../../application/analytics/campaign-funnel';
 import { SpeechUsageReport } from '../../application/analytics/speech-usage';
+import type { EventStore } from '../../application/ports/event-store';
 import type { Fence } from '../../application/ports/leases';
 import { ProjectionFailedError, ProjectionRunner } from '../../application/projection-runner';
 import { isTransient } from '../../infrastructure/shared/transient-errors';
@@ -40,6 +42,15 @@ const ROLLUP_WAIT_MS = 1000;
 /** While a bulk request writes, the rollups give way to it (at most this long per batch), as the read models do. */
 const BULK_GIVE_WAY_MS = 1000;
 
+/** The log as the activity rollups read it: the changes of its call and chat entries (docs/analytics.md). */
+const activityChangeFeed = (events: EventStore) =>
+  new EntryChangeFeed<LogEntryState>(events, {
+    eventTypes: ENTRY_EVENT_TYPES,
+    evolve: nextLogEntry,
+    change: activityChange,
+    unreadable: unreadableChange,
+  });
+
 export const analyticsModule: ModuleDefinition = {
   name: 'analytics',
   projections: [speechUsageProjection],
@@ -52,14 +63,10 @@ export const analyticsModule: ModuleDefinition = {
     customersProjection,
     speechUsageProjection,
   ],
+  derived: [{ projections: [activityRollupsProjection], feed: activityChangeFeed }],
   async build({ reads, events, config, logger, foreground }) {
     const logs = await reads.collection(callLogsProjection.collection);
-    const feed = new EntryChangeFeed<LogEntryState>(events, {
-      eventTypes: ENTRY_EVENT_TYPES,
-      evolve: nextLogEntry,
-      change: activityChange,
-      unreadable: unreadableChange,
-    });
+    const feed = activityChangeFeed(events);
     const names = [activityRollupsProjection.name];
     const rollups = new ProjectionRunner(feed, reads, [activityRollupsProjection], {
       logger,

@@ -12,6 +12,7 @@
  * since it started; read-only, it appends nothing.
  */
 import type { AppendResult, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent } from '../ports/event-store';
+import type { DerivedFeed } from '../rebuild/generation-builder';
 
 export type EntryFold<S> = {
   /** Types of the events that change an entry; each is recorded on its entry's own stream. */
@@ -31,7 +32,7 @@ type Known<S> = { revision: number; entry: S | null };
 
 const STREAM_READS_AT_ONCE = 16;
 
-export class EntryChangeFeed<S> implements EventStore {
+export class EntryChangeFeed<S> implements EventStore, DerivedFeed {
   /** Entries by stream, as of a revision; least recently used first. */
   private readonly known = new Map<string, Known<S>>();
   private readonly types: ReadonlySet<string>;
@@ -64,7 +65,15 @@ export class EntryChangeFeed<S> implements EventStore {
   async close(): Promise<void> {}
 
   async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
-    const events = await this.events.readAll(options);
+    return this.derive(await this.events.readAll(options));
+  }
+
+  /**
+   * A page of the log as the rollups read it: each event of an entry replaced by its change. Pages are
+   * handed over in order, each once (the rollups' runner reading `readAll`, or a rebuild reading the
+   * log once for every read model: `DerivedFeed`).
+   */
+  async derive(events: readonly RecordedEvent[]): Promise<RecordedEvent[]> {
     // Other events of an entry's stream (a call's adoption by another replica) change nothing, but are
     // followed too, so the next change finds the entry remembered at the revision just before it.
     const seen = new Set<string>();

@@ -4,13 +4,21 @@
  * runner's per-batch path: the documents stay in memory while events are applied (the most recently
  * touched ones, up to a limit per projection), and go to the store in big loads of their latest state,
  * written while the next events are applied. A document let go of is read back from the store when an
- * event touches it again.
+ * event touches it again. A projection that reads a feed derived from the log (`DerivedFeed`) is built in
+ * the same pass, from the feed's page for each page of the log.
  */
 import type { AnyProjection } from '../../projections/projection';
 import type { EventStore, RecordedEvent } from '../ports/event-store';
 import type { ReadStore, StoredDocument } from '../ports/read-store';
 
 export type BuildProgress = { events: number; position: number };
+
+/**
+ * What a projection reads in place of the log's events, when it reads a feed derived from them (the
+ * analytics rollups read the log entries' changes, application/analytics/entry-change-feed.ts): for each
+ * page of the log, in order and each once, the page it is handed, event for event at the same positions.
+ */
+export type DerivedFeed = { derive(events: readonly RecordedEvent[]): Promise<RecordedEvent[]> };
 
 export type GenerationBuilderOptions = {
   events: EventStore;
@@ -19,6 +27,8 @@ export type GenerationBuilderOptions = {
   generation: number;
   /** Each projection applies the events up to its position here (all when absent): verify stops at the live checkpoints. */
   until?: ReadonlyMap<string, number>;
+  /** The feed a projection reads, by name, when it does not read the log's events (`DerivedFeed`). */
+  feeds?: ReadonlyMap<string, DerivedFeed>;
   /** Events read at a time. */
   pageSize?: number;
   /** Events applied between two writes to the store. */
@@ -78,6 +88,14 @@ type Building = {
   dirty: Held[];
 };
 
+/** The projections that read the same events: the log's (`feed` null), or one derived feed's. */
+type Group = {
+  feed: DerivedFeed | null;
+  building: Building[];
+  /** The projections each event type concerns, worked out once per type. */
+  byType: Map<string, Building[]>;
+};
+
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 /**
  * Small pages: a page's events are garbage once applied, and most of them die young if a page is a
@@ -109,6 +127,7 @@ export class GenerationBuilder {
   /** `load` until the generation is finished (no counters, no indexes yet), `commit` after. */
   mode: 'load' | 'commit' = 'load';
   private readonly building: Building[];
+  private readonly groups: Group[];
   /** The last flush handed to the store, and the one before it (at most two in flight). */
   private inflight: Promise<void> = Promise.resolve();
   private previous: Promise<void> = Promise.resolve();
@@ -133,6 +152,14 @@ export class GenerationBuilder {
       away: 0,
       dirty: [],
     }));
+    const groups = new Map<DerivedFeed | null, Group>();
+    for (const b of this.building) {
+      const feed = options.feeds?.get(b.projection.name) ?? null;
+      let group = groups.get(feed);
+      if (!group) groups.set(feed, (group = { feed, building: [], byType: new Map() }));
+      group.building.push(b);
+    }
+    this.groups = [...groups.values()];
   }
 
   /** Applies every event up to `head`, and resolves once all of it is in the store. */
@@ -143,7 +170,7 @@ export class GenerationBuilder {
       const page = await this.options.events.readAll({ after: this.position, maxCount: pageSize });
       const events = page.filter((e) => e.position <= head);
       if (events.length === 0) break;
-      await this.apply(events);
+      for (const group of this.groups) await this.apply(group, group.feed ? await group.feed.derive(events) : events);
       this.position = events[events.length - 1]!.position;
       this.events += events.length;
       this.sinceFlush += events.length;
@@ -156,37 +183,34 @@ export class GenerationBuilder {
     await this.inflight;
   }
 
-  /** The projections each event type concerns, worked out once per type. */
-  private readonly byType = new Map<string, Building[]>();
-
-  private concerned(type: string): Building[] {
-    let found = this.byType.get(type);
-    if (!found) this.byType.set(type, (found = this.building.filter((b) => b.types === null || b.types.has(type))));
+  private concerned(group: Group, type: string): Building[] {
+    let found = group.byType.get(type);
+    if (!found) group.byType.set(type, (found = group.building.filter((b) => b.types === null || b.types.has(type))));
     return found;
   }
 
   /**
-   * Each event handed to the projections its type concerns. An event that touches a document let go of
+   * Each event handed to the projections of the group its type concerns. An event that touches a document let go of
    * stops the pass: the documents let go of that the rest of the events touch are read back, in one
    * read per projection, and the pass goes on from that event (the projections it was already applied
    * to skip it: their documents are at its position).
    */
-  private async apply(events: readonly RecordedEvent[]): Promise<void> {
+  private async apply(group: Group, events: readonly RecordedEvent[]): Promise<void> {
     for (let from = 0; from < events.length;) {
-      const stopped = this.applyFrom(events, from);
+      const stopped = this.applyFrom(group, events, from);
       if (stopped === events.length) return;
       // `documentIds` named the document it stopped at again, so it is read back: the pass moves on.
-      if ((await this.readBack(events, stopped)) === 0)
+      if ((await this.readBack(group, events, stopped)) === 0)
         throw new Error(`documentIds of a projection named other documents for event ${events[stopped]!.id}`);
       from = stopped;
     }
   }
 
   /** Applies the events from `from` on; returns where it stopped at a document let go of (the end: none). */
-  private applyFrom(events: readonly RecordedEvent[], from: number): number {
+  private applyFrom(group: Group, events: readonly RecordedEvent[], from: number): number {
     for (let i = from; i < events.length; i++) {
       const event = events[i]!;
-      for (const b of this.concerned(event.type)) {
+      for (const b of this.concerned(group, event.type)) {
         if (event.position > b.until) continue;
         for (const id of documentIdsOf(b, event)) {
           const held = this.heldOf(b, id);
@@ -230,11 +254,11 @@ export class GenerationBuilder {
   }
 
   /** Reads back the documents let go of that the events from `from` on touch; returns how many. */
-  private async readBack(events: readonly RecordedEvent[], from: number): Promise<number> {
+  private async readBack(group: Group, events: readonly RecordedEvent[], from: number): Promise<number> {
     const wanted = new Map<Building, Set<string>>();
     for (let i = from; i < events.length; i++) {
       const event = events[i]!;
-      for (const b of this.concerned(event.type)) {
+      for (const b of this.concerned(group, event.type)) {
         if (b.away === 0 || event.position > b.until) continue;
         for (const id of documentIdsOf(b, event)) {
           if (!this.heldOf(b, id)?.away) continue;

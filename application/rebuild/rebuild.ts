@@ -16,7 +16,7 @@ import type { AnyProjection } from '../../projections/projection';
 import type { EventStore } from '../ports/event-store';
 import type { Lease } from '../ports/leases';
 import type { ReadStore } from '../ports/read-store';
-import { GenerationBuilder } from './generation-builder';
+import { GenerationBuilder, type DerivedFeed } from './generation-builder';
 import { select } from './selection';
 
 export type RebuildPhase = 'loading' | 'indexing' | 'catching-up' | 'switching' | 'retiring';
@@ -38,6 +38,8 @@ export type RebuildOptions = {
   /** Every projection the service runs; the rebuild covers those named (all by default). */
   all: readonly AnyProjection[];
   names?: readonly string[];
+  /** The feed a projection reads, by name, when it does not read the log's events (the analytics rollups). */
+  feeds?: ReadonlyMap<string, DerivedFeed>;
   /** Who rebuilds, in the lease. */
   owner: string;
   /**
@@ -137,6 +139,7 @@ async function rebuild(options: RebuildOptions): Promise<RebuildSummary> {
     target: reads,
     projections,
     generation,
+    ...(options.feeds && { feeds: options.feeds }),
     ...options.builder,
     onProgress: ({ events: count, position }) => report(position, count),
   });

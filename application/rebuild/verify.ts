@@ -8,7 +8,7 @@
 import type { AnyProjection, CollectionDefinition } from '../../projections/projection';
 import type { EventStore } from '../ports/event-store';
 import type { ReadStore, StoredDocument } from '../ports/read-store';
-import { GenerationBuilder, type BuildProgress } from './generation-builder';
+import { GenerationBuilder, type DerivedFeed, type BuildProgress } from './generation-builder';
 import { select } from './selection';
 
 export type Difference =
@@ -42,6 +42,8 @@ export type VerifyOptions = {
   scratch: ReadStore;
   all: readonly AnyProjection[];
   names?: readonly string[];
+  /** The feed a projection reads, by name, when it does not read the log's events (the analytics rollups). */
+  feeds?: ReadonlyMap<string, DerivedFeed>;
   onProgress?: (progress: BuildProgress & { head: number }) => void;
   builder?: { pageSize?: number; flushEvery?: number; cacheLimit?: number };
 };
@@ -62,6 +64,7 @@ export async function verifyProjections(options: VerifyOptions): Promise<VerifyR
     projections,
     generation: 0,
     until: checkpoints,
+    ...(options.feeds && { feeds: options.feeds }),
     ...options.builder,
     onProgress: (progress) => options.onProgress?.({ ...progress, head }),
   });

@@ -5,6 +5,7 @@
  * live checkpoints and reports what differs.
  */
 import { ProjectionRunner } from '../../../../application/projection-runner';
+import type { DerivedFeed } from '../../../../application/rebuild/generation-builder';
 import { rebuildProjections } from '../../../../application/rebuild/rebuild';
 import { UnknownProjectionError } from '../../../../application/rebuild/selection';
 import { diff, verifyProjections } from '../../../../application/rebuild/verify';
@@ -110,6 +111,75 @@ describe('projection rebuild', () => {
     );
     await reads.leases.acquire('rebuild:projections', 'other', 60_000);
     await expect(rebuildProjections({ events, reads, all, owner: 'a' })).rejects.toThrow(/Another rebuild is running/);
+  });
+});
+
+/**
+ * A feed derived from the log, stateful as the activity rollups' is: each `Added` becomes the running sum
+ * of its key so far. It checks it is handed every page once, in order.
+ */
+function runningSums(): DerivedFeed & { pages: number } {
+  const sums = new Map<string, number>();
+  let last = -1;
+  return {
+    pages: 0,
+    async derive(events) {
+      this.pages += 1;
+      return events.map((e) => {
+        if (e.position <= last) throw new Error(`position ${e.position} handed twice or out of order`);
+        last = e.position;
+        if (e.type !== 'Added') return e;
+        const { key, n } = e.data as { key: string; n: number };
+        sums.set(key, (sums.get(key) ?? 0) + n);
+        return { ...e, type: 'Summed', data: { key, sum: sums.get(key)! } };
+      });
+    },
+  };
+}
+const running: Projection<{ id: string; sum: number }> = {
+  name: 'running',
+  collection: { name: 'running', fields: { sum: 'number' } },
+  eventTypes: ['Summed'],
+  documentIds: (e) => [`running-${(e.data as { key: string }).key}`],
+  evolve: (id, _doc, e) => ({ id, sum: (e.data as { sum: number }).sum }),
+};
+
+describe('read models over a feed derived from the log', () => {
+  it('are rebuilt in the same pass over the log, from the feed, beside the others; verify reads the feed too', async () => {
+    const events = new MemoryEventStore();
+    const reads = new MemoryReadStore();
+    for (let i = 0; i < 120; i++) await add(events, `k${i % 7}`, i);
+    const feed = runningSums();
+    const summary = await rebuildProjections({
+      events,
+      reads,
+      all: [...all, running],
+      feeds: new Map([['running', feed]]),
+      owner: 'test',
+      retireAfterMs: 0,
+      builder: { pageSize: 16, flushEvery: 32, cacheLimit: 3 },
+    });
+    expect(summary.projections).toEqual(['totals', 'marks', 'running']);
+    expect(summary.events).toBe(120);
+    // Each page of the log read once: 120 events, 16 at a time.
+    expect(feed.pages).toBe(8);
+    const want = await expected(events);
+    const sums = await reads.collection<{ id: string; sum: number }>(running.collection);
+    for (const [key, total] of want)
+      expect(await sums.get(`running-${key}`)).toEqual({ id: `running-${key}`, sum: total.total });
+    expect(await sums.count({})).toBe(want.size);
+    const totalsRebuilt = await reads.collection<Total>(totals.collection);
+    for (const [id, total] of want) expect(await totalsRebuilt.get(id)).toEqual(total);
+
+    const report = await verifyProjections({
+      events,
+      live: reads,
+      scratch: new MemoryReadStore(),
+      all: [...all, running],
+      feeds: new Map([['running', runningSums()]]),
+    });
+    expect(report.differences).toEqual([]);
+    expect(report.compared).toEqual({ totals: want.size, running: want.size });
   });
 });
 
