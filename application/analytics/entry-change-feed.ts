@@ -83,14 +83,19 @@ export class EntryChangeFeed<S> implements EventStore, DerivedFeed {
       return true;
     });
     const read = await this.entriesToRead(tracked);
-    const changes = new Map<RecordedEvent, RecordedEvent>();
+    // The page as the projection reads it: each tracked event of an entry in place of its change.
+    const derived = events.slice();
     // The entries as this batch leaves them (the memory may let some go before the batch ends).
     const latest = new Map<string, Known<S>>();
-    for (const event of tracked) {
+    for (let i = 0, t = 0; t < tracked.length; i++) {
+      const event = events[i]!;
+      if (event !== tracked[t]) continue;
+      t += 1;
       const before = read.has(event) ? read.get(event)! : this.at(latest, event.streamId, event.revision - 1);
       if (!this.types.has(event.type)) {
-        latest.set(event.streamId, { revision: event.revision, entry: before });
-        this.remember(event.streamId, { revision: event.revision, entry: before });
+        const known = { revision: event.revision, entry: before };
+        latest.set(event.streamId, known);
+        this.remember(event.streamId, known);
         continue;
       }
       let after: S | null;
@@ -99,14 +104,15 @@ export class EntryChangeFeed<S> implements EventStore, DerivedFeed {
       } catch (error) {
         // Nothing after it in this stream can be known: the stream is forgotten, the projection stops here.
         this.known.delete(event.streamId);
-        changes.set(event, this.entry.unreadable(event, error));
+        derived[i] = this.entry.unreadable(event, error);
         break;
       }
-      latest.set(event.streamId, { revision: event.revision, entry: after });
-      this.remember(event.streamId, { revision: event.revision, entry: after });
-      changes.set(event, this.entry.change(event, before, after));
+      const known = { revision: event.revision, entry: after };
+      latest.set(event.streamId, known);
+      this.remember(event.streamId, known);
+      derived[i] = this.entry.change(event, before, after);
     }
-    return events.map((e) => changes.get(e) ?? e);
+    return derived;
   }
 
   /**

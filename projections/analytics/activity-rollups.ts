@@ -25,12 +25,14 @@ import { chatLogsProjection, type ChatLogDocument } from '../logs/chat-logs';
 /** A log entry as far as the rollups need it to evolve it (`slim`). */
 export type LogEntryState = CallLogDocument | ChatLogDocument;
 
-/** What one entry adds to its bucket: the bucket's key and its figures. */
+/** What one entry adds to its bucket: the bucket's key and id, and its figures. */
 export type ActivityEntry = {
   organizationId: string;
   campaign_id: string;
   agent_id: string;
   date: string;
+  /** The bucket's id (`activityBucketId` of the four above), worked out once per entry. */
+  bucket: string;
 } & (
   | { type: 'call'; status: CallStatus; duration: number; disposition: string | null }
   | { type: 'chat'; status: ChatStatus; replied: boolean; disposition: string | null }
@@ -84,20 +86,22 @@ export function nextLogEntry(entry: LogEntryState | null, event: RecordedEvent):
   if (CALL_EVENTS.has(event.type)) {
     const [id] = callLogsProjection.documentIds(event);
     const doc = callLogsProjection.evolve(id!, entry as CallLogDocument | null, event);
-    return doc && { ...doc, extracted_data: {}, summary: '' };
+    // The logs' evolve answers the entry it was given (already slim) or a new object, which is ours to trim.
+    if (!doc || doc === entry) return doc;
+    doc.extracted_data = {};
+    doc.summary = '';
+    return doc;
   }
   if (CHAT_EVENTS.has(event.type)) {
     const [id] = chatLogsProjection.documentIds(event);
     const doc = chatLogsProjection.evolve(id!, entry as ChatLogDocument | null, event);
-    if (!doc) return null;
+    if (!doc || doc === entry) return doc;
     const firstReply = doc.conversation.find((m) => m.role === 'user');
-    return {
-      ...doc,
-      conversation: firstReply ? [{ ...firstReply, content: '' }] : [],
-      errors: [],
-      extracted_data: {},
-      summary: '',
-    };
+    doc.conversation = firstReply ? [Object.assign({}, firstReply, { content: '' })] : [];
+    doc.errors = [];
+    doc.extracted_data = {};
+    doc.summary = '';
+    return doc;
   }
   return entry;
 }
@@ -105,21 +109,18 @@ export function nextLogEntry(entry: LogEntryState | null, event: RecordedEvent):
 /** What a log entry adds to its bucket (the same figures docs/analytics.md defines on /logs entries). */
 export function activityEntryOf(entry: LogEntryState | null): ActivityEntry | null {
   if (!entry) return null;
-  const key = {
-    organizationId: entry.organizationId,
-    campaign_id: entry.campaign_id,
-    agent_id: entry.agent_id,
-    date: entry.date,
-  };
-  return entry.type === 'call'
-    ? { ...key, type: 'call', status: entry.status, duration: entry.duration, disposition: entry.disposition }
-    : {
-        ...key,
-        type: 'chat',
-        status: entry.status,
-        replied: entry.conversation.some((m) => m.role === 'user'),
-        disposition: entry.disposition,
-      };
+  // Written out field by field, for every event of a call or a chat: a spread of the key followed by the
+  // fields it lacks runs many times slower on Node 20.
+  const { organizationId, campaign_id, agent_id, date, disposition } = entry;
+  const bucket = activityBucketId(entry);
+  if (entry.type === 'call') {
+    const { status, duration } = entry;
+    return { organizationId, campaign_id, agent_id, date, bucket, type: 'call', status, duration, disposition };
+  }
+  let replied = false;
+  for (const message of entry.conversation) if (message.role === 'user') replied = true;
+  const { status } = entry;
+  return { organizationId, campaign_id, agent_id, date, bucket, type: 'chat', status, replied, disposition };
 }
 
 /** The change an event made to its entry, in place of the event (same id, stream and position). */
@@ -129,11 +130,9 @@ export function activityChange(
   after: LogEntryState | null,
 ): RecordedEvent<typeof ACTIVITY_CHANGED, ActivityChange> {
   const entryId = (before ?? after)?.id ?? event.streamId;
-  return {
-    ...event,
-    type: ACTIVITY_CHANGED,
-    data: { entryId, before: activityEntryOf(before), after: activityEntryOf(after) },
-  };
+  const { id, metadata, streamId, revision, position, recordedAt } = event;
+  const data = { entryId, before: activityEntryOf(before), after: activityEntryOf(after) };
+  return { id, type: ACTIVITY_CHANGED, data, metadata, streamId, revision, position, recordedAt };
 }
 
 /** In place of an event the entry could not be evolved by: a change the projection refuses. */
@@ -174,19 +173,22 @@ function withDisposition(list: readonly DispositionCount[], name: string | null,
 
 /** The counts with one entry added (`sign` 1) or taken out (-1). */
 export function countEntry<C extends ActivityCounts>(counts: C, entry: ActivityEntry, sign: 1 | -1): C {
-  if (entry.type === 'call')
-    return {
-      ...counts,
-      calls: { ...counts.calls, [entry.status]: counts.calls[entry.status] + sign },
-      talk_seconds: counts.talk_seconds + sign * entry.duration,
-      call_dispositions: withDisposition(counts.call_dispositions, entry.disposition, sign),
-    };
-  return {
-    ...counts,
-    chats: { ...counts.chats, [entry.status]: counts.chats[entry.status] + sign },
-    replied: counts.replied + (entry.replied ? sign : 0),
-    chat_dispositions: withDisposition(counts.chat_dispositions, entry.disposition, sign),
-  };
+  // Copies changed field by field (no spread with a computed key: slow on Node 20), keys in the same order.
+  const next = Object.assign({}, counts);
+  if (entry.type === 'call') {
+    const calls = Object.assign({}, counts.calls);
+    calls[entry.status] += sign;
+    next.calls = calls;
+    next.talk_seconds = counts.talk_seconds + sign * entry.duration;
+    next.call_dispositions = withDisposition(counts.call_dispositions, entry.disposition, sign);
+    return next;
+  }
+  const chats = Object.assign({}, counts.chats);
+  chats[entry.status] += sign;
+  next.chats = chats;
+  next.replied = counts.replied + (entry.replied ? sign : 0);
+  next.chat_dispositions = withDisposition(counts.chat_dispositions, entry.disposition, sign);
+  return next;
 }
 
 const isEmpty = (c: ActivityCounts) =>
@@ -197,7 +199,13 @@ const isEmpty = (c: ActivityCounts) =>
   c.call_dispositions.length === 0 &&
   c.chat_dispositions.length === 0;
 
-const sameEntry = (a: ActivityEntry | null, b: ActivityEntry | null) => JSON.stringify(a) === JSON.stringify(b);
+/** Whether two entries add the same to the same bucket (every field compared). */
+function sameEntry(a: ActivityEntry | null, b: ActivityEntry | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.bucket !== b.bucket || a.status !== b.status || a.disposition !== b.disposition) return false;
+  if (a.type === 'call') return b.type === 'call' && a.duration === b.duration;
+  return b.type === 'chat' && a.replied === b.replied;
+}
 
 export const activityRollupsProjection: Projection<ActivityBucket> = {
   // Versioned: a change of what a bucket holds is a new name, so the new rollup is built from position zero.
@@ -215,14 +223,16 @@ export const activityRollupsProjection: Projection<ActivityBucket> = {
     const { before, after, unreadable } = event.data as ActivityChange;
     if (unreadable !== undefined) throw new Error(`The entry ${event.streamId} cannot follow ${unreadable}`);
     if (sameEntry(before, after)) return [];
-    const ids = [before, after].flatMap((entry) => (entry ? [activityBucketId(entry)] : []));
-    return [...new Set(ids)];
+    const from = before && before.bucket;
+    const to = after && after.bucket;
+    if (from === null) return [to!];
+    return to === null || to === from ? [from] : [from, to];
   },
   evolve(id, doc, event) {
     const { before, after } = event.data as ActivityChange;
     let bucket = doc;
-    if (before && activityBucketId(before) === id) bucket = countEntry(bucket ?? emptyBucket(id, before), before, -1);
-    if (after && activityBucketId(after) === id) bucket = countEntry(bucket ?? emptyBucket(id, after), after, 1);
+    if (before?.bucket === id) bucket = countEntry(bucket ?? emptyBucket(id, before), before, -1);
+    if (after?.bucket === id) bucket = countEntry(bucket ?? emptyBucket(id, after), after, 1);
     // A bucket whose entries all moved to another day is removed.
     return bucket && isEmpty(bucket) ? null : bucket;
   },
