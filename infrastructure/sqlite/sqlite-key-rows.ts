@@ -31,9 +31,41 @@ export function openKeysDatabase(file: string, busyTimeoutMs: number): Database.
   return db;
 }
 
+/**
+ * Makes the table and its indexes, or brings those of an earlier version up to date: by `lookup` (subject
+ * keys), by `stream` (content keys), and by subject. A subject key's subject is its own id, by which the
+ * table is keyed already, so the index by subject holds content keys only (`subject_id <> id`): writing a
+ * new subject key writes two trees, not three. A file made before has every key in it: replaced once, in
+ * an immediate transaction (two processes opening the file at once replace it once).
+ */
+export function prepareKeyTable(db: Database.Database): void {
+  const index = `${KEY_TABLE}_content_subject`;
+  if (db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?").get(index)) return;
+  db.transaction(() =>
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${KEY_TABLE} (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, ` +
+        'subject_id TEXT NOT NULL, kind TEXT NOT NULL, lookup TEXT, stream TEXT, key BLOB NOT NULL) WITHOUT ROWID;' +
+        `CREATE INDEX IF NOT EXISTS ${KEY_TABLE}_lookup ON ${KEY_TABLE} (lookup) WHERE lookup IS NOT NULL;` +
+        `CREATE INDEX IF NOT EXISTS ${KEY_TABLE}_stream ON ${KEY_TABLE} (stream) WHERE stream IS NOT NULL;` +
+        `DROP INDEX IF EXISTS ${KEY_TABLE}_subject;` +
+        `CREATE INDEX IF NOT EXISTS ${index} ON ${KEY_TABLE} (subject_id) WHERE subject_id <> id;`,
+    ),
+  ).immediate();
+}
+
 /** The live rows whose `column` is a value, oldest first: the oldest live key of a number or conversation first. */
-export const keysBy = (db: Database.Database, column: string) =>
+export const keysBy = (db: Database.Database, column: 'lookup' | 'stream') =>
   db.prepare<[string], KeyRow>(`SELECT * FROM ${KEY_TABLE} WHERE ${column} = ? ORDER BY id`);
+
+/**
+ * The live rows of a subject (`subject_id = ?`), oldest first: its subject key by id, its content keys by
+ * the index of those (whose condition, `subject_id <> id`, the query has to name for SQLite to use it).
+ */
+export const keysOfSubject = (db: Database.Database) =>
+  db.prepare<{ subject: string }, KeyRow>(
+    `SELECT * FROM ${KEY_TABLE} WHERE (id = @subject AND subject_id = @subject) ` +
+      'OR (subject_id = @subject AND subject_id <> id) ORDER BY id',
+  );
 
 /** A column of documents (or of requests): one value each, or one value all of them share. */
 export type Column<T> = T[] | { all: T };

@@ -2,8 +2,8 @@
  * The keys of sealed personal data (application/ports/key-store.ts) in an SQLite file of their own
  * (`keys.db` in DATA_DIR, beside the read store's). Keys are written on a thread of their own
  * (sqlite-key-writer.worker.ts) with its own connection to the file: a batch of 10,000 new keys is
- * some 100 ms of SQLite's work and a sync of the log, which would otherwise hold up the thread serving
- * requests (a bulk add seals while its keys are written); a write through the read store's writer thread
+ * some 130 ms of CPU (hashing, SQLite's work) and a sync of the log, which would otherwise hold up the
+ * thread serving requests (a bulk add seals while its keys are written); a write through the read store's writer thread
  * would wait behind the projections' commits. Keys are read on the calling thread (a lookup by id or
  * by number is a few microseconds; WAL lets it run while the writer commits). The cache, batching and
  * the rules of making and erasing keys are the application's (`CachedKeys`); this stores the documents.
@@ -39,7 +39,9 @@ import {
   column,
   documentOfRow,
   keysBy,
+  keysOfSubject,
   openKeysDatabase,
+  prepareKeyTable,
   KEY_TABLE as TABLE,
   packDocuments,
   unpackRefs,
@@ -133,8 +135,8 @@ class KeyWriter {
 
 class SqliteKeyDocuments implements KeyDocuments {
   private readonly byIdsIn: Database.Statement<[string], KeyRow>;
-  private readonly by: Record<Field, Database.Statement<[string], KeyRow>>;
-  private readonly liveByAll: (find: Database.Statement<[string], KeyRow>, values: readonly string[]) => KeyDocument[];
+  private readonly by: Record<Field, (value: string) => KeyRow[]>;
+  private readonly liveByAll: (find: (value: string) => KeyRow[], values: readonly string[]) => KeyDocument[];
 
   constructor(
     db: Database.Database,
@@ -144,9 +146,14 @@ class SqliteKeyDocuments implements KeyDocuments {
     // one read of the file's state instead of one per key.
     this.byIdsIn = db.prepare(`SELECT k.* FROM json_each(?) AS asked JOIN ${TABLE} AS k ON k.id = asked.value`);
     // Oldest first, as the writer finds them.
-    this.by = { lookup: keysBy(db, 'lookup'), stream: keysBy(db, 'stream'), subjectId: keysBy(db, 'subject_id') };
-    this.liveByAll = db.transaction((find: Database.Statement<[string], KeyRow>, values: readonly string[]) =>
-      values.flatMap((value) => find.all(value).map(documentOfRow)),
+    const [lookup, stream, subject] = [keysBy(db, 'lookup'), keysBy(db, 'stream'), keysOfSubject(db)];
+    this.by = {
+      lookup: (value) => lookup.all(value),
+      stream: (value) => stream.all(value),
+      subjectId: (value) => subject.all({ subject: value }),
+    };
+    this.liveByAll = db.transaction((find: (value: string) => KeyRow[], values: readonly string[]) =>
+      values.flatMap((value) => find(value).map(documentOfRow)),
     );
   }
 
@@ -215,13 +222,7 @@ export class SqliteKeyStore extends CachedKeys {
     const db = openKeysDatabase(file, busyTimeoutMs);
     try {
       // Made here, before the writer opens the file: a file that cannot be opened fails this call.
-      db.exec(
-        `CREATE TABLE IF NOT EXISTS ${TABLE} (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, ` +
-          'subject_id TEXT NOT NULL, kind TEXT NOT NULL, lookup TEXT, stream TEXT, key BLOB NOT NULL) WITHOUT ROWID;' +
-          `CREATE INDEX IF NOT EXISTS ${TABLE}_lookup ON ${TABLE} (lookup) WHERE lookup IS NOT NULL;` +
-          `CREATE INDEX IF NOT EXISTS ${TABLE}_stream ON ${TABLE} (stream) WHERE stream IS NOT NULL;` +
-          `CREATE INDEX IF NOT EXISTS ${TABLE}_subject ON ${TABLE} (subject_id);`,
-      );
+      prepareKeyTable(db);
       // The log was made on opening: its name in the directory is on disk before any key is answered.
       const directory = openSync(dirname(file), 'r');
       try {

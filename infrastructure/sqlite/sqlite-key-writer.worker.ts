@@ -24,7 +24,6 @@ import {
   at,
   documentAt,
   documentOfRow,
-  keysBy,
   keysOf,
   openKeysDatabase,
   KEY_TABLE,
@@ -41,64 +40,118 @@ import {
 /** How long an erasure waits for readers of other processes to let the log be truncated. */
 const TRUNCATE_FOR_MS = 2_000;
 
-type RowValues = [string, string, string, 'subject' | 'content', string | null, string | null, Buffer];
-
 const { file, busyTimeoutMs } = workerData as KeyWriterData;
 const log = `${file}-wal`;
 const db = openKeysDatabase(file, busyTimeoutMs);
 
-// `get` answers the oldest live key of a number or conversation.
+// The live rows whose `field` is one of a JSON array of values: one statement for a batch's 10,000.
+const liveIn = (field: KeyField) =>
+  db.prepare<[string], KeyRow>(
+    `SELECT k.* FROM json_each(?) AS asked JOIN ${KEY_TABLE} AS k ON k.${field} = asked.value`,
+  );
 const find: Record<KeyField, Database.Statement<[string], KeyRow>> = {
-  lookup: keysBy(db, 'lookup'),
-  stream: keysBy(db, 'stream'),
+  lookup: liveIn('lookup'),
+  stream: liveIn('stream'),
 };
-// Positional: binding by name looks each value up by name, which a batch of 10,000 keys notices.
-const columns = '(id, organization_id, subject_id, kind, lookup, stream, key) VALUES (?, ?, ?, ?, ?, ?, ?)';
-const insert = db.prepare<RowValues>(`INSERT INTO ${KEY_TABLE} ${columns}`);
+
+/**
+ * Statements writing rows a few at a time, largest first: SQLite's work per row is the same, but
+ * better-sqlite3's per call (binding, the statement's reset, the object it answers) is paid once per
+ * `rows`. Values are bound positionally: by name, each would be looked up by name.
+ */
+type Writes = { rows: number; statement: Database.Statement<unknown[]> }[];
+const ROWS_AT_ONCE = [128, 16, 1];
+const COLUMNS = '(id, organization_id, subject_id, kind, lookup, stream, key)';
+const writes = (insert: string): Writes =>
+  ROWS_AT_ONCE.map((rows) => ({
+    rows,
+    statement: db.prepare(`${insert} ${COLUMNS} VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`),
+  }));
+// OR FAIL: a statement of many rows that may stop halfway would otherwise first copy each page it
+// changes to a statement journal, to undo its own rows alone; a failure here fails the whole transaction.
+const insert = writes(`INSERT OR FAIL INTO ${KEY_TABLE}`);
 // A key kept already stays as it is.
-const keep = db.prepare<RowValues>(`INSERT OR IGNORE INTO ${KEY_TABLE} ${columns}`);
+const keep = writes(`INSERT OR IGNORE INTO ${KEY_TABLE}`);
 const remove = db.prepare<[string]>(`DELETE FROM ${KEY_TABLE} WHERE id = ?`);
 
-const run = (statement: Database.Statement<RowValues>, doc: KeyDocument) =>
-  statement.run(doc.id, doc.organizationId, doc.subjectId, doc.kind, doc.lookup, doc.stream, doc.key);
+/** Writes the documents' rows, as many at a time as the statements allow. */
+function write(statements: Writes, docs: readonly KeyDocument[]): void {
+  let next = 0;
+  for (const { rows, statement } of statements)
+    for (; docs.length - next >= rows; next += rows) {
+      const values = new Array<unknown>(rows * 7);
+      for (let i = 0, v = 0; i < rows; i++) {
+        const doc = docs[next + i]!;
+        values[v++] = doc.id;
+        values[v++] = doc.organizationId;
+        values[v++] = doc.subjectId;
+        values[v++] = doc.kind;
+        values[v++] = doc.lookup;
+        values[v++] = doc.stream;
+        values[v++] = doc.key;
+      }
+      statement.run(...values);
+    }
+}
 
-/** The oldest live key whose `field` is `value`, or the one `make` makes, written. */
-function findOrMake(field: KeyField, value: string, make: () => KeyDocument): { doc: KeyDocument; made: boolean } {
-  const row = find[field].get(value);
-  if (row) return { doc: documentOfRow(row), made: false };
-  const doc = make();
-  run(insert, doc);
-  return { doc, made: true };
+/** For each value of `field`, its oldest live key, or the one `make` makes for it (written). */
+function findOrMake(
+  field: KeyField,
+  values: readonly string[],
+  make: (i: number) => KeyDocument,
+): { docs: KeyDocument[]; made: boolean } {
+  const found = new Map<string, KeyDocument>();
+  for (const row of find[field].all(JSON.stringify(values))) {
+    const value = row[field]!;
+    const kept = found.get(value);
+    if (!kept || row.id < kept.id) found.set(value, documentOfRow(row));
+  }
+  const made: KeyDocument[] = [];
+  const docs = values.map((value, i) => {
+    let doc = found.get(value);
+    if (!doc) {
+      found.set(value, (doc = make(i)));
+      made.push(doc);
+    }
+    return doc;
+  });
+  write(insert, made);
+  return { docs, made: made.length > 0 };
+}
+
+function subjectKeys(request: Extract<KeysAsked, { kind: 'subjectKeys' }>) {
+  const fresh = keySource(request.handle.length);
+  const lookups = request.handle.map((handle, i) => subjectLookup(at(request.organizationId, i), handle));
+  return findOrMake('lookup', lookups, (i) => newSubjectKey(at(request.organizationId, i), lookups[i]!, fresh()));
+}
+
+function contentKeys(request: Extract<KeysAsked, { kind: 'contentKeys' }>) {
+  const fresh = keySource(request.stream.length);
+  const asked = (i: number) => ({
+    organizationId: at(request.organizationId, i),
+    subjectId: request.subjectId[i]!,
+    stream: request.stream[i]!,
+  });
+  return findOrMake('stream', request.stream, (i) => newContentKey(asked(i), fresh()));
 }
 
 /** The keys of each request, in the order asked; `made`: whether any was made (and so is to be synced). */
 const keysAsked = db.transaction((requests: readonly KeysAsked[]) => {
   let made = false;
   const answers = requests.map((request) => {
-    const count = request.kind === 'subjectKeys' ? request.handle.length : request.stream.length;
-    const fresh = keySource(count);
-    const docs = new Array<KeyDocument>(count);
-    for (let i = 0; i < count; i++) {
-      const organizationId = at(request.organizationId, i);
-      let found;
-      if (request.kind === 'subjectKeys') {
-        const lookup = subjectLookup(organizationId, request.handle[i]!);
-        found = findOrMake('lookup', lookup, () => newSubjectKey(organizationId, lookup, fresh()));
-      } else {
-        const asked = { organizationId, subjectId: request.subjectId[i]!, stream: request.stream[i]! };
-        found = findOrMake('stream', asked.stream, () => newContentKey(asked, fresh()));
-      }
-      docs[i] = found.doc;
-      made ||= found.made;
-    }
-    return docs;
+    const found = request.kind === 'subjectKeys' ? subjectKeys(request) : contentKeys(request);
+    made ||= found.made;
+    return found.docs;
   });
   return { answers, made };
 });
 
 const adopt = db.transaction((packed: PackedDocuments) => {
   const keys = keysOf(packed);
-  for (let i = 0; i < packed.id.length; i++) run(keep, documentAt(packed, keys, i));
+  write(
+    keep,
+    packed.id.map((_, i) => documentAt(packed, keys, i)),
+  );
 });
 
 const erase = db.transaction((ids: string[]) => {

@@ -4,6 +4,7 @@
  * the files afterwards, and a file held by another process is the key store being unavailable.
  */
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -159,6 +160,48 @@ describe('the SQLite key store', () => {
     const again = open();
     expect((await again.keyOf(subject.keyId))?.key.equals(subject.key)).toBe(true);
     expect((await again.subjectKey(ORG, phone(1))).subjectId).toBe(subject.subjectId);
+  });
+
+  it('opens a file of the earlier layout (every key in the index by subject), keeping and erasing its keys', async () => {
+    const file = join(dir.path, 'keys.db');
+    const old = new Database(file);
+    old.exec(
+      'CREATE TABLE keys_v1 (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, subject_id TEXT NOT NULL, ' +
+        'kind TEXT NOT NULL, lookup TEXT, stream TEXT, key BLOB NOT NULL) WITHOUT ROWID;' +
+        'CREATE INDEX keys_v1_lookup ON keys_v1 (lookup) WHERE lookup IS NOT NULL;' +
+        'CREATE INDEX keys_v1_stream ON keys_v1 (stream) WHERE stream IS NOT NULL;' +
+        'CREATE INDEX keys_v1_subject ON keys_v1 (subject_id);',
+    );
+    const row = old.prepare('INSERT INTO keys_v1 VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const lookup = (digits: string) => createHash('sha256').update(`${ORG}|${digits}`).digest('hex');
+    const [erased, kept] = ['0190a000-0000-7000-8000-000000000001', '0190a000-0000-7000-8000-000000000002'];
+    const keyOf = (byte: number) => Buffer.alloc(32, byte);
+    row.run(erased, ORG, erased, 'subject', lookup(phone(1)), null, keyOf(1));
+    row.run(`${erased}.call-1`, ORG, erased, 'content', null, 'call-1', keyOf(2));
+    row.run(kept, ORG, kept, 'subject', lookup(phone(2)), null, keyOf(3));
+    row.run(`${kept}.call-2`, ORG, kept, 'content', null, 'call-2', keyOf(4));
+    old.close();
+
+    const keys = open();
+    expect((await keys.subjectKey(ORG, phone(1))).subjectId).toBe(erased);
+    expect((await keys.contentKey({ subjectId: kept, organizationId: ORG }, 'call-2')).key).toEqual(keyOf(4));
+    await keys.eraseSubjects([erased]);
+    expect(await keys.keyOf(erased)).toBeNull();
+    expect(await keys.keyOf(`${erased}.call-1`)).toBeNull();
+    expect((await keys.keyOf(`${kept}.call-2`))?.key).toEqual(keyOf(4));
+    for (const byte of [1, 2]) expect(inFiles(keyOf(byte))).toBe(false);
+    expect(inFiles(keyOf(3))).toBe(true);
+
+    const indexes = new Database(file, { readonly: true });
+    try {
+      const names = indexes.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' ORDER BY name").pluck().all();
+      expect(names).toEqual(['keys_v1_content_subject', 'keys_v1_lookup', 'keys_v1_stream']);
+    } finally {
+      indexes.close();
+    }
+    // Opened again, there is nothing left to change.
+    await keys.close();
+    expect((await open().subjectKey(ORG, phone(2))).subjectId).toBe(kept);
   });
 
   it("takes over the keys the read store kept before, leaving none of them in the read store's files", async () => {
