@@ -228,6 +228,34 @@ describe('activity rollups projection', () => {
     });
   });
 
+  it("names a bucket as JSON.stringify names its key, whatever characters the key's strings hold", () => {
+    const strings = [
+      '',
+      'o1',
+      '2026-03-01',
+      'a"b',
+      'back\\slash',
+      'tab\tline\n',
+      '\u0000\u001f',
+      'é€',
+      '😀',
+      '\ud800',
+      'x\udfff',
+    ];
+    for (const organizationId of strings)
+      for (const campaign_id of strings) {
+        const key = {
+          organizationId,
+          campaign_id,
+          agent_id: strings[(organizationId.length + 3) % strings.length]!,
+          date: '2026-03-01',
+        };
+        expect(activityBucketId(key)).toBe(
+          JSON.stringify([key.organizationId, key.campaign_id, key.agent_id, key.date]),
+        );
+      }
+  });
+
   it('an event that changes no figure names no bucket', () => {
     const [, accepted] = changesOf('chat-m1', [
       requested,
