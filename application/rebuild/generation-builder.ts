@@ -190,8 +190,8 @@ export class GenerationBuilder {
   }
 
   /**
-   * Each event handed to the projections of the group its type concerns. An event that touches a document let go of
-   * stops the pass: the documents let go of that the rest of the events touch are read back, in one
+   * Each event handed to the group's projections its type concerns. An event that touches a document let
+   * go of stops the pass: the documents let go of that the rest of the events touch are read back, in one
    * read per projection, and the pass goes on from that event (the projections it was already applied
    * to skip it: their documents are at its position).
    */
