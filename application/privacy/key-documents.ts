@@ -62,3 +62,30 @@ export const newContentKey = ({ organizationId, subjectId, stream }: ContentAske
   stream,
   key,
 });
+
+/**
+ * For each value of `field`, the oldest live document with it among `live` (the smallest id), or the one
+ * `make` makes for it; a value asked twice gets one document. `made`: the new documents, to be written.
+ */
+export function oldestOrMade(
+  field: 'lookup' | 'stream',
+  values: readonly string[],
+  live: Iterable<KeyDocument>,
+  make: (index: number) => KeyDocument,
+): { docs: KeyDocument[]; made: KeyDocument[] } {
+  const found = new Map<string, KeyDocument>();
+  for (const doc of live) {
+    const kept = found.get(doc[field]!);
+    if (!kept || doc.id < kept.id) found.set(doc[field]!, doc);
+  }
+  const made: KeyDocument[] = [];
+  const docs = values.map((value, i) => {
+    let doc = found.get(value);
+    if (!doc) {
+      found.set(value, (doc = make(i)));
+      made.push(doc);
+    }
+    return doc;
+  });
+  return { docs, made };
+}

@@ -35,6 +35,7 @@ import {
   keySource,
   newContentKey,
   newSubjectKey,
+  oldestOrMade,
   subjectLookup,
   type ContentAsked,
   type KeyDocument,
@@ -377,25 +378,12 @@ class ReadStoreKeyDocuments implements KeyDocuments {
     values: readonly string[],
     make: (index: number) => KeyDocument,
   ): Promise<KeyRef[]> {
-    const found = new Map<string, KeyDocument>();
-    for (const doc of await this.liveBy(field, values)) {
-      const kept = found.get(doc[field]!);
-      if (!kept || doc.id < kept.id) found.set(doc[field]!, doc);
-    }
-    const made: KeyDocument[] = [];
-    const answers = values.map((value, i) => {
-      let doc = found.get(value);
-      if (!doc) {
-        found.set(value, (doc = make(i)));
-        made.push(doc);
-      }
-      return refOf(doc);
-    });
+    const { docs, made } = oldestOrMade(field, values, await this.liveBy(field, values), make);
     if (made.length > 0)
       await this.commit(
         made.map((doc) => ({ id: doc.id, doc: { ...doc, key: doc.key.toString('base64') }, position: 0, version: 1 })),
       );
-    return answers;
+    return docs.map(refOf);
   }
 
   async byIds(ids: readonly string[]): Promise<Map<string, KeyDocument>> {

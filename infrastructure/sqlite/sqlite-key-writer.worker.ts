@@ -17,6 +17,7 @@ import {
   keySource,
   newContentKey,
   newSubjectKey,
+  oldestOrMade,
   subjectLookup,
   type KeyDocument,
 } from '../../application/privacy/key-documents';
@@ -100,21 +101,8 @@ function findOrMake(
   values: readonly string[],
   make: (i: number) => KeyDocument,
 ): { docs: KeyDocument[]; made: boolean } {
-  const found = new Map<string, KeyDocument>();
-  for (const row of find[field].all(JSON.stringify(values))) {
-    const value = row[field]!;
-    const kept = found.get(value);
-    if (!kept || row.id < kept.id) found.set(value, documentOfRow(row));
-  }
-  const made: KeyDocument[] = [];
-  const docs = values.map((value, i) => {
-    let doc = found.get(value);
-    if (!doc) {
-      found.set(value, (doc = make(i)));
-      made.push(doc);
-    }
-    return doc;
-  });
+  const live = find[field].all(JSON.stringify(values)).map(documentOfRow);
+  const { docs, made } = oldestOrMade(field, values, live, make);
   write(insert, made);
   return { docs, made: made.length > 0 };
 }
