@@ -48,6 +48,7 @@ import { Registry, type Module, type ModuleDeps, type SocketRoute } from './modu
 import { modulesOver } from './modules';
 import { attachSpeechSocket } from './speech/socket';
 import { GOING_AWAY_CLOSE } from './speech/socket-auth';
+import { fastestAesGcm } from '../infrastructure/crypto/openssl-aes-gcm';
 
 /** How long the projections hold back, at most, for each batch while a bulk request is writing. */
 const BULK_GIVE_WAY_MS = 1000;
@@ -146,6 +147,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const opened = new UpcastingEventStore(
     new PersonalDataEventStore(overrides.events ?? (await openEventStore(config)), keys, {
       seal: config.personalDataEncryption,
+      cipher: fastestAesGcm(),
     }),
   );
   const events = siblings ? new SignallingEventStore(opened, siblings) : opened;

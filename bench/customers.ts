@@ -15,7 +15,9 @@
  * kinds of subjects. `new`: every customer's number is new to the organization, so each key is made
  * during the add (the bench's other figures are this case). `known`: the same 10,000 customers were
  * added to another campaign just before (a campaign loaded again with the same borrowers), so their keys
- * exist and are cached. Each line gives both medians and the overhead of the medians.
+ * exist and are cached. Each line gives both medians and the overhead of the medians, and the same for
+ * the CPU time of the process (every thread) and of its main thread during the add. With `--profile
+ * FILE`, the last round's adds are profiled into FILE-new-off, FILE-new-on, and so on.
  *
  *   npx tsx bench/customers.ts [--records 10000] [--rounds 3] [--encryption on|off] [--calls without|with] [--profile out.cpuprofile]
  *   npx tsx bench/customers.ts --compare [--rounds 5]
@@ -25,6 +27,7 @@ import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { benchCustomer, benchService, encryptionArg } from './support/bench-service';
 import { mainThreadCpuMs } from './support/memory';
+import { fastestAesGcm } from '../infrastructure/crypto/openssl-aes-gcm';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,7 +38,7 @@ const ROUNDS = arg('rounds', 3);
 const PROFILE = process.argv.includes('--profile') ? process.argv[process.argv.indexOf('--profile') + 1] : undefined;
 
 /** Profiles the main thread while `work` runs, into PROFILE. */
-async function profiled<T>(work: () => Promise<T>): Promise<T> {
+async function profiled<T>(work: () => Promise<T>, file = PROFILE!): Promise<T> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -44,7 +47,7 @@ async function profiled<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } finally {
     const { profile } = await session.post('Profiler.stop');
-    writeFileSync(PROFILE!, JSON.stringify(profile));
+    writeFileSync(file, JSON.stringify(profile));
     session.disconnect();
   }
 }
@@ -101,27 +104,46 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /** `--compare`: the bulk add with sealing off and on, rounds alternated, for new and for known subjects. */
 async function compare() {
-  console.log(`machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}`);
+  console.log(
+    `machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}, sealing with ${fastestAesGcm().name}`,
+  );
   for (const subjects of ['new', 'known'] as const) {
     const times = { off: [] as number[], on: [] as number[] };
+    const cpu = { off: [] as number[], on: [] as number[] };
+    const mainCpu = { off: [] as number[], on: [] as number[] };
     for (let round = 0; round < ROUNDS; round++)
       for (const encryption of ['off', 'on'] as const) {
         const bench = await freshService(encryption, subjects === 'known');
         const t0 = performance.now();
-        const reply = await bench.send('/api/v1/customers/add/bulk', bench.token, {
-          campaignId: bench.campaignId,
-          records: records(round),
-        });
+        const c0 = process.cpuUsage();
+        const m0 = mainThreadCpuMs();
+        const addIt = () =>
+          bench.send('/api/v1/customers/add/bulk', bench.token, {
+            campaignId: bench.campaignId,
+            records: records(round),
+          });
+        const reply =
+          PROFILE && round === ROUNDS - 1
+            ? await profiled(addIt, `${PROFILE}-${subjects}-${encryption}`)
+            : await addIt();
         times[encryption].push(performance.now() - t0);
+        const used = process.cpuUsage(c0);
+        const m1 = mainThreadCpuMs();
+        if (m0 !== null && m1 !== null) mainCpu[encryption].push(m1 - m0);
+        cpu[encryption].push((used.user + used.system) / 1000);
         if (reply.status !== 201 || reply.body.results.successful !== RECORDS)
           throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
         await bench.close();
       }
     const off = median(times.off)!;
     const on = median(times.on)!;
-    const overhead = ((on / off - 1) * 100).toFixed(1);
+    const signed = (ratio: number) => `${ratio < 1 ? '' : '+'}${((ratio - 1) * 100).toFixed(1)}%`;
+    // CPU of every thread during the add: steadier than wall time on a shared machine, and on two cores
+    // what the wall time follows (the threads' work does not all overlap).
+    const cpuOff = median(cpu.off)!;
+    const cpuOn = median(cpu.on)!;
     console.log(
-      `sealing overhead  records=${RECORDS}  subjects=${subjects.padEnd(5)}  rounds=${ROUNDS}  off median=${off.toFixed(0)} ms (${times.off.map((t) => t.toFixed(0)).join(', ')})  on median=${on.toFixed(0)} ms (${times.on.map((t) => t.toFixed(0)).join(', ')})  overhead=${overhead.startsWith('-') ? '' : '+'}${overhead}%`,
+      `sealing overhead  records=${RECORDS}  subjects=${subjects.padEnd(5)}  rounds=${ROUNDS}  off median=${off.toFixed(0)} ms (${times.off.map((t) => t.toFixed(0)).join(', ')})  on median=${on.toFixed(0)} ms (${times.on.map((t) => t.toFixed(0)).join(', ')})  overhead=${signed(on / off)}  cpu off=${cpuOff.toFixed(0)} ms on=${cpuOn.toFixed(0)} ms (${signed(cpuOn / cpuOff)})${mainCpu.on.length === 0 ? '' : `  main thread off=${median(mainCpu.off)!.toFixed(0)} ms on=${median(mainCpu.on)!.toFixed(0)} ms`}`,
     );
   }
   clearInterval(sampler);

@@ -40,6 +40,7 @@ import { SqliteKeyStore } from '../infrastructure/sqlite/sqlite-key-store';
 import { SqliteReadStore } from '../infrastructure/sqlite/sqlite-read-store';
 import { tempDir } from '../tests/support/temp-dir';
 import { threadCpuMs } from './support/memory';
+import { fastestAesGcm } from '../infrastructure/crypto/openssl-aes-gcm';
 
 const option = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -260,7 +261,7 @@ function openStore(dir: string): { events: EventStore; close: () => Promise<void
   const keys = SqliteKeyStore.open(join(dir, 'keys.db'));
   return {
     // As the admin command opens them: its one reader reads each event once.
-    events: new PersonalDataEventStore(raw, keys, { seal: true, keepOpened: 0 }),
+    events: new PersonalDataEventStore(raw, keys, { seal: true, keepOpened: 0, cipher: fastestAesGcm() }),
     close: async () => {
       await raw.close();
       await keys.close();

@@ -47,6 +47,7 @@ import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
 import { openEventStore, openKeyStore, openReadStore } from '../../infrastructure/stores';
 import { numbersProjection, type NumberDocument } from '../../projections/numbers/numbers';
 import type { OrganizationDocument } from '../../projections/organizations/organizations';
+import { fastestAesGcm } from '../../infrastructure/crypto/openssl-aes-gcm';
 
 /** Events read at a time when catching up with what the numbers read model has not applied. */
 const TAIL_PAGE = 1000;
@@ -98,6 +99,7 @@ export async function createAdminComposition(config: Config): Promise<AdminCompo
     new PersonalDataEventStore(await openEventStore(config), keys, {
       seal: config.personalDataEncryption,
       keepOpened: 0,
+      cipher: fastestAesGcm(),
     }),
   );
   const env: ServiceEnvironment = {

@@ -16,7 +16,8 @@
  * written for a subject already erased has no ciphertext (`iv` and `data` empty): there was nothing it
  * could be sealed with, and it reads as erased.
  */
-import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { IV_BYTES, nodeAesGcm, TAG_BYTES, type AesGcm } from './aes-gcm';
 import { ERASED } from '../../domain/privacy/erased';
 import {
   erasedItemValues,
@@ -38,9 +39,6 @@ export class SealedFieldsTamperedError extends Error {
     this.name = 'SealedFieldsTamperedError';
   }
 }
-
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 /**
  * Random IVs drawn from a pool filled 4,096 at a time: one system call per IV is most of a seal's cost.
@@ -162,12 +160,14 @@ export function sealedGroupsOf(data: unknown): SealedGroup[] {
  * of the records and transcripts the paths reach into (`data` itself is left as it was). Paths name
  * top-level fields or a record's field (`record.first_name`); a transcript keeps its turns without messages.
  * `onSealed` is told the values each group sealed (what `unsealFields` is to be given for it).
+ * `cipher`: the AES-256-GCM it runs on (aes-gcm.ts; all give the same bytes).
  */
 export function sealFields(
   eventType: string,
   data: Data,
   groups: readonly GroupToSeal[],
   onSealed?: (values: readonly unknown[]) => void,
+  cipher: AesGcm = nodeAesGcm,
 ): Data {
   if (groups.every((group) => group.fields.length === 0)) return data;
   const clear = clearCopy(data, groups);
@@ -182,7 +182,7 @@ export function sealFields(
       continue;
     }
     onSealed?.(values);
-    sealed.push(encrypt(eventType, group.keyId, group.key, fields, values));
+    sealed.push(encrypt(cipher, eventType, group.keyId, group.key, fields, values));
   }
   clear.sealed = sealed;
   return clear;
@@ -190,6 +190,7 @@ export function sealFields(
 
 /** One group's values under its key: a fresh IV, the associated data, the ciphertext and its tag. */
 function encrypt(
+  cipher: AesGcm,
   eventType: string,
   keyId: string,
   key: Buffer,
@@ -197,24 +198,8 @@ function encrypt(
   values: readonly unknown[],
 ): SealedGroup {
   const ivText = nextIv();
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(associatedData(keyId, eventType, fields));
-  const body = cipher.update(JSON.stringify(values), 'utf8');
-  // GCM is a stream mode: `final` adds no bytes, only checks the state; the tag goes at the end.
-  const last = cipher.final();
-  const tag = cipher.getAuthTag();
-  return { key: keyId, fields, iv: ivText, data: base64Of(body, last, tag) };
-}
-
-/** The ciphertext and its tag in base64, joined in a buffer reused for every group (no buffer of their own). */
-let joined = Buffer.alloc(4096);
-function base64Of(body: Buffer, last: Buffer, tag: Buffer): string {
-  const length = body.length + last.length + tag.length;
-  if (length > joined.length) joined = Buffer.alloc(length * 2);
-  body.copy(joined, 0);
-  last.copy(joined, body.length);
-  tag.copy(joined, body.length + last.length);
-  return joined.toString('base64', 0, length);
+  const data = cipher.seal(key, iv, associatedData(keyId, eventType, fields), JSON.stringify(values));
+  return { key: keyId, fields, iv: ivText, data };
 }
 
 /**
@@ -228,6 +213,7 @@ export function unsealFields(
   data: Data,
   keyOf: (keyId: string) => Buffer | null,
   known?: (group: number) => readonly unknown[] | undefined,
+  cipher: AesGcm = nodeAesGcm,
 ): { data: Data; erased: string[] } {
   const groups = sealedGroupsOf(data);
   if (groups.length === 0) return { data, erased: [] };
@@ -238,7 +224,7 @@ export function unsealFields(
   const erased: string[] = [];
   for (let index = 0; index < groups.length; index++) {
     const group = groups[index]!;
-    const values = known?.(index) ?? openedValues(eventType, group, keyOf);
+    const values = known?.(index) ?? openedValues(cipher, eventType, group, keyOf);
     if (values) {
       for (let i = 0; i < group.fields.length; i++) putBack(open, group.fields[i]!, values[i]);
       continue;
@@ -251,25 +237,24 @@ export function unsealFields(
 
 /** A group's values deciphered with its key; null when the key is erased. */
 function openedValues(
+  cipher: AesGcm,
   eventType: string,
   group: SealedGroup,
   keyOf: (keyId: string) => Buffer | null,
 ): unknown[] | null {
   const key = keyOf(group.key);
-  return key === null ? null : openGroup(eventType, group, key);
+  return key === null ? null : openGroup(cipher, eventType, group, key);
 }
 
-function openGroup(eventType: string, group: SealedGroup, key: Buffer): unknown[] {
+function openGroup(cipher: AesGcm, eventType: string, group: SealedGroup, key: Buffer): unknown[] {
   const tampered = () => new SealedFieldsTamperedError(eventType, group.fields, group.key);
   const bytes = Buffer.from(group.data, 'base64');
   const iv = Buffer.from(group.iv, 'base64');
   if (iv.length !== IV_BYTES || bytes.length < TAG_BYTES) throw tampered();
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, iv);
-    decipher.setAAD(associatedData(group.key, eventType, group.fields));
-    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    const plain = Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]);
-    const values = JSON.parse(plain.toString('utf8')) as unknown;
+    const plain = cipher.open(key, iv, associatedData(group.key, eventType, group.fields), bytes);
+    if (plain === null) throw tampered();
+    const values = JSON.parse(plain) as unknown;
     if (!Array.isArray(values) || values.length !== group.fields.length) throw tampered();
     return values;
   } catch (error) {

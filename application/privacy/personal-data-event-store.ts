@@ -40,6 +40,7 @@ import {
   type SealedGroup,
 } from './field-sealing';
 import { BoundedCache } from './read-store-keys';
+import { nodeAesGcm, type AesGcm } from './aes-gcm';
 import { EventStoreDecorator } from '../event-store-decorator';
 
 /** Whether the event carries what reads add to the metadata (its subject, the paths read erased). */
@@ -103,6 +104,7 @@ export class PersonalDataEventStore extends EventStoreDecorator {
   private readonly streamSubjects = new BoundedCache<string, Subject>(STREAM_SUBJECTS);
   /** By position: the events opened here lately. */
   private readonly opened: PositionWindow<Opened>;
+  private readonly cipher: AesGcm;
 
   constructor(
     store: EventStore,
@@ -111,11 +113,13 @@ export class PersonalDataEventStore extends EventStoreDecorator {
      * `keepOpened`: how many of the latest positions keep their events opened for the other readers
      * (`OPENED_EVENTS` when absent); none in a process whose one reader reads each event once (the admin
      * command's rebuild and verification), where every event kept would only be more for the collector.
+     * `cipher`: the AES-256-GCM to seal and open with (aes-gcm.ts; node:crypto when absent).
      */
-    private readonly options: { seal: boolean; keepOpened?: number } = { seal: true },
+    private readonly options: { seal: boolean; keepOpened?: number; cipher?: AesGcm } = { seal: true },
   ) {
     super(store);
     this.opened = new PositionWindow<Opened>(options.keepOpened ?? OPENED_EVENTS);
+    this.cipher = options.cipher ?? nodeAesGcm;
   }
 
   override async appendToStream(
@@ -198,7 +202,7 @@ export class PersonalDataEventStore extends EventStoreDecorator {
   private sealedWith(event: EventData, data: Data, groups: GroupToSeal[], remembered: boolean): EventData {
     if (groups.length === 0) return event;
     const values: (readonly unknown[])[] = [];
-    const sealed = sealFields(event.type, data, groups, (sealedValues) => values.push(sealedValues));
+    const sealed = sealFields(event.type, data, groups, (sealedValues) => values.push(sealedValues), this.cipher);
     // Read back as sealed, it opens to the values it was sealed from (what deciphering would answer).
     if (groups.every((group) => group.key !== null))
       Object.defineProperty(sealedGroupsOf(sealed), SEALED_HERE, { value: { values, remembered } });
@@ -285,26 +289,38 @@ export class PersonalDataEventStore extends EventStoreDecorator {
   protected override async readBack(events: RecordedEvent[]): Promise<RecordedEvent[]> {
     const result: RecordedEvent[] = new Array(events.length);
     let toOpen: number[] | null = null;
-    const keyIds = new Set<string>();
+    let keyIds: Set<string> | null = null;
+    // What an event opened here keeps reading as (see `stillReadsAsBefore`), taken once for the page.
+    const erasures = this.keys.erasures?.() ?? 0;
+    const clock = this.keys.keyClock?.() ?? Infinity;
     for (let i = 0; i < events.length; i++) {
       const event = events[i]!;
       const groups = sealedGroupsOf(event.data);
+      if (groups.length === 0) {
+        result[i] = event;
+        continue;
+      }
       // The very groups opened before (a store hands each reader the events it keeps in memory): stored as
       // they were then, with nothing to compare; only their keys are looked at.
       const same = this.opened.get(event.position);
-      if (same !== undefined && same.groups === groups && this.stillReadsAsBefore(same)) {
+      if (
+        same !== undefined &&
+        same.groups === groups &&
+        ((same.erasures === erasures && same.until > clock) || this.stillReadsAsBefore(same))
+      ) {
         result[i] = same.event;
         continue;
       }
-      const before = groups.length === 0 ? event : this.openedBefore(event, groups);
+      const before = this.openedBefore(event, groups);
       if (before) {
         result[i] = before;
         continue;
       }
       (toOpen ??= []).push(i);
+      keyIds ??= new Set();
       for (const group of groups) keyIds.add(group.key);
     }
-    if (!toOpen) return result;
+    if (!toOpen || !keyIds) return result;
     const ids = [...keyIds];
     const refs = await Promise.all(ids.map((keyId) => this.keys.keyOf(keyId)));
     const keys = new Map<string, Buffer | null>();
@@ -397,7 +413,7 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     groups: readonly SealedGroup[],
     keyOf: (keyId: string) => Buffer | null,
   ): RecordedEvent {
-    const { data, erased } = unsealFields(event.type, event.data as Data, keyOf);
+    const { data, erased } = unsealFields(event.type, event.data as Data, keyOf, undefined, this.cipher);
     const opened = this.withSubject(event, data, groups, erased, true);
     this.remember(event.position, groups, erased, opened);
     return opened;
