@@ -206,7 +206,8 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     // Read back as sealed, it opens to the values it was sealed from (what deciphering would answer).
     if (groups.every((group) => group.key !== null))
       Object.defineProperty(sealedGroupsOf(sealed), SEALED_HERE, { value: { values, remembered } });
-    return { ...event, data: sealed };
+    // Built field by field: a spread costs several times more on Node 20.
+    return { id: event.id, type: event.type, data: sealed, metadata: event.metadata };
   }
 
   /**
@@ -435,7 +436,16 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     const metadata: RecordedEvent['metadata'] = Object.assign({}, event.metadata);
     metadata.subject = subjectId;
     if (erased.length > 0) metadata.erased = erased;
-    return { ...event, data, metadata };
+    return {
+      id: event.id,
+      type: event.type,
+      data,
+      metadata,
+      streamId: event.streamId,
+      revision: event.revision,
+      position: event.position,
+      recordedAt: event.recordedAt,
+    };
   }
 }
 
