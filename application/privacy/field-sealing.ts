@@ -253,20 +253,38 @@ function openedValues(
 }
 
 function openGroup(cipher: AesGcm, eventType: string, group: SealedGroup, key: Buffer): unknown[] {
-  const tampered = () => new SealedFieldsTamperedError(eventType, group.fields, group.key);
-  const bytes = Buffer.from(group.data, 'base64');
-  const iv = Buffer.from(group.iv, 'base64');
-  if (iv.length !== IV_BYTES || bytes.length < TAG_BYTES) throw tampered();
+  const values = openedOrUndefined(cipher, eventType, group, key);
+  if (values === undefined) throw new SealedFieldsTamperedError(eventType, group.fields, group.key);
+  return values;
+}
+
+/** Past this, a group's bytes are decoded into a buffer of their own rather than the one kept. */
+const MAX_KEPT_BYTES = 1 << 20;
+/** The IV and the ciphertext of the group being opened, decoded into buffers kept for the next ones. */
+const openingIv = Buffer.alloc(IV_BYTES);
+let opening = Buffer.alloc(4096);
+
+/** A group's values deciphered with its key; undefined when it does not open (altered, moved, another key). */
+function openedOrUndefined(cipher: AesGcm, eventType: string, group: SealedGroup, key: Buffer): unknown[] | undefined {
+  const { iv: ivText, data } = group;
+  if (typeof ivText !== 'string' || typeof data !== 'string' || ivText.length !== IV_TEXT) return undefined;
+  if (openingIv.write(ivText, 'base64') !== IV_BYTES) return undefined;
+  // Three bytes per four characters at most.
+  const most = Math.ceil(data.length / 4) * 3;
+  if (most > opening.length && most <= MAX_KEPT_BYTES) opening = Buffer.alloc(Math.min(most * 2, MAX_KEPT_BYTES));
+  const bytes = most <= opening.length ? opening : Buffer.alloc(most);
+  const length = bytes.write(data, 'base64');
+  if (length < TAG_BYTES) return undefined;
+  let values: unknown;
   try {
-    const plain = cipher.open(key, iv, associatedData(group.key, eventType, group.fields), bytes);
-    if (plain === null) throw tampered();
-    const values = JSON.parse(plain) as unknown;
-    if (!Array.isArray(values) || values.length !== group.fields.length) throw tampered();
-    return values;
-  } catch (error) {
-    if (error instanceof SealedFieldsTamperedError) throw error;
-    throw tampered();
+    const aad = associatedData(group.key, eventType, group.fields);
+    const plain = cipher.open(key, openingIv, aad, bytes.subarray(0, length));
+    if (plain === null) return undefined;
+    values = JSON.parse(plain);
+  } catch {
+    return undefined;
   }
+  return Array.isArray(values) && values.length === group.fields.length ? values : undefined;
 }
 
 /**
