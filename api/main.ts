@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from '../infrastructure/config/config';
 import { createService } from './composition';
 import { isPrimaryOfMany, superviseWorkers } from './workers';
+import { fastestAesGcm } from '../infrastructure/crypto/openssl-aes-gcm';
 
 /** How long closing the service (managers, leases, checkpoints, stores) may take once the connections are gone. */
 const CLOSE_TIMEOUT_MS = 15_000;
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
     eventStore: config.eventStore,
     readStore: config.readStore,
     dataDir: config.dataDir,
+    // What personal data is sealed with (docs/privacy.md, "The cipher"); none when sealing is off.
+    personalDataCipher: config.personalDataEncryption ? fastestAesGcm().name : 'off',
   });
   if (config.workers === 1) printWelcome(port, config.secretsFile);
 

@@ -7,6 +7,8 @@ import type { EventData, EventStore, ReadAllOptions, RecordedEvent } from '../..
 import { SealedFieldsTamperedError, type SealedGroup } from '../../../application/privacy/field-sealing';
 import { PersonalDataEventStore } from '../../../application/privacy/personal-data-event-store';
 import { ReadStoreKeys } from '../../../application/privacy/read-store-keys';
+import { nodeAesGcm } from '../../../application/privacy/aes-gcm';
+import { opensslAesGcm } from '../../../infrastructure/crypto/openssl-aes-gcm';
 import { ERASED } from '../../../domain/privacy/erased';
 import { MemoryEventStore } from '../../../infrastructure/memory/memory-event-store';
 import { MemoryReadStore } from '../../../infrastructure/memory/memory-read-store';
@@ -87,6 +89,25 @@ describe('the event store with personal data sealed', () => {
     const read = await events.readStream('call-c1');
     expect(read.map((e) => e.data)).toEqual(appended.map((e) => e.data));
     expect(read.map((e) => e.metadata.erased)).toEqual([undefined, undefined]);
+  });
+
+  it("opens what a process sealing through another AES-256-GCM wrote, both ways (the process's OpenSSL, node:crypto)", async () => {
+    const openssl = opensslAesGcm();
+    if (!openssl) throw new Error('the OpenSSL of the process is not available here');
+    for (const [sealing, opening] of [
+      [openssl, nodeAesGcm],
+      [nodeAesGcm, openssl],
+    ] as const) {
+      const log = new MemoryEventStore();
+      const writer = new PersonalDataEventStore(log, keys, { seal: true, cipher: sealing });
+      const appended = [customerAdded(), queued('c1'), ended('c1')];
+      await writer.appendToStream('customer-k1-L1', [appended[0]!]);
+      await writer.appendToStream('call-c1', appended.slice(1));
+      expect(JSON.stringify(await log.readAll({}))).not.toContain('Asha');
+      // Another process (its own window of opened events): deciphers every event.
+      const reader = new PersonalDataEventStore(log, keys, { seal: true, cipher: opening });
+      expect((await reader.readAll({})).map((e) => e.data)).toEqual(appended.map((e) => e.data));
+    }
   });
 
   it("names the subject of every event: one per number, whatever its format, and a later event's from its stream", async () => {
