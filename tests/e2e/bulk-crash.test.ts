@@ -79,7 +79,12 @@ async function serviceOn(dataDir: string) {
     async stop() {
       if (server.child.exitCode !== null) return;
       server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
+      const code = await server.exited;
+      // What ended it otherwise (a signal, a fatal error) is in the failure, with the process's last words.
+      if (code !== 0)
+        throw new Error(
+          `the service did not stop cleanly (exit code ${code}, signal ${server.child.signalCode}):\n${server.output().slice(-4000)}`,
+        );
     },
     verify: () => projectionDifferences(env),
   };

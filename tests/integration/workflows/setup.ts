@@ -43,7 +43,7 @@ export async function prepareOrganization(
       (n) => n.voice_enabled,
     )!.number;
     const bought = await call('POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }]);
-    if (!bought.body.data[0].success) throw new Error(`could not buy ${number}`);
+    if (!bought.body.data[0].success) throw new Error(`could not buy ${number}: ${JSON.stringify(bought.body)}`);
   }
   return { org, agentId, dispositionId, groupId, call };
 }
