@@ -18,8 +18,20 @@ export async function freePort(): Promise<number> {
 
 export type ServerProcess = { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> };
 
+/** The address the service prints once it listens (api/main.ts, `printWelcome`). */
+const LISTENING = /Service listening on http:\/\/localhost:(\d+)/;
+
+/**
+ * Starts the service and answers once it is ready. A single process listens on a port the system gives it
+ * (PORT=0) and says which: its address is the one it printed, so /healthz is asked of this very process. A
+ * port picked beforehand could be taken in between by another test's server, whose /healthz would answer
+ * for a process still starting (or failing to listen), and the test would then talk to the wrong service.
+ * Several processes (WORKERS > 1) share a port chosen here, as their first process prints it before any
+ * of them listens.
+ */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
-  const port = await freePort();
+  const several = Number(env.WORKERS ?? process.env.WORKERS ?? 1) > 1;
+  const port = several ? await freePort() : 0;
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'main.ts')], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
@@ -29,12 +41,15 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
+  let url: string | null = null;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`server exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
+    const printed = LISTENING.exec(output);
+    if (printed) url = `http://127.0.0.1:${printed[1]}`;
     try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
+      if (url && (await fetch(`${url}/healthz`)).ok) break;
     } catch {
       // not listening yet
     }
@@ -44,5 +59,5 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, url, output: () => output, exited };
+  return { child, url: url!, output: () => output, exited };
 }
