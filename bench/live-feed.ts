@@ -1,12 +1,16 @@
 /**
  * Live feed latency: `--consumers` clients follow `GET /api/v1/events/live` while dispositions are
  * created one after another through the API; for each creation, the time from sending its POST to
- * the moment each consumer receives its `DispositionCreated` event. Server and clients share this
- * process (and the SQLite stores of bench/support), so the numbers include the clients' own parsing.
+ * the moment each consumer receives its `DispositionCreated` event. The consumers run in a thread of
+ * their own (bench/support/feed-consumers.mjs), as remote clients would: the service's thread sends,
+ * and does not also parse what it sent. `--same-thread` runs them in the service's thread instead (as
+ * this benchmark did before 2026-11-28), which adds their parsing to every figure.
  *
- *   npx tsx bench/live-feed.ts [--consumers 50] [--events 200]
+ *   npx tsx bench/live-feed.ts [--consumers 50] [--events 200] [--same-thread]
  */
 import { request } from 'node:http';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { benchService } from './support/bench-service';
 
 const arg = (name: string, fallback: number) => {
@@ -15,8 +19,14 @@ const arg = (name: string, fallback: number) => {
 };
 const CONSUMERS = arg('consumers', 50);
 const EVENTS = arg('events', 200);
+const SAME_THREAD = process.argv.includes('--same-thread');
+/** `process.hrtime` in ms: the clock of every thread. */
+const now = () => Number(process.hrtime.bigint()) / 1e6;
 
-/** Opens a feed and calls `received(name)` for every disposition created, as soon as its message arrives. */
+/** Feeds that report, for each disposition, when each consumer received it; `close` ends them. */
+type Consumers = { onReceived: (listener: (name: string, times: number[]) => void) => void; close: () => void };
+
+/** Opens a feed in this thread and calls `received(name)` for every disposition created, as soon as its message arrives. */
 function consumer(url: string, token: string, received: (name: string) => void): Promise<() => void> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/api/v1/events/live?types=DispositionCreated`, {
@@ -42,38 +52,64 @@ function consumer(url: string, token: string, received: (name: string) => void):
   });
 }
 
+async function consumersHere(url: string, token: string): Promise<Consumers> {
+  let listener: (name: string, times: number[]) => void = () => undefined;
+  const receipts = new Map<string, number[]>();
+  const received = (name: string) => {
+    const times = receipts.get(name) ?? receipts.set(name, []).get(name)!;
+    times.push(now());
+    if (times.length === CONSUMERS) {
+      receipts.delete(name);
+      listener(name, times);
+    }
+  };
+  const closers = await Promise.all(Array.from({ length: CONSUMERS }, () => consumer(url, token, received)));
+  return { onReceived: (l) => void (listener = l), close: () => closers.forEach((close) => close()) };
+}
+
+async function consumersInThread(url: string, token: string): Promise<Consumers> {
+  const worker = new Worker(join(__dirname, 'support', 'feed-consumers.mjs'), {
+    workerData: { url, token, consumers: CONSUMERS },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', () => resolve());
+  });
+  return {
+    onReceived: (listener) =>
+      void worker.on('message', (m: { name: string; times: number[] }) => listener(m.name, m.times)),
+    close: () => worker.postMessage('close'),
+  };
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
 async function main(): Promise<void> {
   const bench = await benchService('live-feed-bench');
+  const consumers = await (SAME_THREAD ? consumersHere : consumersInThread)(bench.url, bench.token);
   const sent = new Map<string, number>();
   const latencies: number[] = [];
-  let pending = 0;
   let allReceived: () => void = () => undefined;
-  const received = (name: string) => {
-    latencies.push(performance.now() - sent.get(name)!);
-    if (--pending === 0) allReceived();
-  };
-  const closers = await Promise.all(
-    Array.from({ length: CONSUMERS }, () => consumer(bench.url, bench.token, received)),
-  );
+  consumers.onReceived((name, times) => {
+    for (const at of times) latencies.push(at - sent.get(name)!);
+    allReceived();
+  });
   const started = performance.now();
   for (let n = 0; n < EVENTS; n++) {
     const name = `Bench disposition ${n}`;
-    pending = CONSUMERS;
     const everyone = new Promise<void>((resolve) => (allReceived = resolve));
-    sent.set(name, performance.now());
+    sent.set(name, now());
     await bench.create('/api/v1/dispositions', bench.token, { name });
     await everyone;
   }
   const seconds = (performance.now() - started) / 1000;
-  closers.forEach((close) => close());
+  consumers.close();
   await bench.close();
   latencies.sort((a, b) => a - b);
   const ms = (value: number) => `${value.toFixed(1)} ms`;
   process.stdout.write(
     [
-      `live feed: ${CONSUMERS} consumers, ${EVENTS} events (${latencies.length} receipts, ${(EVENTS / seconds).toFixed(0)} events/s one at a time)`,
+      `live feed: ${CONSUMERS} consumers ${SAME_THREAD ? "in the service's thread" : 'in a thread of their own'}, ${EVENTS} events (${latencies.length} receipts, ${(EVENTS / seconds).toFixed(0)} events/s one at a time)`,
       `append (POST sent) to receipt: p50 ${ms(percentile(latencies, 0.5))}, p95 ${ms(percentile(latencies, 0.95))}, p99 ${ms(percentile(latencies, 0.99))}, max ${ms(latencies[latencies.length - 1]!)}`,
     ].join('\n') + '\n',
   );

@@ -19,14 +19,23 @@ export function openEventStream(res: Response): void {
   res.flushHeaders();
 }
 
-export const message = (event: LiveEvent): string =>
-  `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify({
-    stream: event.stream,
-    type: event.type,
-    data: event.data,
-    recorded_at: event.recorded_at,
-    metadata: event.metadata,
-  })}\n\n`;
+/** Messages written lately, by event view: one event's view is shared by every connection sending it. */
+const messages = new WeakMap<LiveEvent, string>();
+
+export function message(event: LiveEvent): string {
+  let text = messages.get(event);
+  if (text === undefined) {
+    text = `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify({
+      stream: event.stream,
+      type: event.type,
+      data: event.data,
+      recorded_at: event.recorded_at,
+      metadata: event.metadata,
+    })}\n\n`;
+    messages.set(event, text);
+  }
+  return text;
+}
 
 /** A message with an id and no data: the client's last id becomes `position` and no event is dispatched. */
 export const positionOnly = (position: number): string => `id: ${position}\n\n`;

@@ -58,9 +58,19 @@ export const matches =
     (filter.types === undefined || filter.types.includes(event.type)) &&
     (filter.streams === undefined || filter.streams.some((prefix) => event.streamId.startsWith(prefix)));
 
+/**
+ * The feed's view of each event read lately, by the very object the store answered: a store that keeps
+ * recent events in memory hands every connection the same ones, so the view (and the message written
+ * from it, api/events/sse.ts) is made once per event rather than once per connection. Views are never
+ * changed once made; an entry goes with its event.
+ */
+const views = new WeakMap<RecordedEvent, LiveEvent>();
+
 export function liveEventOf(recorded: RecordedEvent): LiveEvent {
+  const made = views.get(recorded);
+  if (made) return made;
   const view = eventView(recorded);
-  return {
+  const live: LiveEvent = {
     position: view.position,
     stream: view.stream_id,
     type: view.type,
@@ -68,6 +78,8 @@ export function liveEventOf(recorded: RecordedEvent): LiveEvent {
     recorded_at: view.recorded_at,
     metadata: view.metadata,
   };
+  views.set(recorded, live);
+  return live;
 }
 
 /** Where a feed starts: after the position the consumer last received, or at the head (new events only). */

@@ -2,9 +2,19 @@
  * The live feed without HTTP: which events it sends, from where, and what it holds when its
  * connection stops taking them (a sink that answers as `res.write` does).
  */
-import { LiveFeed, startPosition, type FeedSink, type LiveEvent } from '../../../application/events/live-feed';
+import {
+  LiveFeed,
+  liveEventOf,
+  startPosition,
+  type FeedSink,
+  type LiveEvent,
+} from '../../../application/events/live-feed';
+import { message } from '../../../api/events/sse';
 import type { EventStore } from '../../../application/ports/event-store';
+import { join } from 'node:path';
 import { MemoryEventStore } from '../../../infrastructure/memory/memory-event-store';
+import { SqliteEventStore } from '../../../infrastructure/sqlite/sqlite-event-store';
+import { tempDir } from '../../support/temp-dir';
 import { anEvent, testMetadata } from '../../support/events';
 
 const ORG = 'org-a';
@@ -93,6 +103,42 @@ describe('live feed', () => {
     end.abort();
     await done;
     expect(JSON.stringify(sink.received[0]!.data)).not.toContain(secret);
+  });
+
+  it('makes the view and the message of an event once for every connection the store hands it to', async () => {
+    // SQLite's store hands every reader the recent events it keeps in memory, as the same objects.
+    const dir = tempDir();
+    const store = new SqliteEventStore(join(dir.path, 'events.db'));
+    try {
+      const secret = 'a-very-secret-webhook-secret';
+      await append(store, 'campaign-1', 'CampaignCreated');
+      // Following from the head, as connections do: what is appended next is read from memory.
+      const head = await startPosition(store, undefined);
+      const feeds = [running(store, {}, head), running(store, {}, head)];
+      const sinks = [collecting(), collecting()];
+      const done = feeds.map(({ feed }, i) => feed.run(sinks[i]!));
+      await store.appendToStream('webhookSettings-org-a', [
+        {
+          ...anEvent('WebhookConfigured', { url: 'https://example.com/hook', secret }),
+          metadata: testMetadata({ organizationId: ORG }),
+        },
+      ]);
+      await Promise.all(sinks.map((sink) => sink.next(1)));
+      feeds.forEach(({ end }) => end.abort());
+      await Promise.all(done);
+      const [first, second] = sinks.map((sink) => sink.received[0]!);
+      expect(second).toBe(first);
+      expect(message(second!)).toBe(message(first!));
+      expect(message(first!)).not.toContain(secret);
+      // The same event read as another object (another store, an erasure since) gets a view of its own.
+      const [recorded] = await store.readAll({ after: head, maxCount: 1 });
+      const copy = { ...recorded!, metadata: { ...recorded!.metadata } };
+      expect(liveEventOf(copy)).not.toBe(liveEventOf(recorded!));
+      expect(message(liveEventOf(copy))).toBe(message(first!));
+    } finally {
+      await store.close();
+      dir.remove();
+    }
   });
 
   it('stops reading the store while its connection does not drain, holding at most one page, then lets it go', async () => {
