@@ -8,8 +8,8 @@
  *
  *   npx tsx bench/live-feed.ts [--consumers 50] [--events 200] [--same-thread]
  */
-import { request } from 'node:http';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { benchService } from './support/bench-service';
 
@@ -26,50 +26,25 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 /** Feeds that report, for each disposition, when each consumer received it; `close` ends them. */
 type Consumers = { onReceived: (listener: (name: string, times: number[]) => void) => void; close: () => void };
 
-/** Opens a feed in this thread and calls `received(name)` for every disposition created, as soon as its message arrives. */
-function consumer(url: string, token: string, received: (name: string) => void): Promise<() => void> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/api/v1/events/live?types=DispositionCreated`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        let end: number;
-        while ((end = text.indexOf('\n\n')) >= 0) {
-          const data = /^data: (.*)$/m.exec(text.slice(0, end))?.[1];
-          text = text.slice(end + 2);
-          if (data) received((JSON.parse(data) as { data: { name: string } }).data.name);
-        }
-      });
-      res.on('error', () => undefined);
-      resolve(() => req.destroy());
-    });
-    req.end();
-  });
-}
+/** The consumers' code (bench/support/feed-consumers.mjs), also run as the worker thread. */
+const CONSUMERS_MODULE = join(__dirname, 'support', 'feed-consumers.mjs');
+type OpenConsumers = (
+  url: string,
+  token: string,
+  consumers: number,
+  onReceived: (name: string, times: number[]) => void,
+) => Promise<() => void>;
 
 async function consumersHere(url: string, token: string): Promise<Consumers> {
+  const { openConsumers } = (await import(pathToFileURL(CONSUMERS_MODULE).href)) as { openConsumers: OpenConsumers };
   let listener: (name: string, times: number[]) => void = () => undefined;
-  const receipts = new Map<string, number[]>();
-  const received = (name: string) => {
-    const times = receipts.get(name) ?? receipts.set(name, []).get(name)!;
-    times.push(now());
-    if (times.length === CONSUMERS) {
-      receipts.delete(name);
-      listener(name, times);
-    }
-  };
-  const closers = await Promise.all(Array.from({ length: CONSUMERS }, () => consumer(url, token, received)));
-  return { onReceived: (l) => void (listener = l), close: () => closers.forEach((close) => close()) };
+  const close = await openConsumers(url, token, CONSUMERS, (name, times) => listener(name, times));
+  return { onReceived: (l) => void (listener = l), close };
 }
 
 async function consumersInThread(url: string, token: string): Promise<Consumers> {
-  const worker = new Worker(join(__dirname, 'support', 'feed-consumers.mjs'), {
-    workerData: { url, token, consumers: CONSUMERS },
+  const worker = new Worker(CONSUMERS_MODULE, {
+    workerData: { feedConsumers: true, url, token, consumers: CONSUMERS },
   });
   await new Promise<void>((resolve, reject) => {
     worker.once('error', reject);

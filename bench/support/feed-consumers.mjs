@@ -1,28 +1,17 @@
 /**
- * The live feed's consumers for bench/live-feed.ts, in a thread of their own (as remote clients are: the
- * service's thread does not parse what it sends). Opens `consumers` feeds of `DispositionCreated`; posts
- * `ready` once every one is open, then, for each disposition every consumer received, its name and the
- * times each received it (`process.hrtime`, in ms: the same clock in every thread).
+ * The live feed's consumers for bench/live-feed.ts. `openConsumers` opens `consumers` feeds of
+ * `DispositionCreated` and reports, for each disposition every consumer received, its name and the times
+ * each received it (`process.hrtime` in ms: the same clock in every thread). Run as a worker thread (the
+ * benchmark's default, as remote clients are: the service's thread does not parse what it sends), it
+ * posts `ready` once every feed is open, then `{ name, times }` for each disposition, and closes its
+ * feeds when told `close`.
  */
 import { request } from 'node:http';
-import { parentPort, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
-const { url, token, consumers } = workerData;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
-/** For each name, when each consumer received it. */
-const receipts = new Map();
 
-function received(name) {
-  const times = receipts.get(name) ?? [];
-  times.push(now());
-  receipts.set(name, times);
-  if (times.length === consumers) {
-    receipts.delete(name);
-    parentPort.postMessage({ name, times });
-  }
-}
-
-function open() {
+function open(url, token, received) {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/api/v1/events/live?types=DispositionCreated`, {
       headers: { authorization: `Bearer ${token}` },
@@ -47,11 +36,29 @@ function open() {
   });
 }
 
-const requests = await Promise.all(Array.from({ length: consumers }, open));
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    requests.forEach((req) => req.destroy());
+/** Opens the feeds; `onReceived(name, times)` once every consumer has a disposition. Resolves to their closing. */
+export async function openConsumers(url, token, consumers, onReceived) {
+  const receipts = new Map();
+  const received = (name) => {
+    const times = receipts.get(name) ?? [];
+    times.push(now());
+    receipts.set(name, times);
+    if (times.length === consumers) {
+      receipts.delete(name);
+      onReceived(name, times);
+    }
+  };
+  const requests = await Promise.all(Array.from({ length: consumers }, () => open(url, token, received)));
+  return () => requests.forEach((req) => req.destroy());
+}
+
+if (!isMainThread && workerData?.feedConsumers) {
+  const { url, token, consumers } = workerData;
+  const close = await openConsumers(url, token, consumers, (name, times) => parentPort.postMessage({ name, times }));
+  parentPort.on('message', (message) => {
+    if (message !== 'close') return;
+    close();
     parentPort.close();
-  }
-});
-parentPort.postMessage('ready');
+  });
+  parentPort.postMessage('ready');
+}
