@@ -19,7 +19,10 @@ export function openEventStream(res: Response): void {
   res.flushHeaders();
 }
 
-/** Messages written lately, by event view: one event's view is shared by every connection sending it. */
+/**
+ * Messages written lately, by event view: one event's view is shared by every connection sending it
+ * (application/events/live-feed.ts, `liveEventOf`), and a message goes when its view does.
+ */
 const messages = new WeakMap<LiveEvent, string>();
 
 export function message(event: LiveEvent): string {

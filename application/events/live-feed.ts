@@ -59,16 +59,20 @@ export const matches =
     (filter.streams === undefined || filter.streams.some((prefix) => event.streamId.startsWith(prefix)));
 
 /**
- * The feed's view of each event read lately, by the very object the store answered: a store that keeps
- * recent events in memory hands every connection the same ones, so the view (and the message written
- * from it, api/events/sse.ts) is made once per event rather than once per connection. Views are never
- * changed once made; an entry goes with its event.
+ * The feed's views of the events read lately, by position, each kept with the very object the store
+ * answered: a store that keeps recent events in memory hands every connection the same ones, so the
+ * view (and the message written from it, api/events/sse.ts) is made once per event rather than once
+ * per connection. Connections that keep up read the same few newest events; a window of positions is
+ * all they share (what it keeps is bounded, whatever the store keeps), and a connection further behind
+ * makes its own. A view is never changed once made.
  */
-const views = new WeakMap<RecordedEvent, LiveEvent>();
+const SHARED_VIEWS = 1024;
+const sharedViews: ({ recorded: RecordedEvent; live: LiveEvent } | undefined)[] = new Array(SHARED_VIEWS);
 
 export function liveEventOf(recorded: RecordedEvent): LiveEvent {
-  const made = views.get(recorded);
-  if (made) return made;
+  const slot = Math.abs(recorded.position % SHARED_VIEWS);
+  const kept = sharedViews[slot];
+  if (kept?.recorded === recorded) return kept.live;
   const view = eventView(recorded);
   const live: LiveEvent = {
     position: view.position,
@@ -78,7 +82,7 @@ export function liveEventOf(recorded: RecordedEvent): LiveEvent {
     recorded_at: view.recorded_at,
     metadata: view.metadata,
   };
-  views.set(recorded, live);
+  sharedViews[slot] = { recorded, live };
   return live;
 }
 
