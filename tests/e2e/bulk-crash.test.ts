@@ -9,7 +9,7 @@
 import { prepareOrganization, loan, type Ready } from '../integration/workflows/setup';
 import { eventRows } from '../support/event-file';
 import { projectionDifferences } from '../support/admin-cli';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { startServerProcess, stopCleanly, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { describeOnFirstPass } from '../support/check-pass';
 
@@ -78,13 +78,7 @@ async function serviceOn(dataDir: string) {
     },
     async stop() {
       if (server.child.exitCode !== null) return;
-      server.child.kill('SIGTERM');
-      const code = await server.exited;
-      // What ended it otherwise (a signal, a fatal error) is in the failure, with the process's last words.
-      if (code !== 0)
-        throw new Error(
-          `the service did not stop cleanly (exit code ${code}, signal ${server.child.signalCode}):\n${server.output().slice(-4000)}`,
-        );
+      await stopCleanly(server);
     },
     verify: () => projectionDifferences(env),
   };

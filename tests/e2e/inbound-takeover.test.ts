@@ -11,7 +11,7 @@
  */
 import { callStreamId } from '../../domain/calls/call';
 import { projectionDifferences } from '../support/admin-cli';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { startServerProcess, stopCleanly, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { until } from '../support/until';
 
@@ -115,8 +115,7 @@ describe('an inbound call whose process dies', () => {
       expect(adopted).toEqual([expect.objectContaining({ from: received.player })]);
       expect(pidOf(adopted[0]!.player)).toBe(b.child.pid);
 
-      b.child.kill('SIGTERM');
-      expect(await b.exited).toBe(0);
+      await stopCleanly(b);
       expect(await projectionDifferences(env)).toEqual([]);
     } catch (error) {
       const logs = servers.map((s) => `--- process ${s.child.pid}:\n${s.output().split('\n').slice(-30).join('\n')}`);

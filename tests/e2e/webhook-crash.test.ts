@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { prepareOrganization, loan } from '../integration/workflows/setup';
 import { eventRows } from '../support/event-file';
 import { projectionDifferences } from '../support/admin-cli';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { startServerProcess, stopCleanly, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { describeOnFirstPass } from '../support/check-pass';
 
@@ -123,8 +123,7 @@ describeOnFirstPass('webhook delivery cut by SIGKILL', () => {
       }
       // Let whatever would still come arrive: a delivery sent twice after the restart would show now.
       await new Promise((resolve) => setTimeout(resolve, 2 * ANSWER_AFTER_MS + 500));
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
+      await stopCleanly(server);
 
       const times = new Map<string, number[]>();
       for (const r of receiver.receipts) times.set(r.id, [...(times.get(r.id) ?? []), r.at]);

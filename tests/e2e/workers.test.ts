@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { startServerProcess, stopCleanly, type ServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 
 jest.setTimeout(120_000);
@@ -98,8 +98,7 @@ describe('WORKERS=2 on one data directory', () => {
       reads.close();
     }
 
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    await stopCleanly(server);
     server = null;
   });
 });

@@ -19,7 +19,7 @@ import type { Config } from '../../infrastructure/config/config';
 import { openKeyStore } from '../../infrastructure/stores';
 import { MemoryReadStore } from '../../infrastructure/memory/memory-read-store';
 import { startReceiver } from '../integration/webhooks/support';
-import { startServerProcess, type ServerProcess } from './server-process';
+import { startServerProcess, stopCleanly, type ServerProcess } from './server-process';
 
 export const REPLICA_SCENARIO_TIMEOUT_MS = 240_000;
 
@@ -236,8 +236,7 @@ export async function runReplicaScenario(setup: ReplicaSetup): Promise<void> {
       throw new Error(`${String(error)}\n${logs.join('\n')}`);
     } finally {
       await closeReceiver();
-      for (const s of servers) s.child.kill('SIGTERM');
-      for (const s of servers) expect(await s.exited).toBe(0);
+      await Promise.all(servers.map(stopCleanly));
       servers = [];
       await inspector.close();
     }

@@ -61,3 +61,17 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   }
   return { child, url: url!, output: () => output, exited };
 }
+
+/**
+ * Stops the service with SIGTERM, as an operator does, and fails unless it stopped cleanly (exit code 0);
+ * what ended it otherwise (another exit code, a signal, a fatal error) is in the failure, with the
+ * process's last output.
+ */
+export async function stopCleanly(server: ServerProcess): Promise<void> {
+  server.child.kill('SIGTERM');
+  const code = await server.exited;
+  if (code !== 0)
+    throw new Error(
+      `the service did not stop cleanly (exit code ${code}, signal ${server.child.signalCode}):\n${server.output().slice(-4000)}`,
+    );
+}
