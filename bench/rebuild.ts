@@ -13,7 +13,7 @@
  * process, one after the other; each run's figures are printed, and the last line gives their median,
  * the figure compared with the target.
  *
- *   npx tsx bench/rebuild.ts [--events 1000000] [--runs 3] [--sealed] [--cache N] [--flush N] [--page N] [--store DIR]
+ *   npx tsx bench/rebuild.ts [--events 1000000] [--runs 3] [--sealed] [--cache N] [--flush N] [--page N] [--store DIR] [--floor]
  *
  * The events are stored in the clear, as events recorded before personal data was sealed (or with
  * `PERSONAL_DATA_ENCRYPTION=off`) are. `--sealed` stores them as the service does by default, each
@@ -24,7 +24,13 @@
  * next ones), so runs compared back to back rebuild the same events without filling them again.
  * `--cache`, `--flush` and `--page` tune the builder: documents kept in memory per projection, events
  * applied between two loads, events read at a time.
+ *
+ * `--floor` also prints what reading the log alone costs on this machine, in a process of its own before
+ * the runs: every row as the rebuild reads it (a page at a time, rows as arrays), then the same with
+ * each event's data and metadata parsed, and that against the 20 µs of CPU per event that two cores
+ * give a rebuild at 100,000 events/s (docs/projection-rebuild.md, "What this machine allows").
  */
+import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
@@ -295,15 +301,10 @@ async function main() {
   );
   // The filled pages go to disk now, not while a run is measured.
   spawnSync('sync');
+  if (process.argv.includes('--floor')) inChild(['--read-floor', store], 'floor').forEach((line) => console.log(line));
   const runs: { speed: number; seconds: number; events: string; projections: string }[] = [];
   for (let run = 1; run <= RUNS; run++) {
-    const child = spawnSync(
-      process.execPath,
-      [...process.execArgv, __filename, ...process.argv.slice(2), '--one', store],
-      { encoding: 'utf8' },
-    );
-    if (child.status !== 0) throw new Error(`run ${run} failed: ${child.stderr}`);
-    const lines = child.stdout.trimEnd().split('\n');
+    const lines = inChild(['--one', store], `run ${run}`);
     for (const line of lines) console.log(`  run ${run} | ${line}`);
     const figures = lines
       .map((line) => /^rebuild +events=([\d,]+) +projections=(\d+) +time=([\d.]+) s +speed=([\d,]+)/.exec(line))
@@ -323,6 +324,56 @@ async function main() {
       `${runs.map((r) => r.speed.toLocaleString('en')).join(', ')} events/s)`,
   );
   dir.remove();
+}
+
+/** This script again in a process of its own, with `args` added; answers the lines it printed. */
+function inChild(args: string[], name: string): string[] {
+  const child = spawnSync(process.execPath, [...process.execArgv, __filename, ...process.argv.slice(2), ...args], {
+    encoding: 'utf8',
+  });
+  if (child.status !== 0) throw new Error(`${name} failed: ${child.stderr}`);
+  return child.stdout.trimEnd().split('\n');
+}
+
+/**
+ * What reading the log costs with nothing else done (`--floor`): the events file read a page at a time
+ * with the rebuild's query, rows as arrays, first the rows alone, then with data and metadata parsed.
+ */
+function readFloor(dir: string) {
+  const db = new Database(join(dir, 'events.db'), { readonly: true });
+  const query = db
+    .prepare<[number, number], unknown[]>(
+      'SELECT position, event_id, stream_id, revision, type, data, metadata, recorded_at FROM events ' +
+        'WHERE position > ? ORDER BY position ASC LIMIT ?',
+    )
+    .raw(true);
+  const BUDGET_US = (2 / 100_000) * 1e6;
+  for (const parse of [false, true]) {
+    const before = process.cpuUsage();
+    let after = -1;
+    let count = 0;
+    for (;;) {
+      const rows = query.all(after, 500);
+      if (rows.length === 0) break;
+      if (parse)
+        for (const row of rows) {
+          JSON.parse(row[5] as string);
+          JSON.parse(row[6] as string);
+        }
+      after = rows[rows.length - 1]![0] as number;
+      count += rows.length;
+    }
+    const used = process.cpuUsage(before);
+    const perEvent = (used.user + used.system) / count;
+    console.log(
+      `floor     ${parse ? 'rows, data and metadata parsed' : 'rows alone'.padEnd(30)}  events=${count.toLocaleString('en')}  ` +
+        `${perEvent.toFixed(2)} µs/event of CPU` +
+        (parse
+          ? ` (${((perEvent / BUDGET_US) * 100).toFixed(0)}% of the ${BUDGET_US} µs two cores give at 100,000 events/s)`
+          : ''),
+    );
+  }
+  db.close();
 }
 
 /** One rebuild of every read model from the store in `dir`, into a new read store: what each run measures. */
@@ -394,7 +445,10 @@ async function rebuildOnce(dir: string) {
 }
 
 const one = option('one');
-(one === undefined ? main() : rebuildOnce(one)).catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+const floor = option('read-floor');
+if (floor !== undefined) readFloor(floor);
+else
+  (one === undefined ? main() : rebuildOnce(one)).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
