@@ -1,5 +1,6 @@
 /** The events table and the messages between the SQLite event store and its writer thread. */
 import Database from 'better-sqlite3';
+import { retryWhileBusy } from './busy-retry';
 import type { AppendResult, ExpectedRevision } from '../../application/ports/event-store';
 
 const SCHEMA = `
@@ -22,17 +23,27 @@ CREATE TABLE IF NOT EXISTS events (
  */
 const WRITER_CACHE_KIB = -65_536;
 
+const BUSY_TIMEOUT_MS = 5_000;
+
 /** WAL, and synchronous=FULL: a commit returns only once it is on disk. */
 export function openEventsDatabase(file: string, options: Database.Options = {}): Database.Database {
   const db = new Database(file, options);
-  db.pragma('busy_timeout = 5000');
-  // Deleted content is zeroed in the file, not left in free pages (docs/privacy.md).
-  db.pragma('secure_delete = ON');
-  if (!options.readonly) {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma(`cache_size = ${WRITER_CACHE_KIB}`);
-    db.exec(SCHEMA);
+  try {
+    // Each step can be taken again (`retryWhileBusy`): settings, and tables made only if missing.
+    retryWhileBusy(() => {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      // Deleted content is zeroed in the file, not left in free pages (docs/privacy.md).
+      db.pragma('secure_delete = ON');
+      if (!options.readonly) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = FULL');
+        db.pragma(`cache_size = ${WRITER_CACHE_KIB}`);
+        db.exec(SCHEMA);
+      }
+    }, BUSY_TIMEOUT_MS);
+  } catch (error) {
+    db.close();
+    throw error;
   }
   return db;
 }

@@ -6,6 +6,7 @@
  * than writing them.
  */
 import Database from 'better-sqlite3';
+import { retryWhileBusy } from './busy-retry';
 import type { KeyRef } from '../../application/ports/key-store';
 import type { KeyDocument } from '../../application/privacy/key-documents';
 
@@ -20,10 +21,13 @@ export const KEY_TABLE = 'keys_v1';
 export function openKeysDatabase(file: string, busyTimeoutMs: number): Database.Database {
   const db = new Database(file);
   try {
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('secure_delete = ON');
+    // Each step can be taken again (`retryWhileBusy`).
+    retryWhileBusy(() => {
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('secure_delete = ON');
+    }, busyTimeoutMs);
   } catch (error) {
     db.close();
     throw error;

@@ -3,6 +3,7 @@
  * thread: table names, field columns, the counters table, and a commit as the writer receives it.
  */
 import type Database from 'better-sqlite3';
+import { retryWhileBusy } from './busy-retry';
 import type { Fence, Lease } from '../../application/ports/leases';
 import type { CollectionDefinition, Scalar } from '../../application/ports/read-store';
 import { physicalName } from '../../application/ports/read-store';
@@ -41,10 +42,24 @@ export const valuesOf = (fields: readonly string[], read: (field: string) => Sca
 /** Counters by their sorted field lists, so `{a, b}` and `{b, a}` find the same one. */
 export const countersOf = (definition: CollectionDefinition) => (definition.counters ?? []).map((c) => [...c].sort());
 
+/** How long opening waits for other connections (the busy timeout, and `retryWhileBusy`). */
+const OPEN_TIMEOUT_MS = 10_000;
+
 export function openReadDatabase(file: string): Database.Database {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Sqlite = require('better-sqlite3') as typeof Database;
-  const db = new Sqlite(file, { timeout: 10_000 });
+  const db = new Sqlite(file, { timeout: OPEN_TIMEOUT_MS });
+  try {
+    retryWhileBusy(() => setUp(db), OPEN_TIMEOUT_MS);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** Each step can be taken again (`retryWhileBusy`): settings, and tables made only if missing. */
+function setUp(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   // The event store is the source of truth; a read model lost in a crash is rebuilt from it.
   db.pragma('synchronous = NORMAL');
@@ -65,7 +80,6 @@ export function openReadDatabase(file: string): Database.Database {
   db.exec(
     `CREATE TABLE IF NOT EXISTS generations_${LAYOUT} (kind TEXT NOT NULL, name TEXT NOT NULL, generation INTEGER NOT NULL, PRIMARY KEY (kind, name)) WITHOUT ROWID`,
   );
-  return db;
 }
 
 /** A collection as one generation holds it: the same fields and indexes under its physical name. */
