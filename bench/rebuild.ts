@@ -41,7 +41,7 @@ import { PersonalDataEventStore } from '../application/privacy/personal-data-eve
 import { timeOrderedId } from '../application/time-ordered-id';
 import { UpcastingEventStore } from '../application/upcasting-event-store';
 import { readModelsOver } from '../api/modules';
-import { SqliteEventStore } from '../infrastructure/sqlite/sqlite-event-store';
+import { READ_ALL_SQL, SqliteEventStore } from '../infrastructure/sqlite/sqlite-event-store';
 import { SqliteKeyStore } from '../infrastructure/sqlite/sqlite-key-store';
 import { SqliteReadStore } from '../infrastructure/sqlite/sqlite-read-store';
 import { tempDir } from '../tests/support/temp-dir';
@@ -341,12 +341,7 @@ function inChild(args: string[], name: string): string[] {
  */
 function readFloor(dir: string) {
   const db = new Database(join(dir, 'events.db'), { readonly: true });
-  const query = db
-    .prepare<[number, number], unknown[]>(
-      'SELECT position, event_id, stream_id, revision, type, data, metadata, recorded_at FROM events ' +
-        'WHERE position > ? ORDER BY position ASC LIMIT ?',
-    )
-    .raw(true);
+  const query = db.prepare<[number, number], unknown[]>(READ_ALL_SQL).raw(true);
   const BUDGET_US = (2 / 100_000) * 1e6;
   for (const parse of [false, true]) {
     const before = process.cpuUsage();

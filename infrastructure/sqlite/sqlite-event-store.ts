@@ -45,6 +45,10 @@ const WATCH_BUSY_MS = 2;
 const WATCH_IDLE_MS = 25;
 /** Events flow if one was appended within this long. */
 const BUSY_FOR_MS = 2_000;
+/** The log from a position on, a page at a time, as the columns of `RawRow` (what a rebuild reads). */
+export const READ_ALL_SQL =
+  'SELECT position, event_id, stream_id, revision, type, data, metadata, recorded_at FROM events ' +
+  'WHERE position > ? ORDER BY position ASC LIMIT ?';
 /** The columns of `Row`, in this order. */
 type RawRow = [
   position: number,
@@ -117,12 +121,7 @@ export class SqliteEventStore implements EventStore {
         'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
       ),
       // Rows as arrays (`RawRow`): reading the whole log, an object per row is garbage made for nothing.
-      all: this.db
-        .prepare<[number, number], RawRow>(
-          'SELECT position, event_id, stream_id, revision, type, data, metadata, recorded_at FROM events ' +
-            'WHERE position > ? ORDER BY position ASC LIMIT ?',
-        )
-        .raw(true),
+      all: this.db.prepare<[number, number], RawRow>(READ_ALL_SQL).raw(true),
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     };

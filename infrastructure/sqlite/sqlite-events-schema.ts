@@ -1,6 +1,6 @@
 /** The events table and the messages between the SQLite event store and its writer thread. */
 import Database from 'better-sqlite3';
-import { retryWhileBusy } from './busy-retry';
+import { setUpWhileBusy } from './busy-retry';
 import type { AppendResult, ExpectedRevision } from '../../application/ports/event-store';
 
 const SCHEMA = `
@@ -28,9 +28,10 @@ const BUSY_TIMEOUT_MS = 5_000;
 /** WAL, and synchronous=FULL: a commit returns only once it is on disk. */
 export function openEventsDatabase(file: string, options: Database.Options = {}): Database.Database {
   const db = new Database(file, options);
-  try {
-    // Each step can be taken again (`retryWhileBusy`): settings, and tables made only if missing.
-    retryWhileBusy(() => {
+  // Each step can be taken again (`setUpWhileBusy`): settings, and tables made only if missing.
+  return setUpWhileBusy(
+    db,
+    () => {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       // Deleted content is zeroed in the file, not left in free pages (docs/privacy.md).
       db.pragma('secure_delete = ON');
@@ -40,12 +41,9 @@ export function openEventsDatabase(file: string, options: Database.Options = {})
         db.pragma(`cache_size = ${WRITER_CACHE_KIB}`);
         db.exec(SCHEMA);
       }
-    }, BUSY_TIMEOUT_MS);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  return db;
+    },
+    BUSY_TIMEOUT_MS,
+  );
 }
 
 /** An event on its way to the writer: data and metadata already serialized on the caller's thread. */

@@ -6,7 +6,7 @@
  * than writing them.
  */
 import Database from 'better-sqlite3';
-import { retryWhileBusy } from './busy-retry';
+import { setUpWhileBusy } from './busy-retry';
 import type { KeyRef } from '../../application/ports/key-store';
 import type { KeyDocument } from '../../application/privacy/key-documents';
 
@@ -20,19 +20,17 @@ export const KEY_TABLE = 'keys_v1';
  */
 export function openKeysDatabase(file: string, busyTimeoutMs: number): Database.Database {
   const db = new Database(file);
-  try {
-    // Each step can be taken again (`retryWhileBusy`).
-    retryWhileBusy(() => {
+  // Each step can be taken again (`setUpWhileBusy`).
+  return setUpWhileBusy(
+    db,
+    () => {
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('secure_delete = ON');
-    }, busyTimeoutMs);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  return db;
+    },
+    busyTimeoutMs,
+  );
 }
 
 /**

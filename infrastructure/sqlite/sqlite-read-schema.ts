@@ -3,7 +3,7 @@
  * thread: table names, field columns, the counters table, and a commit as the writer receives it.
  */
 import type Database from 'better-sqlite3';
-import { retryWhileBusy } from './busy-retry';
+import { setUpWhileBusy } from './busy-retry';
 import type { Fence, Lease } from '../../application/ports/leases';
 import type { CollectionDefinition, Scalar } from '../../application/ports/read-store';
 import { physicalName } from '../../application/ports/read-store';
@@ -42,23 +42,17 @@ export const valuesOf = (fields: readonly string[], read: (field: string) => Sca
 /** Counters by their sorted field lists, so `{a, b}` and `{b, a}` find the same one. */
 export const countersOf = (definition: CollectionDefinition) => (definition.counters ?? []).map((c) => [...c].sort());
 
-/** How long opening waits for other connections (the busy timeout, and `retryWhileBusy`). */
+/** How long opening waits for other connections (the busy timeout, and `setUpWhileBusy`). */
 const OPEN_TIMEOUT_MS = 10_000;
 
 export function openReadDatabase(file: string): Database.Database {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Sqlite = require('better-sqlite3') as typeof Database;
   const db = new Sqlite(file, { timeout: OPEN_TIMEOUT_MS });
-  try {
-    retryWhileBusy(() => setUp(db), OPEN_TIMEOUT_MS);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  return db;
+  return setUpWhileBusy(db, () => setUp(db), OPEN_TIMEOUT_MS);
 }
 
-/** Each step can be taken again (`retryWhileBusy`): settings, and tables made only if missing. */
+/** Each step can be taken again (`setUpWhileBusy`): settings, and tables made only if missing. */
 function setUp(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   // The event store is the source of truth; a read model lost in a crash is rebuilt from it.
