@@ -131,6 +131,15 @@ const BENCHES: Bench[] = [
   },
   { name: 'analytics', args: [], quickArgs: ['--calls', '6000', '--repeat', '3'], targets: [] },
   {
+    name: 'console',
+    args: [],
+    quickArgs: ['--loads', '5'],
+    targets: [
+      max('console first page, gzipped JavaScript', /gzipped JavaScript=([\d.]+) KB/, 300, 'KB'),
+      max('console first page usable, new tab, p95', /over \d+ new tabs .*p95=(\d+) ms/, 1000, 'ms'),
+    ],
+  },
+  {
     name: 'speech-admission',
     args: [],
     quickArgs: ['--requests', '100000', '--trials', '10'],

@@ -16,6 +16,7 @@ import { silentLogger } from '../infrastructure/logging/json-logger';
 import { projectionsOver } from '../api/modules';
 import { tempDir } from '../tests/support/temp-dir';
 import { runLoad } from './support/run-load';
+import { percentile } from './support/stats';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,8 +25,6 @@ const arg = (name: string, fallback: number) => {
 const COMMANDS = arg('commands', 16000);
 const REBUILD_EVENTS = arg('rebuild-events', 100_000);
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 

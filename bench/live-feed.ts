@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { benchService } from './support/bench-service';
+import { percentile } from './support/stats';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,8 +58,6 @@ async function consumersInThread(url: string, token: string): Promise<Consumers>
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-
 async function main(): Promise<void> {
   const bench = await benchService('live-feed-bench');
   const consumers = await (SAME_THREAD ? consumersHere : consumersInThread)(bench.url, bench.token);
@@ -85,7 +84,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       `live feed: ${CONSUMERS} consumers ${SAME_THREAD ? "in the service's thread" : 'in a thread of their own'}, ${EVENTS} events (${latencies.length} receipts, ${(EVENTS / seconds).toFixed(0)} events/s one at a time)`,
-      `append (POST sent) to receipt: p50 ${ms(percentile(latencies, 0.5))}, p95 ${ms(percentile(latencies, 0.95))}, p99 ${ms(percentile(latencies, 0.99))}, max ${ms(latencies[latencies.length - 1]!)}`,
+      `append (POST sent) to receipt: p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, p99 ${ms(percentile(latencies, 99))}, max ${ms(latencies[latencies.length - 1]!)}`,
     ].join('\n') + '\n',
   );
 }

@@ -19,6 +19,7 @@ import {
 } from '../domain/organizations/organization';
 import { SqliteEventStore } from '../infrastructure/sqlite/sqlite-event-store';
 import { tempDir } from '../tests/support/temp-dir';
+import { percentile } from './support/stats';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -60,8 +61,6 @@ const finish = (speechId: string): OrganizationCommand => ({
   at: at(),
 });
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const summary = (ms: number[]) => {
   const sorted = [...ms].sort((a, b) => a - b);
   return `p50 ${percentile(sorted, 50).toFixed(2)} ms, p95 ${percentile(sorted, 95).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`;

@@ -22,6 +22,7 @@ import { createEspeakSpeechEngine, type EspeakSpeechEngine } from '../infrastruc
 import { nativeEngineMissing } from '../infrastructure/speech/engine-kind';
 import { languageCodes, languages } from '../infrastructure/speech/languages';
 import { cpuMsWithChildren, residentWithChildren } from './support/memory';
+import { percentile } from './support/stats';
 
 const argument = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,10 +58,6 @@ const request = (n: number): SynthesisRequest => ({
   speed: 1,
 });
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 const median = (values: number[]) => percentile(values, 50);
 
 let peakRss = 0;

@@ -29,6 +29,7 @@ import { dispositionsProjection } from '../projections/dispositions/dispositions
 import { organizationsProjection } from '../projections/organizations/organizations';
 import { startTestService } from '../tests/support/test-service';
 import { signatureOf, TwilioMediaClient } from '../tests/support/twilio-media-client';
+import { percentile } from './support/stats';
 
 const argument = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,11 +43,6 @@ const PUBLIC_URL = 'https://voice.example.com';
 const ACCOUNT: TwilioAccount = { accountSid: `AC${'1a'.repeat(16)}`, authToken: 'bench-auth-token' };
 const GREETING = 'Namaste, this is Priya calling from Sahyadri Finance about your loan account.';
 const LINES = ['Your instalment of eight thousand five hundred rupees is due on the fifth of April.'];
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 
 async function main() {
   const choice = chooseEngine(ENGINE);

@@ -2,8 +2,9 @@
 /**
  * The console's frame in a real browser: served at /console by the service, sign-in with a token kept
  * in the tab (never in a URL), pages a token's scopes do not open shown disabled with the reason, the
- * first page within its budget (at most 300 KB of compressed JavaScript, usable within 1 s), nothing
- * loaded from elsewhere.
+ * first page within its size budget (at most 300 KB of compressed JavaScript), nothing loaded from
+ * elsewhere. How fast it becomes usable (target 1 s) is measured by bench/console.ts, not asserted here:
+ * a timed assertion fails on a busy machine without anything being wrong.
  */
 import { gzipSync } from 'node:zlib';
 import { describeInBrowser, screenshots, startConsole, type Console } from './support';
@@ -78,25 +79,19 @@ describeInBrowser('operator console: frame, sign-in and scopes', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
   });
 
-  it('loads the first page within budget: at most 300 KB of compressed JavaScript, usable within 1 s', async () => {
+  it('loads the first page within budget: at most 300 KB of compressed JavaScript, nothing from elsewhere', async () => {
     const context = await c.browser.newContext();
     const page = await context.newPage();
     const scripts: string[] = [];
     page.on('response', (response) => {
       if (response.request().resourceType() === 'script') scripts.push(response.url());
     });
-    const started = Date.now();
     await page.goto(`${c.t.url}/console/`);
     await page.getByLabel('Organization token').waitFor();
-    const usableMs = Date.now() - started;
     let compressed = 0;
     for (const url of scripts) compressed += gzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).length;
-    console.log(
-      `console first page: ${(compressed / 1024).toFixed(1)} KB of gzipped JavaScript, usable in ${usableMs} ms`,
-    );
     expect(scripts.length).toBeGreaterThan(0);
     expect(compressed).toBeLessThanOrEqual(300 * 1024);
-    expect(usableMs).toBeLessThan(1000);
     await context.close();
     expect(c.foreignRequests).toEqual([]);
   });
