@@ -8,8 +8,7 @@
  *
  * Targets: at most 300 KB of compressed JavaScript; usable within 1 s (p95).
  */
-import { gzipSync } from 'node:zlib';
-import { browserMissing, startConsole } from '../tests/browser/support';
+import { browserMissing, scriptsLoadedBy, startConsole } from '../tests/browser/support';
 import { percentile } from './support/stats';
 
 const option = (name: string, fallback: number) => {
@@ -31,17 +30,13 @@ async function main() {
     for (let i = 0; i < LOADS; i++) {
       const context = await c.browser.newContext();
       const page = await context.newPage();
-      const scripts: string[] = [];
-      page.on('response', (response) => {
-        if (response.request().resourceType() === 'script') scripts.push(response.url());
-      });
+      const scripts = i === 0 ? scriptsLoadedBy(page) : null;
       const started = performance.now();
       await page.goto(`${c.t.url}/console/`);
       await page.getByLabel('Organization token').waitFor();
       usable.push(performance.now() - started);
       await context.close();
-      if (i === 0)
-        for (const url of scripts) compressed += gzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).length;
+      if (scripts) compressed = await scripts.gzippedBytes();
     }
     const first = usable[0]!;
     const rest = usable.slice(1).sort((a, b) => a - b);

@@ -6,8 +6,7 @@
  * elsewhere. How fast it becomes usable (target 1 s) is measured by bench/console.ts, not asserted here:
  * a timed assertion fails on a busy machine without anything being wrong.
  */
-import { gzipSync } from 'node:zlib';
-import { describeInBrowser, screenshots, startConsole, type Console } from './support';
+import { describeInBrowser, screenshots, scriptsLoadedBy, startConsole, type Console } from './support';
 
 jest.setTimeout(120_000);
 
@@ -82,16 +81,11 @@ describeInBrowser('operator console: frame, sign-in and scopes', () => {
   it('loads the first page within budget: at most 300 KB of compressed JavaScript, nothing from elsewhere', async () => {
     const context = await c.browser.newContext();
     const page = await context.newPage();
-    const scripts: string[] = [];
-    page.on('response', (response) => {
-      if (response.request().resourceType() === 'script') scripts.push(response.url());
-    });
+    const scripts = scriptsLoadedBy(page);
     await page.goto(`${c.t.url}/console/`);
     await page.getByLabel('Organization token').waitFor();
-    let compressed = 0;
-    for (const url of scripts) compressed += gzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).length;
-    expect(scripts.length).toBeGreaterThan(0);
-    expect(compressed).toBeLessThanOrEqual(300 * 1024);
+    expect(scripts.urls.length).toBeGreaterThan(0);
+    expect(await scripts.gzippedBytes()).toBeLessThanOrEqual(300 * 1024);
     await context.close();
     expect(c.foreignRequests).toEqual([]);
   });

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from '../support/server-process';
 import { startTestService, type TestService } from '../support/test-service';
@@ -126,4 +127,21 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
   }
   await page.setViewportSize(before);
+}
+
+/**
+ * The scripts `page` loads from now on, and what they weigh gzipped (fetched again and compressed here,
+ * as a browser on a slow link would receive them), for the console's size budget.
+ */
+export function scriptsLoadedBy(page: Page): { urls: string[]; gzippedBytes: () => Promise<number> } {
+  const urls: string[] = [];
+  page.on('response', (response) => {
+    if (response.request().resourceType() === 'script') urls.push(response.url());
+  });
+  const gzippedBytes = async () => {
+    let bytes = 0;
+    for (const url of urls) bytes += gzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).length;
+    return bytes;
+  };
+  return { urls, gzippedBytes };
 }
