@@ -26,7 +26,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { benchCustomer, benchService, encryptionArg } from './support/bench-service';
-import { mainThreadCpuMs } from './support/memory';
+import { mainThreadCpuMs, threadCpuMs } from './support/memory';
 import { fastestAesGcm } from '../infrastructure/crypto/openssl-aes-gcm';
 
 const arg = (name: string, fallback: number) => {
@@ -100,6 +100,16 @@ async function freshService(encryption?: 'on' | 'off', known = false) {
   return { ...bench, campaignId: campaign.id, callConfig: { agentId: agent.id, dispositionId: disposition.id } };
 }
 
+/** The busiest two threads but the main one, and the rest together, as medians of the rounds. */
+function busiest(others: { off: number[][]; on: number[][] }): string {
+  const of = (rounds: number[][]) =>
+    [0, 1].map((i) => median(rounds.map((r) => r[i] ?? 0))!.toFixed(0)).join(', ') +
+    `, rest ${median(rounds.map((r) => r.slice(2).reduce((a, b) => a + b, 0)))!.toFixed(0)}`;
+  return others.off.length === 0 || others.off[0]!.length === 0
+    ? ''
+    : `  other threads off=${of(others.off)} ms on=${of(others.on)} ms`;
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** `--compare`: the bulk add with sealing off and on, rounds alternated, for new and for known subjects. */
@@ -111,12 +121,14 @@ async function compare() {
     const times = { off: [] as number[], on: [] as number[] };
     const cpu = { off: [] as number[], on: [] as number[] };
     const mainCpu = { off: [] as number[], on: [] as number[] };
+    const others = { off: [] as number[][], on: [] as number[][] };
     for (let round = 0; round < ROUNDS; round++)
       for (const encryption of ['off', 'on'] as const) {
         const bench = await freshService(encryption, subjects === 'known');
         const t0 = performance.now();
         const c0 = process.cpuUsage();
         const m0 = mainThreadCpuMs();
+        const t0s = threadCpuMs();
         const addIt = () =>
           bench.send('/api/v1/customers/add/bulk', bench.token, {
             campaignId: bench.campaignId,
@@ -130,6 +142,12 @@ async function compare() {
         const used = process.cpuUsage(c0);
         const m1 = mainThreadCpuMs();
         if (m0 !== null && m1 !== null) mainCpu[encryption].push(m1 - m0);
+        others[encryption].push(
+          [...threadCpuMs()]
+            .filter(([tid]) => tid !== process.pid)
+            .map(([tid, ms]) => ms - (t0s.get(tid) ?? 0))
+            .sort((a, b) => b - a),
+        );
         cpu[encryption].push((used.user + used.system) / 1000);
         if (reply.status !== 201 || reply.body.results.successful !== RECORDS)
           throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
@@ -143,7 +161,7 @@ async function compare() {
     const cpuOff = median(cpu.off)!;
     const cpuOn = median(cpu.on)!;
     console.log(
-      `sealing overhead  records=${RECORDS}  subjects=${subjects.padEnd(5)}  rounds=${ROUNDS}  off median=${off.toFixed(0)} ms (${times.off.map((t) => t.toFixed(0)).join(', ')})  on median=${on.toFixed(0)} ms (${times.on.map((t) => t.toFixed(0)).join(', ')})  overhead=${signed(on / off)}  cpu off=${cpuOff.toFixed(0)} ms on=${cpuOn.toFixed(0)} ms (${signed(cpuOn / cpuOff)})${mainCpu.on.length === 0 ? '' : `  main thread off=${median(mainCpu.off)!.toFixed(0)} ms on=${median(mainCpu.on)!.toFixed(0)} ms`}`,
+      `sealing overhead  records=${RECORDS}  subjects=${subjects.padEnd(5)}  rounds=${ROUNDS}  off median=${off.toFixed(0)} ms (${times.off.map((t) => t.toFixed(0)).join(', ')})  on median=${on.toFixed(0)} ms (${times.on.map((t) => t.toFixed(0)).join(', ')})  overhead=${signed(on / off)}  cpu off=${cpuOff.toFixed(0)} ms on=${cpuOn.toFixed(0)} ms (${signed(cpuOn / cpuOff)})${mainCpu.on.length === 0 ? '' : `  main thread off=${median(mainCpu.off)!.toFixed(0)} ms on=${median(mainCpu.on)!.toFixed(0)} ms`}${busiest(others)}`,
     );
   }
   clearInterval(sampler);
