@@ -23,4 +23,5 @@ module.exports = {
   // stores' writer threads), and a third worker fills it: the integration suites of calls and chats took 40 s
   // instead of 53 on two cores, for the same CPU time.
   maxWorkers: 3,
+  testSequencer: '<rootDir>/tests/support/slow-kinds-first.js',
 };
