@@ -9,10 +9,10 @@ import { clip } from '../../application/clip';
 
 export const MAX_JSON_DEPTH = 32;
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** `String.prototype.isWellFormed` (ES2024; in every Node this service runs on). */
+/**
+ * Whether `text` has no lone surrogate (a high one not followed by a low one, or a low one not preceded by a
+ * high one): `String.prototype.isWellFormed` (ES2024; in every Node this service runs on).
+ */
 const wellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /**
@@ -56,7 +56,7 @@ export function jsonShapeProblems(value: unknown): string[] {
   while (stack.length > 0 && problems.size < 3) {
     const { value: current, path, depth } = stack.pop()!;
     if (typeof current === 'string') {
-      if (LONE_SURROGATE.test(current) && !problems.has('unicode'))
+      if (!wellFormed(current) && !problems.has('unicode'))
         problems.set('unicode', `${path || 'body'} is not valid Unicode (a lone surrogate)`);
       continue;
     }
@@ -72,7 +72,7 @@ export function jsonShapeProblems(value: unknown): string[] {
     for (const key of Object.keys(current)) {
       const at = path ? `${path}.${clip(key)}` : clip(key);
       if (PROTOTYPE_KEYS.has(key) && !problems.has('key')) problems.set('key', `${at} is not an allowed property name`);
-      else if (LONE_SURROGATE.test(key) && !problems.has('unicode'))
+      else if (!wellFormed(key) && !problems.has('unicode'))
         problems.set('unicode', `${at} is not valid Unicode (a lone surrogate)`);
       else stack.push({ value: (current as Record<string, unknown>)[key], path: at, depth: depth + 1 });
     }
