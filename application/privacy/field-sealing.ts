@@ -4,6 +4,10 @@
  *
  *   data.sealed = [{ key: keyId, fields: [paths], iv, data }]   (iv and data in base64; data ends with the tag)
  *
+ * A top-level field or a record's field taken out stays where it was, as `null`, so that opening puts
+ * its value back in its place: an event opens to its data in the order it was decided, in every process
+ * and every rebuild (events sealed before this read with their opened fields after the others).
+ *
  * The IV is random (12 bytes) for every group. The associated data binds the key id, the event type and
  * the paths, so a group moved to another event type, or relabelled as other fields, fails to open like
  * a tampered one: loudly, never as wrong data.
@@ -303,9 +307,24 @@ function copyContainers(open: Data, data: Data, groups: readonly { fields: reado
 }
 
 /**
- * The copy of `data` that is stored in the clear: the top-level fields sealed left out, and each record
- * a path reaches into copied without its sealed fields (built field by field: deleting from an object
- * slows every later use of it), a transcript's turns without their messages. Lists are copied by `sealedValue`.
+ * Whether the groups, sealed from `data`, open to `data` itself, field for field and in its order: when
+ * every path is a top-level field or a record's field (those keep their place, see `clearCopy`). A
+ * transcript's messages and a field of a list's items are put back at the end of each turn or item.
+ */
+export function opensInPlace(data: Data, groups: readonly GroupToSeal[]): boolean {
+  for (const group of groups)
+    for (const path of group.fields) {
+      const { shape } = infoOf(path);
+      if (shape === 'items' || (shape === 'transcript' && isTranscript(data[path]))) return false;
+    }
+  return true;
+}
+
+/**
+ * The copy of `data` that is stored in the clear: the top-level fields sealed kept in their place as
+ * `null`, and each record a path reaches into copied with its sealed fields `null` in their place (built
+ * field by field: deleting from an object slows every later use of it), a transcript's turns without
+ * their messages. Lists are copied by `sealedValue`.
  */
 function clearCopy(data: Data, groups: readonly GroupToSeal[]): Data {
   let topLevel: Set<string> | null = null;
@@ -327,12 +346,12 @@ function clearCopy(data: Data, groups: readonly GroupToSeal[]): Data {
       }
     }
   const clear: Data = {};
-  for (const name in data) if (!topLevel?.has(name)) clear[name] = data[name];
+  for (const name in data) clear[name] = topLevel?.has(name) ? null : data[name];
   for (const [top, fields] of records ?? []) {
     const record = data[top];
     if (typeof record !== 'object' || record === null) continue;
     const kept: Data = {};
-    for (const name in record) if (!fields.has(name)) kept[name] = (record as Data)[name];
+    for (const name in record) kept[name] = fields.has(name) ? null : (record as Data)[name];
     clear[top] = kept;
   }
   if (transcripts)

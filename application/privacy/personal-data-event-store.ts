@@ -32,6 +32,7 @@ import {
 import type { AppendResult, EventData, EventStore, ExpectedRevision, RecordedEvent } from '../ports/event-store';
 import { subjectOfKeyId, type KeyRef, type KeyStore } from '../ports/key-store';
 import {
+  opensInPlace,
   samePaths,
   sealedGroupsOf,
   sealFields,
@@ -87,16 +88,18 @@ type Opened = {
 };
 
 /**
- * What sealing an event here put into its `data.sealed`: the values sealed into each group, kept on that
- * very list, under a symbol that is not enumerable (neither JSON, nor a copy to another thread, nor a
- * comparison sees it). A store that keeps in memory the events it was given (SQLite's) hands them back
- * to readers as the same objects: the list read back is then exactly what sealing made (the same keys,
- * IVs and ciphertexts), and it opens to those values with nothing to decipher, put back as opening puts
- * them, so every process builds the same read models from it (the same fields, in the same order). An
- * event read back as a copy (from a file, another process) is deciphered. `remembered`: sealing it
- * remembered its stream's subject (reading it back need not). Kept as long as the event is, no longer.
+ * What sealing an event here put into its `data.sealed`, kept on that very list, under a symbol that is
+ * not enumerable (neither JSON, nor a copy to another thread, nor a comparison sees it): the data it was
+ * sealed from when it opens to that data itself, in its order (`opensInPlace`: most events), else the
+ * values sealed into each group. A store that keeps in memory the events it was given (SQLite's) hands
+ * them back to readers as the same objects: the list read back is then exactly what sealing made (the
+ * same keys, IVs and ciphertexts), and it opens with nothing to decipher, to the data sealed or with the
+ * values put back as opening puts them, so every process builds the same read models from it (the same
+ * fields, in the same order). An event read back as a copy (from a file, another process) is deciphered.
+ * `remembered`: sealing it remembered its stream's subject (reading it back need not). Kept as long as
+ * the event is, no longer.
  */
-type SealedHere = { values: (readonly unknown[])[]; remembered: boolean };
+type SealedHere = { decided: Data | null; values: (readonly unknown[])[]; remembered: boolean };
 const SEALED_HERE = Symbol('sealed here');
 type SealedList = readonly SealedGroup[] & { [SEALED_HERE]?: SealedHere };
 
@@ -201,11 +204,20 @@ export class PersonalDataEventStore extends EventStoreDecorator {
   /** The event with its groups sealed; `remembered`: sealing it remembered its stream's subject. */
   private sealedWith(event: EventData, data: Data, groups: GroupToSeal[], remembered: boolean): EventData {
     if (groups.length === 0) return event;
+    const inPlace = opensInPlace(data, groups);
     const values: (readonly unknown[])[] = [];
-    const sealed = sealFields(event.type, data, groups, (sealedValues) => values.push(sealedValues), this.cipher);
-    // Read back as sealed, it opens to the values it was sealed from (what deciphering would answer).
+    const sealed = sealFields(
+      event.type,
+      data,
+      groups,
+      inPlace ? undefined : (sealedValues) => values.push(sealedValues),
+      this.cipher,
+    );
+    // Read back as sealed, it opens to what it was sealed from (what deciphering would answer).
     if (groups.every((group) => group.key !== null))
-      Object.defineProperty(sealedGroupsOf(sealed), SEALED_HERE, { value: { values, remembered } });
+      Object.defineProperty(sealedGroupsOf(sealed), SEALED_HERE, {
+        value: { decided: inPlace ? data : null, values, remembered },
+      });
     // Built field by field: a spread costs several times more on Node 20.
     return { id: event.id, type: event.type, data: sealed, metadata: event.metadata };
   }
@@ -348,12 +360,14 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     if (!sealed) return undefined;
     const until = this.untilReadsAsBefore(groups, []);
     if (until === undefined) return undefined;
-    const { data } = unsealFields(
-      event.type,
-      event.data as Data,
-      () => null,
-      (group) => sealed.values[group],
-    );
+    const data =
+      sealed.decided ??
+      unsealFields(
+        event.type,
+        event.data as Data,
+        () => null,
+        (group) => sealed.values[group],
+      ).data;
     const opened = this.withSubject(event, data, groups, [], !sealed.remembered);
     this.remember(event.position, groups, [], opened, until);
     return opened;

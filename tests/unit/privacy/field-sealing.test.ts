@@ -4,6 +4,7 @@
  */
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import {
+  opensInPlace,
   SealedFieldsTamperedError,
   sealedGroupsOf,
   sealFields,
@@ -51,8 +52,9 @@ describe('sealing personal fields', () => {
     const text = JSON.stringify(stored);
     expect(text).not.toContain('Asha');
     expect(text).not.toContain('Friday');
-    expect(stored).not.toHaveProperty('summary');
-    expect(stored).not.toHaveProperty('extractedData');
+    // Fields sealed whole keep their place, empty.
+    expect(stored).toHaveProperty('summary', null);
+    expect(stored).toHaveProperty('extractedData', null);
     // The turns and their speakers stay, without their messages.
     expect(stored.transcript).toEqual([{ speaker: 'BOT' }, { speaker: 'HUMAN' }]);
     expect(stored).toMatchObject({ callId: 'c1', status: 'Completed' });
@@ -72,9 +74,51 @@ describe('sealing personal fields', () => {
     const stored = sealFields('CustomerAdded', added, [
       { ...subjectKey, fields: ['record.first_name', 'record.phone_number', 'record.branch'] },
     ]);
-    expect(stored.record).toEqual({ loan_id: 'L1', loan_amount: 250000 });
+    // Each sealed field keeps its place in the record, empty.
+    expect(stored.record).toStrictEqual({
+      loan_id: 'L1',
+      first_name: null,
+      phone_number: null,
+      loan_amount: 250000,
+      branch: null,
+    });
     expect(unsealFields('CustomerAdded', stored, keyOf).data).toEqual(added);
     expect(added.record).toHaveProperty('first_name', 'Asha');
+  });
+
+  it('opens a record and top-level fields in the order they were decided, opened or erased', () => {
+    const groups = [{ ...subjectKey, fields: ['record.first_name', 'record.phone_number', 'record.branch'] }];
+    const stored = sealFields('CustomerAdded', added, groups);
+    expect(opensInPlace(added, groups)).toBe(true);
+    const opened = unsealFields('CustomerAdded', stored, keyOf).data as typeof added;
+    expect(JSON.stringify(opened)).toBe(JSON.stringify(added));
+    const erased = unsealFields('CustomerAdded', stored, () => null).data as typeof added;
+    expect(Object.keys(erased.record)).toEqual(Object.keys(added.record));
+
+    const chat = { customerName: 'Asha', to: '+9198', campaignId: 'k1', content: 'Hello Asha', at: 'now' };
+    const chatGroups = [
+      { ...subjectKey, fields: ['customerName', 'to'] },
+      { ...contentKey, fields: ['content'] },
+    ];
+    expect(opensInPlace(chat, chatGroups)).toBe(true);
+    expect(
+      JSON.stringify(unsealFields('ChatRequested', sealFields('ChatRequested', chat, chatGroups), keyOf).data),
+    ).toBe(JSON.stringify(chat));
+  });
+
+  it('does not open a transcript in place: its messages go back at the end of each turn', () => {
+    expect(opensInPlace(ended, [{ ...contentKey, fields: ['transcript', 'summary', 'extractedData'] }])).toBe(false);
+    expect(opensInPlace(ended, [{ ...contentKey, fields: ['summary', 'extractedData'] }])).toBe(true);
+  });
+
+  it('opens a record sealed before its fields kept their place, with the sealed fields after the others', () => {
+    const groups = [{ ...subjectKey, fields: ['record.first_name', 'record.phone_number', 'record.branch'] }];
+    const stored = sealFields('CustomerAdded', added, groups);
+    // As sealing stored it before: the sealed fields left out of the record.
+    const before = { ...stored, record: { loan_id: 'L1', loan_amount: 250000 } };
+    const opened = unsealFields('CustomerAdded', before, keyOf).data as typeof added;
+    expect(opened).toEqual(added);
+    expect(Object.keys(opened.record)).toEqual(['loan_id', 'loan_amount', 'first_name', 'phone_number', 'branch']);
   });
 
   it('gives every group an IV of its own', () => {

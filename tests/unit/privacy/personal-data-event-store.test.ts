@@ -307,6 +307,9 @@ describe('the event store with personal data sealed', () => {
       expect(readHere).toBe(await text(elsewhere));
       expect(decipher).toHaveBeenCalled();
       decipher.mockRestore();
+      // Both in the order the event was decided (a record's sealed fields in their place), as in the clear.
+      const [added] = await elsewhere.readStream('customer-k1-L1');
+      expect(JSON.stringify(added!.data)).toBe(JSON.stringify(customerAdded().data));
     });
 
     /**
