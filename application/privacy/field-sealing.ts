@@ -180,7 +180,7 @@ export function sealFields(
   cipher: AesGcm = nodeAesGcm,
 ): Data {
   if (groups.every((group) => group.fields.length === 0)) return data;
-  const clear = clearCopy(data, groups);
+  const clear = clearCopy(data, groups, eventType);
   const sealed: SealedGroup[] = [...sealedGroupsOf(data)];
   for (const group of groups) {
     if (group.fields.length === 0) continue;
@@ -326,7 +326,68 @@ export function opensInPlace(data: Data, groups: readonly GroupToSeal[]): boolea
  * field by field: deleting from an object slows every later use of it), a transcript's turns without
  * their messages. Lists are copied by `sealedValue`.
  */
-function clearCopy(data: Data, groups: readonly GroupToSeal[]): Data {
+function clearCopy(data: Data, groups: readonly GroupToSeal[], eventType: string): Data {
+  const { topLevel, records, transcripts } = planOf(eventType, data, groups);
+  const clear: Data = {};
+  for (const name in data) clear[name] = topLevel?.has(name) ? null : data[name];
+  for (const [top, fields] of records ?? []) {
+    const record = data[top];
+    if (typeof record !== 'object' || record === null) continue;
+    const kept: Data = {};
+    for (const name in record) kept[name] = fields.has(name) ? null : (record as Data)[name];
+    clear[top] = kept;
+  }
+  if (transcripts)
+    for (const group of groups)
+      for (const path of group.fields) {
+        const turns = data[path];
+        if (infoOf(path).shape === 'transcript' && isTranscript(turns))
+          clear[path] = turns.map(({ message: _message, ...turn }) => turn);
+      }
+  return clear;
+}
+
+/**
+ * What `clearCopy` empties for a list of groups: the top-level fields, each record's fields, and whether
+ * a transcript loses its messages. The same for every event of a type sealed with the same paths (most
+ * of a bulk add's): the last few of each type are kept, recognised by their paths, as `tailOf` keeps
+ * the associated data's.
+ */
+type Plan = {
+  paths: (readonly string[])[];
+  topLevel: Set<string> | null;
+  records: Map<string, Set<string>> | null;
+  transcripts: boolean;
+};
+const plans = new Map<string, Plan[]>();
+function planOf(eventType: string, data: Data, groups: readonly GroupToSeal[]): Plan {
+  let kept = plans.get(eventType);
+  if (kept === undefined) {
+    if (plans.size >= MAX_TAILS) plans.clear();
+    plans.set(eventType, (kept = []));
+  }
+  for (const plan of kept) if (samePlanPaths(plan, groups, data)) return plan;
+  const made = makePlan(data, groups);
+  // One with a transcript is made for its event alone (see `samePlanPaths`).
+  if (made.transcripts) return made;
+  kept.unshift(made);
+  if (kept.length > TAILS_PER_TYPE) kept.pop();
+  return made;
+}
+
+/**
+ * Whether a plan kept (one without a transcript) was made for these groups' paths: a path of a
+ * transcript's shape is planned by whether it holds a transcript, so it must not hold one here.
+ */
+function samePlanPaths(plan: Plan, groups: readonly GroupToSeal[], data: Data): boolean {
+  if (plan.paths.length !== groups.length) return false;
+  for (let i = 0; i < groups.length; i++) if (!samePaths(plan.paths[i]!, groups[i]!.fields)) return false;
+  for (const group of groups)
+    for (const path of group.fields) if (infoOf(path).shape === 'transcript' && isTranscript(data[path])) return false;
+  return true;
+}
+
+function makePlan(data: Data, groups: readonly GroupToSeal[]): Plan {
   let topLevel: Set<string> | null = null;
   let records: Map<string, Set<string>> | null = null;
   let transcripts = false;
@@ -345,23 +406,7 @@ function clearCopy(data: Data, groups: readonly GroupToSeal[]): Data {
         else records.set(top, new Set([field]));
       }
     }
-  const clear: Data = {};
-  for (const name in data) clear[name] = topLevel?.has(name) ? null : data[name];
-  for (const [top, fields] of records ?? []) {
-    const record = data[top];
-    if (typeof record !== 'object' || record === null) continue;
-    const kept: Data = {};
-    for (const name in record) kept[name] = fields.has(name) ? null : (record as Data)[name];
-    clear[top] = kept;
-  }
-  if (transcripts)
-    for (const group of groups)
-      for (const path of group.fields) {
-        const turns = data[path];
-        if (infoOf(path).shape === 'transcript' && isTranscript(turns))
-          clear[path] = turns.map(({ message: _message, ...turn }) => turn);
-      }
-  return clear;
+  return { paths: groups.map((group) => group.fields.slice()), topLevel, records, transcripts };
 }
 
 /** A path's value to seal, read from `data`: a transcript's messages (its turns stay in the clear). */

@@ -432,6 +432,27 @@ const reset = db.transaction((projection: string, collections: readonly string[]
   );
 });
 
+/** How long a compaction waits for readers of older snapshots before it fails. */
+const TRUNCATE_FOR_MS = 10_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Old versions of pages (erased documents) live in the log, and in the file's pages the log has not been
+ * copied over yet, until the log is checkpointed whole and emptied. A checkpoint cannot copy the pages a
+ * reader's older snapshot still uses, and SQLite then answers it busy rather than failing: it is tried
+ * again (this thread waits; a reader lets go within a statement or two) until it is whole, and fails the
+ * compaction if it cannot be within TRUNCATE_FOR_MS.
+ */
+function truncateLog(): void {
+  const until = Date.now() + TRUNCATE_FOR_MS;
+  for (;;) {
+    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (!result || result.busy === 0) return;
+    if (Date.now() > until) throw new Error('the read store could not empty its log: readers hold it');
+    Atomics.wait(pause, 0, 0, 20);
+  }
+}
+
 parentPort!.on('message', (message: ReadWriterMessage) => {
   if (message.kind === 'close') {
     db.close();
@@ -456,8 +477,7 @@ parentPort!.on('message', (message: ReadWriterMessage) => {
       if (switched.switched) setImmediate(resumeCheckpoints);
     } else if (message.kind === 'drop') drop.immediate(message.set);
     else if (message.kind === 'reset') reset.immediate(message.projection, message.collections);
-    // Old versions of pages (erased documents) live in the log until it is checkpointed and emptied.
-    else if (message.kind === 'compact') db.pragma('wal_checkpoint(TRUNCATE)');
+    else if (message.kind === 'compact') truncateLog();
   } catch (error) {
     reply = {
       kind: 'done',

@@ -106,6 +106,24 @@ describe('sealing personal fields', () => {
     ).toBe(JSON.stringify(chat));
   });
 
+  it('seals each record with its own fields, whatever the records sealed before it had', () => {
+    const other = { campaignId: 'k1', record: { loan_id: 'L2', last_name: 'Rao', loan_amount: 1, city: 'Pune' } };
+    const fieldsOf = (data: typeof added | typeof other) =>
+      Object.keys(data.record)
+        .filter((name) => !['loan_id', 'loan_amount'].includes(name))
+        .map((name) => `record.${name}`);
+    for (const data of [added, other, added, other, other, added]) {
+      const stored = sealFields('CustomerAdded', data, [{ ...subjectKey, fields: fieldsOf(data) }]);
+      expect(Object.entries(stored.record as object)).toEqual(
+        Object.entries(data.record).map(([name, value]) => [
+          name,
+          fieldsOf(data).includes(`record.${name}`) ? null : value,
+        ]),
+      );
+      expect(JSON.stringify(unsealFields('CustomerAdded', stored, keyOf).data)).toBe(JSON.stringify(data));
+    }
+  });
+
   it('does not open a transcript in place: its messages go back at the end of each turn', () => {
     expect(opensInPlace(ended, [{ ...contentKey, fields: ['transcript', 'summary', 'extractedData'] }])).toBe(false);
     expect(opensInPlace(ended, [{ ...contentKey, fields: ['summary', 'extractedData'] }])).toBe(true);
