@@ -45,6 +45,11 @@ export interface KeyStore {
    * durable in the key store: an event is never sealed with a key that could be lost.
    */
   subjectKey(organizationId: string, phoneDigits: string): Promise<KeyRef>;
+  /**
+   * What `subjectKey` would answer from what this process knows already (its cache), without a promise;
+   * `undefined` when it would have to ask the store. Lets an append of one event seal it at once.
+   */
+  knownSubjectKey?(organizationId: string, phoneDigits: string): KeyRef | undefined;
   /** The content key of one conversation (`streamId`) of a subject, made when there is none. */
   contentKey(subject: { subjectId: string; organizationId: string }, streamId: string): Promise<KeyRef>;
   /** A key by id; null when it was erased (or never existed). */

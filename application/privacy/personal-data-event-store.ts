@@ -54,6 +54,8 @@ function withoutReadSide(event: EventData): EventData {
   return { ...event, metadata };
 }
 
+const hasPersonalFields = (event: EventData): boolean => PERSONAL_FIELDS[event.type] !== undefined;
+
 /** Streams whose subject is remembered. */
 const STREAM_SUBJECTS = 100_000;
 /**
@@ -125,15 +127,39 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     this.cipher = options.cipher ?? nodeAesGcm;
   }
 
-  override async appendToStream(
+  override appendToStream(
     streamId: string,
     events: readonly EventData[],
     options?: { expectedRevision?: ExpectedRevision },
   ): Promise<AppendResult> {
     // Copied only when an event carries what reads add (most appends are of events just decided).
     const stored = events.some(hasReadSide) ? events.map(withoutReadSide) : events;
-    if (!this.options.seal || !stored.some((e) => PERSONAL_FIELDS[e.type]))
+    if (!this.options.seal || !stored.some(hasPersonalFields))
       return this.store.appendToStream(streamId, stored, options);
+    if (stored.length === 1) {
+      // One event sealed with its subject key alone (most appends: each customer of a bulk add, each
+      // call placed): with its key known here, sealed at once, with no promise between it and its append.
+      try {
+        const [event] = stored as [EventData];
+        const toSeal = this.toSeal(event, streamId);
+        const known = toSeal?.handle != null && this.keys.knownSubjectKey?.(toSeal.organizationId, toSeal.handle);
+        if (toSeal && known) {
+          const sealed = this.sealedWithSubjectKey(streamId, event, toSeal, known);
+          return this.store.appendToStream(streamId, [sealed], options);
+        }
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.appendSealed(streamId, stored, options);
+  }
+
+  /** The events appended with their personal fields sealed, one after the other. */
+  private async appendSealed(
+    streamId: string,
+    stored: readonly EventData[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult> {
     const sealed = new Array<EventData>(stored.length);
     // In order: a stream's first event names the subject of the ones after it, in this append too.
     for (let i = 0; i < stored.length; i++) {

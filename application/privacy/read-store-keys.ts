@@ -207,6 +207,11 @@ export class CachedKeys implements KeyStore {
     return this.subjectRequests.request(handle, { organizationId, handle: phoneDigits });
   }
 
+  knownSubjectKey(organizationId: string, phoneDigits: string): KeyRef | undefined {
+    const cached = this.subjects.get(`${organizationId}|${phoneDigits}`);
+    return cached && cached.until > this.now() ? cached.value : undefined;
+  }
+
   contentKey(subject: { subjectId: string; organizationId: string }, streamId: string): Promise<KeyRef> {
     const cached = this.conversations.get(streamId);
     if (cached && cached.until > this.now()) return Promise.resolve(cached.value);
