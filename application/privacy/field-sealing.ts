@@ -358,6 +358,11 @@ type Plan = {
   topLevel: Set<string> | null;
   records: Map<string, Set<string>> | null;
   transcripts: boolean;
+  /**
+   * Whether it holds for every event with these paths: none of them is of a transcript's shape (such a
+   * path is planned by whether the event's value there is a transcript). The others are not kept.
+   */
+  reusable: boolean;
 };
 const plans = new Map<string, Plan[]>();
 function planOf(eventType: string, data: Data, groups: readonly GroupToSeal[]): Plan {
@@ -366,24 +371,18 @@ function planOf(eventType: string, data: Data, groups: readonly GroupToSeal[]): 
     if (plans.size >= MAX_TAILS) plans.clear();
     plans.set(eventType, (kept = []));
   }
-  for (const plan of kept) if (samePlanPaths(plan, groups, data)) return plan;
+  for (const plan of kept) if (samePlanPaths(plan, groups)) return plan;
   const made = makePlan(data, groups);
-  // One with a transcript is made for its event alone (see `samePlanPaths`).
-  if (made.transcripts) return made;
+  if (!made.reusable) return made;
   kept.unshift(made);
   if (kept.length > TAILS_PER_TYPE) kept.pop();
   return made;
 }
 
-/**
- * Whether a plan kept (one without a transcript) was made for these groups' paths: a path of a
- * transcript's shape is planned by whether it holds a transcript, so it must not hold one here.
- */
-function samePlanPaths(plan: Plan, groups: readonly GroupToSeal[], data: Data): boolean {
+/** Whether a plan kept (a reusable one) was made for these groups' paths. */
+function samePlanPaths(plan: Plan, groups: readonly GroupToSeal[]): boolean {
   if (plan.paths.length !== groups.length) return false;
   for (let i = 0; i < groups.length; i++) if (!samePaths(plan.paths[i]!, groups[i]!.fields)) return false;
-  for (const group of groups)
-    for (const path of group.fields) if (infoOf(path).shape === 'transcript' && isTranscript(data[path])) return false;
   return true;
 }
 
@@ -391,10 +390,12 @@ function makePlan(data: Data, groups: readonly GroupToSeal[]): Plan {
   let topLevel: Set<string> | null = null;
   let records: Map<string, Set<string>> | null = null;
   let transcripts = false;
+  let reusable = true;
   for (const group of groups)
     for (const path of group.fields) {
       const { shape, top, field } = infoOf(path);
       if (shape === 'items') continue;
+      if (shape === 'transcript') reusable = false;
       if (shape === 'transcript' && isTranscript(data[path])) {
         transcripts = true;
         continue;
@@ -406,7 +407,7 @@ function makePlan(data: Data, groups: readonly GroupToSeal[]): Plan {
         else records.set(top, new Set([field]));
       }
     }
-  return { paths: groups.map((group) => group.fields.slice()), topLevel, records, transcripts };
+  return { paths: groups.map((group) => group.fields.slice()), topLevel, records, transcripts, reusable };
 }
 
 /** A path's value to seal, read from `data`: a transcript's messages (its turns stay in the clear). */

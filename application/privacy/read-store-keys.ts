@@ -202,13 +202,18 @@ export class CachedKeys implements KeyStore {
 
   subjectKey(organizationId: string, phoneDigits: string): Promise<KeyRef> {
     const handle = `${organizationId}|${phoneDigits}`;
-    const cached = this.subjects.get(handle);
-    if (cached && cached.until > this.now()) return Promise.resolve(cached.value);
+    const cached = this.cachedSubjectKey(handle);
+    if (cached) return Promise.resolve(cached);
     return this.subjectRequests.request(handle, { organizationId, handle: phoneDigits });
   }
 
   knownSubjectKey(organizationId: string, phoneDigits: string): KeyRef | undefined {
-    const cached = this.subjects.get(`${organizationId}|${phoneDigits}`);
+    return this.cachedSubjectKey(`${organizationId}|${phoneDigits}`);
+  }
+
+  /** The subject key cached by `organizationId|handle`, while its time is not up. */
+  private cachedSubjectKey(handle: string): KeyRef | undefined {
+    const cached = this.subjects.get(handle);
     return cached && cached.until > this.now() ? cached.value : undefined;
   }
 
