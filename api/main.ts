@@ -4,13 +4,8 @@ import { createService } from './composition';
 import { isPrimaryOfMany, superviseWorkers } from './workers';
 import { fastestAesGcm } from '../infrastructure/crypto/openssl-aes-gcm';
 
-/**
- * How long closing the service (managers, leases, checkpoints, stores) may take once the connections are
- * gone. A close that flushes read models and waits for managers mid-step on a starved machine (its leases
- * expiring for want of CPU) took more than 15 s in test runs on two shared cores, so the bound is 30 s;
- * nothing acknowledged is lost when it is reached, the process only exits 1.
- */
-const CLOSE_TIMEOUT_MS = 30_000;
+/** How long closing the service (managers, leases, checkpoints, stores) may take once the connections are gone. */
+const CLOSE_TIMEOUT_MS = 15_000;
 
 async function main(): Promise<void> {
   // Read once here, before any worker starts: generated secrets are written once and shared.
