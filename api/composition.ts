@@ -234,6 +234,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     () => runner.currentPosition,
   );
   let shuttingDown = false;
+  let closing = 'not closing';
   const provided = new Registry();
   if (engineKind) provided.provide('speechEngineKind', () => engineKind!);
   provided.provide('speechReady', () => speechWarm);
@@ -376,25 +377,40 @@ export async function createService(config: Config, overrides: Overrides = {}) {
       shuttingDown = true;
       void closeSockets();
     },
+    /** What the close is waiting for now (named in the log of a close cut by its bound). */
+    closing: () => {
+      const doing = coordinator.doing;
+      if (closing !== 'leased work' || !doing) return closing;
+      return doing.includes('projections:')
+        ? `${closing} (${doing}; projections ${runner.phase})`
+        : `${closing} (${doing})`;
+    },
     async close(): Promise<void> {
       shuttingDown = true;
-      await closeSockets();
+      const step = async (name: string, work: () => Promise<unknown> | unknown) => {
+        closing = name;
+        await work();
+      };
+      await step('websockets', closeSockets);
       // Speech requests cut by the stop record what they produced before the stores close, as do module sockets.
-      if (speech) await within(SPEECH_SETTLE_MS, speech.settled());
-      await within(SPEECH_SETTLE_MS, Promise.all(socketRoutes.map((route) => route.settled?.())));
+      if (speech) await step('speech requests', () => within(SPEECH_SETTLE_MS, speech.settled()));
+      await step('module sockets', () =>
+        within(SPEECH_SETTLE_MS, Promise.all(socketRoutes.map((route) => route.settled?.()))),
+      );
       // No new work first, then what plays it out: a message dispatched while its platform stops would be lost.
       // The leases are given up, so the other replicas take the work over at once.
-      await coordinator.stop();
+      await step('leased work', () => coordinator.stop());
       // Also waits for managers a lost lease stopped in the background.
-      await processes.stop();
-      for (const module of [...modules].reverse()) await module.stop?.();
-      await coordinator.leave();
-      await engine?.close();
+      await step('process managers', () => processes.stop());
+      for (const module of [...modules].reverse()) await step(`module ${module.name}`, () => module.stop?.());
+      await step('leases', () => coordinator.leave());
+      await step('speech engine', () => engine?.close());
       heard?.unsubscribe();
-      await runner.stop();
-      await events.close();
-      await ownKeys?.close();
-      await reads.close();
+      await step('projections', () => runner.stop());
+      await step('event store', () => events.close());
+      await step('key store', () => ownKeys?.close());
+      await step('read store', () => reads.close());
+      closing = 'closed';
     },
   };
 }

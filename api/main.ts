@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     }
     // The close has its own bound: a store that hangs must not keep the process from ending.
     setTimeout(() => {
-      service.logger.error('forced exit: the service did not close in time');
+      service.logger.error('forced exit: the service did not close in time', { waitingFor: service.closing() });
       process.exit(1);
     }, CLOSE_TIMEOUT_MS).unref();
     try {

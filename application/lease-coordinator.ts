@@ -30,11 +30,18 @@ export const REPLICA_PREFIX = 'replica:';
 
 export class LeaseCoordinator {
   private readonly work = new Map<string, LeasedWork>();
+  /** The `add` call that brought each piece of work: `stop` stops the later ones first. */
+  private readonly tierOf = new Map<string, number>();
+  private tiers = 0;
+  /** The pieces of work being stopped now. */
+  private readonly stopping = new Set<string>();
   private readonly held = new Map<string, Lease>();
   private member: Lease | null = null;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> = Promise.resolve();
   private stopped = true;
+  /** What the tick is doing now, if anything: `renewing leases`, `starting job:x`... */
+  private step: string | null = null;
 
   constructor(
     private readonly leases: LeaseStore,
@@ -47,10 +54,18 @@ export class LeaseCoordinator {
 
   /** Adds work to share; it is taken at the next look (`start` looks at once). */
   add(work: readonly LeasedWork[]): void {
+    for (const w of work) if (this.work.has(w.lease)) throw new Error(`Leased work ${w.lease} is added twice`);
     for (const w of work) {
-      if (this.work.has(w.lease)) throw new Error(`Leased work ${w.lease} is added twice`);
       this.work.set(w.lease, w);
+      this.tierOf.set(w.lease, this.tiers);
     }
+    this.tiers++;
+  }
+
+  /** What the coordinator waits for now, if anything (named when a close hangs): `stopping job:x, job:y`... */
+  get doing(): string | null {
+    if (this.stopping.size > 0) return `stopping ${[...this.stopping].join(', ')}`;
+    return this.step;
   }
 
   /** Registers this replica and takes its share of the work now; then looks again a few times per lease time. */
@@ -65,15 +80,21 @@ export class LeaseCoordinator {
     await this.look();
   }
 
-  /** Stops every piece of work held and gives the leases up; the replica stays a member until `leave`. */
+  /**
+   * Stops every piece of work held and gives the leases up; the replica stays a member until `leave`.
+   * The work added last stops first (the process managers and jobs before the projections they read);
+   * the pieces added together stop together: any one of them can lose its lease at any time, so none
+   * waits for another to stop, and a projection group's stop costs a batch of the runner, not one each.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.ticking;
-    const order = [...this.work.keys()];
-    const held = [...this.held.keys()].sort((a, b) => order.indexOf(b) - order.indexOf(a));
-    for (const name of held) await this.giveUp(name);
+    for (let tier = this.tiers - 1; tier >= 0; tier--)
+      await Promise.all(
+        [...this.held.keys()].filter((name) => this.tierOf.get(name) === tier).map((name) => this.giveUp(name)),
+      );
   }
 
   /**
@@ -101,6 +122,7 @@ export class LeaseCoordinator {
   }
 
   private failed(error: unknown): void {
+    this.step = null;
     this.options.logger?.error('lease store unreachable; holding on to the work already held', {
       error: String(error),
     });
@@ -120,6 +142,7 @@ export class LeaseCoordinator {
   private async tick(): Promise<void> {
     if (this.stopped) return;
     const { ttlMs, owner } = this.options;
+    this.step = 'renewing leases';
     this.member =
       (this.member && (await this.leases.renew(this.member, ttlMs))) ??
       (await this.leases.acquire(`${REPLICA_PREFIX}${owner}`, owner, ttlMs));
@@ -131,14 +154,17 @@ export class LeaseCoordinator {
         this.lost(name);
       }
     }
+    this.step = 'counting replicas';
     const share = Math.ceil(this.work.size / (await this.replicasAlive()));
     for (const name of [...this.held.keys()].slice(share).reverse()) await this.giveUp(name);
     for (const name of this.candidates()) {
       if (this.held.size >= share || this.stopped) break;
+      this.step = `acquiring ${name}`;
       const lease = await this.leases.acquire(name, owner, ttlMs);
       if (!lease) continue;
       this.held.set(name, lease);
       try {
+        this.step = `starting ${name}`;
         await this.work.get(name)!.start({ lease: name, token: lease.token });
       } catch (error) {
         this.options.logger?.error('leased work did not start; its lease is given up', {
@@ -149,6 +175,7 @@ export class LeaseCoordinator {
         await this.leases.release(lease);
       }
     }
+    this.step = null;
   }
 
   /** The names of the replicas whose `replica:` lease has not expired (this one included once it started). */
@@ -172,7 +199,12 @@ export class LeaseCoordinator {
     const lease = this.held.get(name);
     if (!lease) return;
     this.held.delete(name);
-    await this.work.get(name)!.stop();
+    this.stopping.add(name);
+    try {
+      await this.work.get(name)!.stop();
+    } finally {
+      this.stopping.delete(name);
+    }
     await this.leases.release(lease).catch(() => undefined);
   }
 }

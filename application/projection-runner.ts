@@ -258,6 +258,9 @@ export class ProjectionRunner {
     this.publish();
   }
 
+  /** What the runner's loop is doing now (named when a close hangs). */
+  phase = 'not started';
+
   async stop(): Promise<void> {
     this.controller?.abort();
     await this.loop;
@@ -452,10 +455,14 @@ export class ProjectionRunner {
       signal.addEventListener('abort', stop, { once: true });
       this.interrupt = stop;
       try {
+        this.phase = 'taking or dropping projections';
         await this.applyChanges();
+        this.phase = 'following a switch';
         await this.followSwitch();
+        this.phase = 'marking failures';
         await this.markFailures();
         const after = this.runningFrom();
+        this.phase = 'reading events';
         if (after === null) await aborted(attempt.signal);
         else
           for await (const batch of subscribeToAll(this.events, {
@@ -464,9 +471,13 @@ export class ProjectionRunner {
             pollMs: this.options.pollMs ?? 500,
             signal: attempt.signal,
           })) {
+            this.phase = 'giving way to requests';
             await this.options.giveWay?.();
+            this.phase = 'applying a batch';
             await this.applyBatch(batch);
+            this.phase = 'reading events';
           }
+        this.phase = 'waiting for the commits in flight';
         await this.inflight;
       } catch (error) {
         // Stop at the failing event rather than skip it: a read model must never silently miss an event.
