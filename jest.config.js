@@ -1,23 +1,10 @@
-/** Jest runs the TypeScript sources directly; ts-jest only transpiles (`npm run typecheck` checks types). */
+/** Jest runs the TypeScript sources directly; esbuild only transpiles (`npm run typecheck` checks types). */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: {
-    '^.+\\.ts$': [
-      'ts-jest',
-      {
-        tsconfig: {
-          isolatedModules: true,
-          module: 'commonjs',
-          moduleResolution: 'node10',
-          target: 'es2022',
-          sourceMap: true,
-          esModuleInterop: true,
-        },
-      },
-    ],
-  },
+  // esbuild strips the types, file by file (tests/support/esbuild-transform.js); `npm run typecheck` checks them.
+  transform: { '^.+\\.ts$': '<rootDir>/tests/support/esbuild-transform.js' },
   testTimeout: 30000,
   // One more worker than cores: most suites spend part of their time waiting (child processes, timers, the
   // stores' writer threads), and a third worker fills it: the integration suites of calls and chats took 40 s
