@@ -3,7 +3,7 @@
  * then waits for the store's `appended$` signal (or a poll timeout) and goes on. It is pull-based:
  * the next page is read only when the consumer asks for it, so a slow consumer is never flooded.
  */
-import { firstValueFrom, merge, timer, filter, from } from 'rxjs';
+import { firstValueFrom, merge, timer, filter, from } from './rx';
 import { aborted } from './pause';
 import type { EventStore, RecordedEvent } from './ports/event-store';
 

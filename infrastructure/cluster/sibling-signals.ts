@@ -5,7 +5,8 @@
  * machines, a lost message) every process still finds the same changes by polling.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { Subject } from '../../application/rx';
 import { EventStoreDecorator } from '../../application/event-store-decorator';
 import type { AppendResult, EventData, EventStore, ExpectedRevision } from '../../application/ports/event-store';
 

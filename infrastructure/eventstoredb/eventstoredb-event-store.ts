@@ -38,7 +38,8 @@ import type {
   ReadPosition,
   RecordedEvent as StoredEvent,
 } from '@kurrent/kurrentdb-client';
-import { Subject, defer, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { Subject, defer } from '../../application/rx';
 import { assertExpectedRevision } from '../../application/expected-revision';
 import type {
   AppendResult,

@@ -1,5 +1,5 @@
 /** Event store held in memory: for tests and trying things out; nothing survives the process. */
-import { Subject } from 'rxjs';
+import { Subject } from '../../application/rx';
 import { assertExpectedRevision } from '../../application/expected-revision';
 import { idempotentReplay } from '../../application/idempotent-replay';
 import type {

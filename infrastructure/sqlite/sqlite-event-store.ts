@@ -13,7 +13,7 @@
  * from indexes of the events table, which the audit reads instead of keeping an index of its own.
  */
 import type Database from 'better-sqlite3';
-import { Subject } from 'rxjs';
+import { Subject } from '../../application/rx';
 import type { Worker } from 'node:worker_threads';
 import type {
   AppendResult,
