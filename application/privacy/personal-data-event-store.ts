@@ -137,16 +137,14 @@ export class PersonalDataEventStore extends EventStoreDecorator {
     if (!this.options.seal || !stored.some(hasPersonalFields))
       return this.store.appendToStream(streamId, stored, options);
     if (stored.length === 1) {
-      // One event sealed with its subject key alone (most appends: each customer of a bulk add, each
-      // call placed): with its key known here, sealed at once, with no promise between it and its append.
+      // One event (most appends: each customer of a bulk add, each call placed): with its subject key
+      // known here, sealed and handed to the store at once, with no promise between it and its append.
       try {
         const [event] = stored as [EventData];
-        const toSeal = this.toSeal(event, streamId);
-        const known = toSeal?.handle != null && this.keys.knownSubjectKey?.(toSeal.organizationId, toSeal.handle);
-        if (toSeal && known) {
-          const sealed = this.sealedWithSubjectKey(streamId, event, toSeal, known);
-          return this.store.appendToStream(streamId, [sealed], options);
-        }
+        const sealed = this.sealedOne(streamId, event);
+        return sealed instanceof Promise
+          ? sealed.then((one) => this.store.appendToStream(streamId, [one], options))
+          : this.store.appendToStream(streamId, [sealed], options);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -162,19 +160,25 @@ export class PersonalDataEventStore extends EventStoreDecorator {
   ): Promise<AppendResult> {
     const sealed = new Array<EventData>(stored.length);
     // In order: a stream's first event names the subject of the ones after it, in this append too.
-    for (let i = 0; i < stored.length; i++) {
-      const event = stored[i]!;
-      const toSeal = this.toSeal(event, streamId);
-      if (!toSeal) sealed[i] = event;
-      else if (toSeal.handle === null) sealed[i] = await this.seal(streamId, event, toSeal);
-      else {
-        // Asked for here and sealed with at once: no async function of its own between each of a bulk
-        // add's 10,000 waiting appends and its key.
-        const key = await this.keys.subjectKey(toSeal.organizationId, toSeal.handle);
-        sealed[i] = this.sealedWithSubjectKey(streamId, event, toSeal, key);
-      }
-    }
+    for (let i = 0; i < stored.length; i++) sealed[i] = await this.sealedOne(streamId, stored[i]!);
     return this.store.appendToStream(streamId, sealed, options);
+  }
+
+  /**
+   * One event with its personal fields sealed (as it is when it has none): at once when it needs its
+   * subject key alone and this process knows that key, else once its keys are at hand. A key asked for
+   * is sealed with in its answer's callback: no async function of its own between each of a bulk add's
+   * 10,000 waiting appends and its key.
+   */
+  private sealedOne(streamId: string, event: EventData): EventData | Promise<EventData> {
+    const toSeal = this.toSeal(event, streamId);
+    if (!toSeal) return event;
+    if (toSeal.handle === null) return this.seal(streamId, event, toSeal);
+    const known = this.keys.knownSubjectKey?.(toSeal.organizationId, toSeal.handle);
+    if (known) return this.sealedWithSubjectKey(streamId, event, toSeal, known);
+    return this.keys
+      .subjectKey(toSeal.organizationId, toSeal.handle)
+      .then((key) => this.sealedWithSubjectKey(streamId, event, toSeal, key));
   }
 
   /** What sealing an event starts from (see `ToSeal`); null when it has nothing to seal. */
