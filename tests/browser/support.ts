@@ -51,7 +51,7 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-/** Builds the console when dist/console is missing or older than its sources (`npm run build` does it in CI). */
+/** Builds the console when dist/console is missing or older than its sources (`npm run build:console` does it in CI). */
 export function ensureConsoleBuilt(): void {
   const sources = Math.max(
     newestSource(join(ROOT, 'console', 'src')),
