@@ -12,7 +12,8 @@
  * sampled every PROFILE_INTERVAL_US microseconds when that is set (V8's default: 1,000).
  *
  * `--compare` measures what sealing costs (target: at most 15% slower than without): rounds alternate a
- * service sealing personal data and one storing it in the clear, the bulk add without calls, for two
+ * service sealing personal data and one storing it in the clear, each round in a process of its own (a
+ * fresh service per process, as in production), the bulk add without calls, for two
  * kinds of subjects. `new`: every customer's number is new to the organization, so each key is made
  * during the add (the bench's other figures are this case). `known`: the same 10,000 customers were
  * added to another campaign just before (a campaign loaded again with the same borrowers), so their keys
@@ -23,6 +24,7 @@
  *   npx tsx bench/customers.ts [--records 10000] [--rounds 3] [--encryption on|off] [--calls without|with] [--profile out.cpuprofile]
  *   npx tsx bench/customers.ts --compare [--rounds 5]
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -123,11 +125,75 @@ function busiest(others: { off: number[][]; on: number[][] }): string {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** `--compare`: the bulk add with sealing off and on, rounds alternated, for new and for known subjects. */
+/** What one round of `--compare` measured: the add's wall time, and CPU time (process, main thread, each other thread). */
+type RoundFigures = { wall: number; cpu: number; main: number | null; others: number[] };
+
+/**
+ * One round of `--compare`, in the process `compare` started for it: a fresh service sealing (or not),
+ * one bulk add measured, its figures printed as one `ROUND {json}` line on stdout.
+ */
+async function compareRound(subjects: 'new' | 'known', encryption: 'on' | 'off', round: number, profile?: string) {
+  const bench = await freshService(encryption, subjects === 'known');
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const m0 = mainThreadCpuMs();
+  const t0s = threadCpuMs();
+  const addIt = () =>
+    bench.send('/api/v1/customers/add/bulk', bench.token, { campaignId: bench.campaignId, records: records(round) });
+  const reply = profile ? await profiled(addIt, profile) : await addIt();
+  const wall = performance.now() - t0;
+  const used = process.cpuUsage(c0);
+  const m1 = mainThreadCpuMs();
+  const others = [...threadCpuMs()]
+    .filter(([tid]) => tid !== process.pid)
+    .map(([tid, ms]) => ms - (t0s.get(tid) ?? 0))
+    .sort((a, b) => b - a);
+  if (reply.status !== 201 || reply.body.results.successful !== RECORDS)
+    throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
+  await bench.close();
+  const figures: RoundFigures = {
+    wall,
+    cpu: (used.user + used.system) / 1000,
+    main: m0 !== null && m1 !== null ? m1 - m0 : null,
+    others,
+  };
+  console.log(`ROUND ${JSON.stringify(figures)}`);
+  clearInterval(sampler);
+}
+
+/** Runs one round of `--compare` in a process of its own (this file again), as a service runs: one per process. */
+function roundInItsOwnProcess(subjects: 'new' | 'known', encryption: 'on' | 'off', round: number): RoundFigures {
+  const profile = PROFILE && round === ROUNDS - 1 ? ['--profile', `${PROFILE}-${subjects}-${encryption}`] : [];
+  const child = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      __filename,
+      '--compare-round',
+      subjects,
+      encryption,
+      String(round),
+      '--records',
+      String(RECORDS),
+      ...profile,
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const line = child.stdout.split('\n').find((l) => l.startsWith('ROUND '));
+  if (child.status !== 0 || !line) throw new Error(`a round of --compare failed (exit ${child.status})`);
+  return JSON.parse(line.slice('ROUND '.length)) as RoundFigures;
+}
+
+/**
+ * `--compare`: the bulk add with sealing off and on, rounds alternated, for new and for known subjects.
+ * Each round runs in a process of its own: a service per process, as in production, so that no round
+ * inherits the heap, the garbage or the worker threads of the services before it.
+ */
 async function compare() {
   console.log(
     `machine: ${(await import('node:os')).cpus().length} cores, node ${process.version}, sealing with ${fastestAesGcm().name}`,
   );
+  clearInterval(sampler);
   for (const subjects of ['new', 'known'] as const) {
     const times = { off: [] as number[], on: [] as number[] };
     const cpu = { off: [] as number[], on: [] as number[] };
@@ -135,34 +201,11 @@ async function compare() {
     const others = { off: [] as number[][], on: [] as number[][] };
     for (let round = 0; round < ROUNDS; round++)
       for (const encryption of ['off', 'on'] as const) {
-        const bench = await freshService(encryption, subjects === 'known');
-        const t0 = performance.now();
-        const c0 = process.cpuUsage();
-        const m0 = mainThreadCpuMs();
-        const t0s = threadCpuMs();
-        const addIt = () =>
-          bench.send('/api/v1/customers/add/bulk', bench.token, {
-            campaignId: bench.campaignId,
-            records: records(round),
-          });
-        const reply =
-          PROFILE && round === ROUNDS - 1
-            ? await profiled(addIt, `${PROFILE}-${subjects}-${encryption}`)
-            : await addIt();
-        times[encryption].push(performance.now() - t0);
-        const used = process.cpuUsage(c0);
-        const m1 = mainThreadCpuMs();
-        if (m0 !== null && m1 !== null) mainCpu[encryption].push(m1 - m0);
-        others[encryption].push(
-          [...threadCpuMs()]
-            .filter(([tid]) => tid !== process.pid)
-            .map(([tid, ms]) => ms - (t0s.get(tid) ?? 0))
-            .sort((a, b) => b - a),
-        );
-        cpu[encryption].push((used.user + used.system) / 1000);
-        if (reply.status !== 201 || reply.body.results.successful !== RECORDS)
-          throw new Error(`bulk add: ${reply.status} ${JSON.stringify(reply.body.results)}`);
-        await bench.close();
+        const figures = roundInItsOwnProcess(subjects, encryption, round);
+        times[encryption].push(figures.wall);
+        cpu[encryption].push(figures.cpu);
+        if (figures.main !== null) mainCpu[encryption].push(figures.main);
+        others[encryption].push(figures.others);
       }
     const off = median(times.off)!;
     const on = median(times.on)!;
@@ -175,7 +218,6 @@ async function compare() {
       `sealing overhead  records=${RECORDS}  subjects=${subjects.padEnd(5)}  rounds=${ROUNDS}  off median=${off.toFixed(0)} ms (${times.off.map((t) => t.toFixed(0)).join(', ')})  on median=${on.toFixed(0)} ms (${times.on.map((t) => t.toFixed(0)).join(', ')})  overhead=${signed(on / off)}  cpu off=${cpuOff.toFixed(0)} ms on=${cpuOn.toFixed(0)} ms (${signed(cpuOn / cpuOff)})${mainCpu.on.length === 0 ? '' : `  main thread off=${median(mainCpu.off)!.toFixed(0)} ms on=${median(mainCpu.on)!.toFixed(0)} ms`}${busiest(others)}`,
     );
   }
-  clearInterval(sampler);
 }
 
 async function main() {
@@ -231,7 +273,17 @@ async function main() {
   console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
 }
 
-(process.argv.includes('--compare') ? compare() : main()).catch((error) => {
+/** What this process is to run: one round of `--compare` (in the process `compare` started), `--compare`, or the bulk add. */
+function run(): Promise<void> {
+  const roundAt = process.argv.indexOf('--compare-round');
+  if (roundAt >= 0) {
+    const [subjects, encryption, round] = process.argv.slice(roundAt + 1, roundAt + 4);
+    return compareRound(subjects as 'new' | 'known', encryption as 'on' | 'off', Number(round), PROFILE);
+  }
+  return process.argv.includes('--compare') ? compare() : main();
+}
+
+run().catch((error) => {
   console.error(error);
   process.exit(1);
 });
