@@ -130,3 +130,49 @@ describe('sqlite event store: batches that queue up at the writer', () => {
     }
   });
 });
+
+describe('sqlite event store: an append refused in a batch', () => {
+  it('takes back every event of an append of several, and none of the appends beside it in the batch', async () => {
+    const dir = tempDir();
+    const store = new SqliteEventStore(join(dir.path, 'events.db'));
+    try {
+      const taken = anEvent('Noted', { n: 0 });
+      await store.appendToStream('holder', [taken]);
+      await store.appendToStream('existing', [anEvent('Noted', { n: 1 })]);
+      // One turn of the event loop: one batch, one transaction at the writer.
+      const outcome = (append: Promise<unknown>) =>
+        append.then(
+          () => 'appended',
+          (error: Error) => error.name,
+        );
+      const outcomes = await Promise.all([
+        outcome(store.appendToStream('single-before', [anEvent('Noted', { n: 2 })], { expectedRevision: 'no_stream' })),
+        // The second event's id is taken: the first, new to the log, must not stay either.
+        outcome(
+          store.appendToStream('new-stream', [anEvent('Noted', { n: 3 }), taken], { expectedRevision: 'no_stream' }),
+        ),
+        outcome(store.appendToStream('existing', [anEvent('Noted', { n: 4 }), taken], { expectedRevision: 0 })),
+        // One event refused on its own (its stream exists), between appends that land.
+        outcome(store.appendToStream('existing', [anEvent('Noted', { n: 5 })], { expectedRevision: 'no_stream' })),
+        outcome(store.appendToStream('single-after', [anEvent('Noted', { n: 6 })], { expectedRevision: 'no_stream' })),
+        outcome(store.appendToStream('existing', [anEvent('Noted', { n: 7 })], { expectedRevision: 0 })),
+      ]);
+      expect(outcomes).toEqual([
+        'appended',
+        'WrongExpectedRevisionError',
+        'WrongExpectedRevisionError',
+        'WrongExpectedRevisionError',
+        'appended',
+        'appended',
+      ]);
+      expect(await store.readStream('new-stream')).toEqual([]);
+      expect((await store.readStream('existing')).map((e) => (e.data as { n: number }).n)).toEqual([1, 7]);
+      const all = await store.readAll();
+      expect(all.map((e) => (e.data as { n: number }).n)).toEqual([0, 1, 2, 6, 7]);
+      expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
