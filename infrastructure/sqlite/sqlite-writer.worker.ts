@@ -68,14 +68,13 @@ const isUnique = (error: unknown) => String(error).includes('UNIQUE');
  * changes is first copied into SQLite's sub-journal, which was about half of this thread's work in a bulk
  * add when each of its 10,000 one-event appends had one.
  */
-const inSavepoint = {
-  checked: db.transaction(appendNow),
-  toNewStream: db.transaction((request: AppendRequest, recordedAt: string) => insertAll(request, -1, recordedAt)),
-};
-const appendChecked = (request: AppendRequest, recordedAt: string) =>
-  request.events.length > 1 ? inSavepoint.checked(request, recordedAt) : appendNow(request, recordedAt);
-const appendToNewStream = (request: AppendRequest, recordedAt: string) =>
-  request.events.length > 1 ? inSavepoint.toNewStream(request, recordedAt) : insertAll(request, -1, recordedAt);
+function allOrNone<R>(append: (request: AppendRequest, recordedAt: string) => R) {
+  const inSavepoint = db.transaction(append);
+  return (request: AppendRequest, recordedAt: string): R =>
+    request.events.length > 1 ? inSavepoint(request, recordedAt) : append(request, recordedAt);
+}
+const appendChecked = allOrNone(appendNow);
+const appendToNewStream = allOrNone((request: AppendRequest, recordedAt: string) => insertAll(request, -1, recordedAt));
 
 /**
  * A new stream's first append (the bulk case: a customer, a call, a chat) is inserted without looking
