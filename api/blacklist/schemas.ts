@@ -4,7 +4,8 @@
  * bodies in the OpenAPI document.
  */
 import { Type } from '@sinclair/typebox';
-import { MAX_NAME_LENGTH } from '../../domain/blacklist/blacklist';
+import { clip } from '../../application/clip';
+import { MAX_NAME_LENGTH, normalizePhoneNumber } from '../../domain/blacklist/blacklist';
 import { HttpError, validationFailed } from '../http/errors';
 import { validate } from '../http/validation';
 
@@ -34,10 +35,16 @@ export function blacklistItems(body: unknown, options: { names: boolean } = { na
     const value = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).number : undefined;
     if (!(typeof value === 'string' && value.trim() !== '') && !Number.isSafeInteger(value))
       throw new HttpError(400, ITEM_WITHOUT_NUMBER);
+    // Checked here as the domain checks it, so that the number it echoes is cut (a 1 MB one would come back whole).
+    const number = String(value);
+    if (normalizePhoneNumber(number) === null)
+      errors.push(
+        `[${i}].number must be 7 to 15 digits with an optional leading + (got ${JSON.stringify(clip(number))})`,
+      );
     const name = options.names ? (item as Record<string, unknown>).name : undefined;
     if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > MAX_NAME_LENGTH))
       errors.push(`[${i}].name must be a string of at most ${MAX_NAME_LENGTH} characters`);
-    return { number: String(value), ...(typeof name === 'string' && { name }) };
+    return { number, ...(typeof name === 'string' && { name }) };
   });
   if (errors.length > 0) throw validationFailed(errors);
   // Then the schema, for what the anchor's texts do not cover (a property the item must not carry).

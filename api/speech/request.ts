@@ -5,7 +5,7 @@
  * `word_timestamps` (beyond the spec) asks the WebSocket for the times of the words.
  */
 import { Type } from '@sinclair/typebox';
-import { clip } from '../../application/clip';
+import { clip, MAX_ECHOED_CHARS } from '../../application/clip';
 import type { LanguageCode, SampleRate, SynthesisRequest } from '../../application/ports/speech-engine';
 import { SpeechError } from '../../application/speech/speech-service';
 
@@ -58,6 +58,11 @@ export function readSpeechRequest(body: unknown): SpeechRequestBody {
   if (b.voice_id === undefined || b.voice_id === null) throw invalid('voice_id is required');
   if (typeof b.voice_id !== 'string') throw invalid('voice_id must be a string');
   const language = optional(b, 'language', 'string', 'en');
+  // No voice id or language code is this long; refused here with the engine's codes, the value cut instead of echoed whole.
+  if (b.voice_id.length > MAX_ECHOED_CHARS)
+    throw new SpeechError('invalid_voice', `Unknown voice_id "${clip(b.voice_id)}"`);
+  if (language.length > MAX_ECHOED_CHARS)
+    throw new SpeechError('invalid_language', `Unsupported language "${clip(language)}"`);
   const sampleRate = optional(b, 'sample_rate', 'number', 24000);
   const speed = optional(b, 'speed', 'number', 1);
   const header =
