@@ -52,6 +52,15 @@ export function sendError(res: Response, status: number, message: string, extra:
   res.status(status).json(body);
 }
 
+/**
+ * What a library's own refusal (a status without our message) says, by status: Express's static files
+ * refuse a path outside their folder (403) or a file they do not have (404).
+ */
+const LIBRARY_MESSAGES: Record<number, string> = {
+  403: 'This path is outside the files served here',
+  404: 'No file at this path',
+};
+
 /** The answer to a request refused for what it sent (its body, its headers), or null for any other failure. */
 function bodyFailure(error: unknown): { status: number; message: string; extra?: Record<string, unknown> } | null {
   if (error instanceof HttpError) return { status: error.status, message: error.message, extra: error.extra };
@@ -61,7 +70,7 @@ function bodyFailure(error: unknown): { status: number; message: string; extra?:
   if (parser.type === 'encoding.unsupported' || parser.type === 'charset.unsupported')
     return { status: 415, message: 'Unsupported body encoding' };
   if (typeof parser.status === 'number' && parser.status >= 400 && parser.status < 500)
-    return { status: parser.status, message: 'Bad request' };
+    return { status: parser.status, message: LIBRARY_MESSAGES[parser.status] ?? 'Bad request' };
   return null;
 }
 

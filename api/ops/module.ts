@@ -25,6 +25,7 @@ export const opsModule: ModuleDefinition = {
             speechEngineKind,
             document,
             adminToken: config.adminToken,
+            metricsToken: config.metricsToken,
             logger,
           }),
         },

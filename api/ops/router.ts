@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import type { EventStore } from '../../application/ports/event-store';
 import type { Logger } from '../../application/ports/logger';
 import { bearer } from '../http/auth';
+import { sendError, UNAUTHORIZED_MESSAGE } from '../http/errors';
 import type { ProjectionFailure, ProjectionRunner } from '../../application/projection-runner';
 import type { Metrics } from '../http/metrics';
 import { route, type RouteSpec } from '../http/route';
@@ -26,14 +27,16 @@ export type OpsDeps = {
   document: () => Record<string, unknown>;
   /** The admin token: a caller presenting it is told the errors behind a status (`projectionError`). */
   adminToken: string;
+  /** When set, /metrics answers only a caller presenting it. */
+  metricsToken: string | null;
   logger: Logger;
 };
 
-/** Whether the request carries the admin token (compared in constant time). */
-function fromAdmin(req: Request, adminToken: string): boolean {
+/** Whether the request carries `secret` as its bearer token (compared in constant time). */
+function presents(req: Request, secret: string): boolean {
   const token = bearer(req.get('authorization'));
   const digest = (value: string) => createHash('sha256').update(value).digest();
-  return token !== null && timingSafeEqual(digest(token), digest(adminToken));
+  return token !== null && timingSafeEqual(digest(token), digest(secret));
 }
 
 /** The store's head, the lowest position every running projection applied, and the events between (counted up to a limit). */
@@ -113,7 +116,7 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
         let projected: number;
         let lag: number;
         // Internal error text (store addresses, events, stack fragments) goes to the logs and to the admin only.
-        const admin = fromAdmin(req, deps.adminToken);
+        const admin = presents(req, deps.adminToken);
         try {
           ({ head, projected, lag } = await measureLag(deps));
         } catch (error) {
@@ -149,9 +152,12 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       method: 'get',
       path: '/metrics',
       operationId: 'getMetrics',
-      summary: 'Metrics in the Prometheus text format',
+      summary: 'Metrics in the Prometheus text format (with `Authorization: Bearer <METRICS_TOKEN>` when that is set)',
+      errors: [401],
       success: { status: 200, description: 'The metrics', contentType: 'text/plain' },
-      handler: async (_req, res) => {
+      handler: async (req, res) => {
+        if (deps.metricsToken !== null && !presents(req, deps.metricsToken))
+          return sendError(res, 401, UNAUTHORIZED_MESSAGE);
         // The lag is counted in events, which needs the store: an unreachable store leaves it out.
         const lag = await measureLag(deps).then(
           ({ lag }) => lagMetric(lag),

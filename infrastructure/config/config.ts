@@ -32,6 +32,8 @@ export type Config = {
   maxSpeechChars: number;
   /** How long an admitted speech request holds its concurrency slot (`SPEECH_LEASE_MS`); it is cut before that. */
   speechLeaseMs: number;
+  /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <it>` (401 otherwise); unset, it is open. */
+  metricsToken: string | null;
   /** Shared secret carriers' webhooks present on /carrier/v1; unset refuses them all. */
   carrierWebhookSecret: string | null;
   /** Shared secret chat platforms' webhooks present on /chat/v1; unset refuses them all. */
@@ -210,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       5000,
       (n) => n >= 0,
     ),
+    metricsToken: env.METRICS_TOKEN || null,
     carrierWebhookSecret: env.CARRIER_WEBHOOK_SECRET || null,
     chatWebhookSecret: env.CHAT_WEBHOOK_SECRET || null,
     publicUrl: baseUrlFrom('PUBLIC_URL', env.PUBLIC_URL),

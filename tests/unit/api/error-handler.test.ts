@@ -36,6 +36,20 @@ describe('error answers', () => {
     }
   });
 
+  it("says what a library's 403 and 404 refused, not 'Bad request'", async () => {
+    const refusal = (status: number) => Object.assign(new Error('library'), { status, expose: true });
+    expect(await answerTo(refusal(403))).toEqual({
+      status: 403,
+      retryAfter: null,
+      body: { success: false, error: 'Forbidden', message: 'This path is outside the files served here' },
+    });
+    expect((await answerTo(refusal(404))).body).toEqual({
+      success: false,
+      error: 'NotFound',
+      message: 'No file at this path',
+    });
+  });
+
   it('answers 500 without details for anything else', async () => {
     expect(await answerTo(new Error('a bug'))).toEqual({
       status: 500,
