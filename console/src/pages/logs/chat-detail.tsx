@@ -7,7 +7,7 @@ import { BackLink, PendingPage } from '../../components/pending-page';
 import { Page } from '../../components/ui';
 import { useLoad } from '../../components/use-load';
 import { Fact } from './fact';
-import { keyOf, statusClass, when, type ChatDetail as Chat } from './model';
+import { documentationLink, keyOf, statusClass, when, type ChatDetail as Chat } from './model';
 
 const BACK = <BackLink href="/">← All logs</BackLink>;
 
@@ -72,11 +72,7 @@ export function ChatDetail(props: { id: string }) {
                   </strong>
                   <p>{e.message}</p>
                   {e.error_data?.details && <p>{e.error_data.details}</p>}
-                  {e.href && (
-                    <a href={e.href} target="_blank" rel="noreferrer noopener">
-                      What error {e.code} means
-                    </a>
-                  )}
+                  <ErrorReference code={e.code} href={e.href} />
                 </li>
               ))}
             </ul>
@@ -85,4 +81,16 @@ export function ChatDetail(props: { id: string }) {
       </div>
     </Page>
   );
+}
+
+/** The platform's page about an error: a link when it is an https address, else its text. */
+function ErrorReference(props: { code: number; href: string | undefined }) {
+  const link = documentationLink(props.href);
+  if (link)
+    return (
+      <a href={link} target="_blank" rel="noreferrer noopener">
+        What error {props.code} means
+      </a>
+    );
+  return props.href ? <p class="muted">{props.href}</p> : null;
 }

@@ -57,6 +57,20 @@ export const CHAT_STATUSES = ['Accepted', 'Sent', 'Delivered', 'Read', 'Failed']
 
 export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '');
 
+/**
+ * A delivery error's `href` as a link, or null: only an `https:` address is rendered as one, so a
+ * `javascript:` or `data:` value a platform (or whoever forged its webhook) put there is shown as text.
+ */
+export function documentationLink(href: string | undefined): string | null {
+  if (!href) return null;
+  try {
+    const url = new URL(href);
+    return url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
 export const keyOf = (entry: { loan_id?: string; lead_id?: string }): string => entry.loan_id ?? entry.lead_id ?? '';
 
 /** A status as a class name: `No Contact` → `status-no-contact`. */
