@@ -1,6 +1,7 @@
 /**
  * Phone numbers: the providers' inventories, searching and buying them, importing those held at a
- * connected provider (api/providers, listed before), an organization's own.
+ * connected provider (api/providers, listed before) once the provider shows them held, an
+ * organization's own, and releasing them.
  */
 import { NumberService } from '../../application/numbers/number-service';
 import { numbersProjection, type NumberDocument } from '../../projections/numbers/numbers';
@@ -8,7 +9,7 @@ import { agentsProjection } from '../../projections/agents/agents';
 import { dispositionGroupsProjection } from '../../projections/dispositions/disposition-groups';
 import { dispositionsProjection } from '../../projections/dispositions/dispositions';
 import { providerAccountsProjection } from '../../projections/providers/provider-accounts';
-import { isProviderAlias } from '../../domain/providers/provider-account';
+import { providerControlOf } from '../providers/control';
 import type { ModuleDefinition } from '../module';
 import { numberRoutes } from './router';
 
@@ -26,6 +27,7 @@ export const numbersModule: ModuleDefinition = {
   ],
   async build({ commands, reads, env, config, provided, lookups }) {
     const providerAccounts = provided.use('providerAccounts');
+    const control = providerControlOf(config);
     const service = new NumberService(
       commands,
       await reads.collection<NumberDocument>(numbersProjection.collection),
@@ -35,8 +37,11 @@ export const numbersModule: ModuleDefinition = {
         dispositionsOf: (org, id) => lookups.dispositionsOf(org, id),
       },
       {
-        connected: async (org, provider) =>
-          isProviderAlias(provider) && (await providerAccounts.accountOf(org, provider)) !== null,
+        holding: async (org, provider, number) => {
+          // Numbers are imported from Twilio only (api/numbers/schemas.ts).
+          const account = provider === 'twilio' ? await providerAccounts.accountOf(org, 'twilio') : null;
+          return account && control.twilioNumber(account, number);
+        },
       },
     );
     // The built-in provider's numbers are recorded once, by whichever agent process starts first.

@@ -1,8 +1,8 @@
 /**
  * Number routes: search the available numbers (spec 4.8), buy some (anchor `buyNumbers`), import those
  * the organization holds at a real provider whose account it connected (`importNumbers`), list the
- * organization's own, read one, and give one an inbound agent and disposition or take them away
- * (docs/inbound.md). Scopes `numbers:read` and `numbers:write`.
+ * organization's own, read one, release one, and give one an inbound agent and disposition or take
+ * them away (docs/inbound.md). Scopes `numbers:read` and `numbers:write`.
  */
 import type { Request } from 'express';
 import type { NumberService, SearchQuery } from '../../application/numbers/number-service';
@@ -12,6 +12,7 @@ import { HttpError, validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
 import { pagedListRoute } from '../http/resource-routes';
 import { route, type RouteSpec } from '../http/route';
+import { providerUnavailableAs503 } from '../providers/unavailable';
 import { BuyNumbersBody, DEFAULT_PROVIDER, ImportNumbersBody, InboundRoutingBody } from './schemas';
 
 const READ = ['numbers:read'];
@@ -52,10 +53,14 @@ export function numberRoutes(service: NumberService): RouteSpec[] {
       method: 'post',
       path: '/numbers/import',
       operationId: 'importNumbers',
-      summary: "Import numbers held at a connected provider's account (each succeeds or fails on its own)",
+      summary:
+        "Import numbers held at a connected provider's account (each succeeds or fails on its own): a number must be " +
+        "among the account's incoming numbers at the provider, and one the service's inventory offers is bought " +
+        '(POST /numbers/buyNumbers) instead; 503 with nothing imported when the provider cannot be asked',
       scopes: WRITE,
       body: ImportNumbersBody,
       idempotent: true,
+      errors: [503],
       handler: async (_req, res, body) => {
         const items = body.map((item) => ({
           number: normalizeDialString(item.number),
@@ -63,7 +68,7 @@ export function numberRoutes(service: NumberService): RouteSpec[] {
           voice_enabled: item.voice_enabled ?? true,
           sms_enabled: item.sms_enabled ?? true,
         }));
-        res.json(await service.import(contextOf(res), items));
+        res.json(await providerUnavailableAs503(service.import(contextOf(res), items)));
       },
     }),
     pagedListRoute({
@@ -82,6 +87,20 @@ export function numberRoutes(service: NumberService): RouteSpec[] {
       errors: [404],
       handler: async (req, res) => {
         res.json({ success: true, data: await service.ownedOne(contextOf(res), numberParam(req)) });
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/numbers/{number}',
+      operationId: 'releaseNumber',
+      summary:
+        "Release one of the organization's numbers: a bought one is offered again by its provider, an imported one " +
+        'leaves the service (its provider account keeps it); either may then be bought or imported again',
+      scopes: WRITE,
+      errors: [404],
+      handler: async (req, res) => {
+        await service.release(contextOf(res), numberParam(req));
+        res.json({ success: true, message: 'Number released' });
       },
     }),
     route({

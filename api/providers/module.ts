@@ -11,18 +11,19 @@ import {
   type ProviderAccountDocument,
 } from '../../projections/providers/provider-accounts';
 import type { ModuleDefinition } from '../module';
+import { providerControlOf } from './control';
 import { providerRoutes } from './router';
 
 export const providersModule: ModuleDefinition = {
   name: 'providers',
   projections: [providerAccountsProjection],
   reads: [providerAccountsProjection],
-  async build({ commands, reads, env, provided }) {
+  async build({ commands, reads, env, config, provided }) {
     const accounts = await reads.collection<ProviderAccountDocument>(providerAccountsProjection.collection);
     const secrets = await ReadStoreSecrets.open(reads);
     const reader = new CachedProviderAccounts(accounts, secrets);
     provided.provide('providerAccounts', reader);
-    const service = new ProviderAccountService(commands, accounts, secrets, reader, env);
+    const service = new ProviderAccountService(commands, accounts, secrets, reader, env, providerControlOf(config));
     return { routes: [{ prefix: '/api/v1', security: 'organization', routes: providerRoutes(service) }] };
   },
 };

@@ -3,7 +3,8 @@
  * the connections (their secrets masked) and disconnect one. Changes need `providers:write`; reading
  * needs `providers:read` or `providers:write`. A provider the service does not know is 404
  * `Provider not found`, as any other path naming nothing; a known one not connected is 404
- * `Provider not connected`.
+ * `Provider not connected`. A connection is made only once the provider shows the credentials control
+ * the account (400 when it does not, 503 when it cannot be asked).
  */
 import type { Request } from 'express';
 import type { ProviderAccountService } from '../../application/providers/provider-account-service';
@@ -12,6 +13,7 @@ import { contextOf, paramOf } from '../http/auth';
 import { HttpError } from '../http/errors';
 import { route, type RouteSpec } from '../http/route';
 import { accountOf, ProviderAccountBody } from './schemas';
+import { providerUnavailableAs503 } from './unavailable';
 
 const READ = ['providers:read', 'providers:write'];
 const WRITE = ['providers:write'];
@@ -44,15 +46,18 @@ export function providerRoutes(service: ProviderAccountService): RouteSpec[] {
       method: 'put',
       path: '/providers/{alias}',
       operationId: 'connectProvider',
-      summary: "Connect the organization's account at a provider (twilio or whatsapp), or change its credentials",
+      summary:
+        "Connect the organization's account at a provider (twilio or whatsapp), or change its credentials, once the " +
+        'provider shows they control it: 400 when it does not (Twilio refuses them for the SID, the WhatsApp token ' +
+        'does not show the phone number id), 409 when another organization connected it, 503 when it cannot be asked',
       scopes: WRITE,
       body: ProviderAccountBody,
       // The path names the provider, and so the schema the body is checked against.
       bodyCheck: 'handler',
-      errors: [400, 404, 409],
+      errors: [400, 404, 409, 503],
       handler: async (req, res) => {
         const alias = aliasParam(req);
-        const data = await service.connect(contextOf(res), accountOf(alias, req.body));
+        const data = await providerUnavailableAs503(service.connect(contextOf(res), accountOf(alias, req.body)));
         res.json({ success: true, message: 'Provider connected', data });
       },
     }),
@@ -60,7 +65,9 @@ export function providerRoutes(service: ProviderAccountService): RouteSpec[] {
       method: 'delete',
       path: '/providers/{alias}',
       operationId: 'disconnectProvider',
-      summary: "Disconnect the organization's account at a provider; its secrets are erased",
+      summary:
+        "Disconnect the organization's account at a provider; its secrets are erased and the account is released " +
+        'for another organization to connect',
       scopes: WRITE,
       errors: [404],
       handler: async (req, res) => {

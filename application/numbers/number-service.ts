@@ -14,6 +14,7 @@ import {
   phoneNumberDecider,
   phoneNumberStreamId,
   type InboundRouting,
+  type PhoneNumberCommand,
 } from '../../domain/numbers/owned-number';
 import { DomainError, notFound } from '../../domain/shared/errors';
 import { countryOf, isE164 } from '../../domain/numbers/phone-number';
@@ -21,6 +22,7 @@ import type { NumberDocument } from '../../projections/numbers/numbers';
 import type { CommandContext, CommandHandler } from '../command-handler';
 import { findPage, type Pagination } from '../pagination';
 import type { Query, ReadCollection } from '../ports/read-store';
+import type { ControlProof } from '../providers/provider-control';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 
 export type AvailableNumber = { number: string; sms_enabled: boolean; voice_enabled: boolean };
@@ -55,8 +57,14 @@ export type SearchAnswer = {
 export type PurchaseResult = { number: string; success: boolean; error: string | null };
 /** A number the organization holds at a real provider, to own here with that provider. */
 export type ImportItem = { number: string; provider: string; voice_enabled: boolean; sms_enabled: boolean };
-/** Whether an organization connected its account at a provider (api/providers). */
-export type ProviderConnections = { connected: (organizationId: string, provider: string) => Promise<boolean> };
+/**
+ * What the organization's account at a provider says of a number (api/providers): null when it
+ * connected no account there, else whether the provider shows the account holding the number. A
+ * provider that cannot be asked throws ProviderUnavailableError.
+ */
+export type ProviderHoldings = {
+  holding: (organizationId: string, provider: string, number: string) => Promise<ControlProof | null>;
+};
 export type InventoryItem = StockedNumber & { provider: string };
 
 /** The longest national part a number can have (E.164: 15 digits, country code included). */
@@ -72,7 +80,7 @@ export class NumberService {
     private readonly numbers: ReadCollection<NumberDocument>,
     private readonly env: ServiceEnvironment,
     private readonly routing?: RoutingLookups,
-    private readonly connections?: ProviderConnections,
+    private readonly holdings?: ProviderHoldings,
   ) {}
 
   /**
@@ -195,48 +203,60 @@ export class NumberService {
 
   /**
    * Imports numbers the caller's organization holds at a real provider: each is owned with its
-   * provider, as a bought one is, when the organization connected that provider and nobody owns the
-   * number here; each succeeds or fails on its own. A request run again (same `Idempotency-Key`) finds
-   * its numbers imported and records nothing more.
+   * provider, as a bought one is, when the organization connected that provider, the provider shows
+   * its account holding the number, no inventory here offers it and nobody owns it here; each
+   * succeeds or fails on its own. The provider is asked about every number before anything is
+   * recorded, so a provider that cannot be asked fails the request whole (ProviderUnavailableError)
+   * with nothing imported. A request run again (same `Idempotency-Key`) finds its numbers imported
+   * and records nothing more.
    */
   async import(
     ctx: RequestContext,
     items: readonly ImportItem[],
   ): Promise<{ success: boolean; data: PurchaseResult[] }> {
-    if (!this.connections) throw new Error('the number service was built without provider connections');
-    const connections = this.connections;
+    if (!this.holdings) throw new Error('the number service was built without provider holdings');
+    const holdings = this.holdings;
     const context: CommandContext = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
     const at = this.env.now().toISOString();
-    const connected = new Map<string, Promise<boolean>>();
-    const isConnected = (provider: string) =>
-      connected.get(provider) ??
-      connected.set(provider, connections.connected(ctx.organizationId, provider)).get(provider)!;
     const seen = new Set<string>();
-    const outcomes = await Promise.all(
-      items.map(async (item): Promise<{ result: PurchaseResult; position: number }> => {
+    const prepared = await Promise.all(
+      items.map(async (item): Promise<PhoneNumberCommand | string> => {
         const { number, provider } = item;
-        const failed = (error: string) => ({ result: { number, success: false, error }, position: -1 });
-        if (seen.has(number)) return failed('Duplicate number in this request');
+        if (seen.has(number)) return 'Duplicate number in this request';
         seen.add(number);
-        if (!isE164(number)) return failed(INVALID_NUMBER);
+        if (!isE164(number)) return INVALID_NUMBER;
         const country = countryOf(number);
-        if (country === null) return failed(UNKNOWN_COUNTRY);
+        if (country === null) return UNKNOWN_COUNTRY;
+        const doc = await this.numbers.get(number);
+        const stockedBy = doc?.status === 'available' ? doc.provider : null;
+        // A stocked number is refused without asking the provider about it.
+        const proof = stockedBy === null ? await holdings.holding(ctx.organizationId, provider, number) : null;
+        return {
+          type: 'ImportNumber',
+          provider,
+          number,
+          country_iso: country,
+          sms_enabled: item.sms_enabled,
+          voice_enabled: item.voice_enabled,
+          organizationId: ctx.organizationId,
+          providerConnected: proof !== null,
+          refusal: proof === null || proof.shown ? null : proof.refusal,
+          stockedBy,
+          at,
+          ...(ctx.origin !== undefined && { origin: ctx.origin }),
+        };
+      }),
+    );
+    const outcomes = await Promise.all(
+      prepared.map(async (command, i): Promise<{ result: PurchaseResult; position: number }> => {
+        const number = items[i]!.number;
+        const failed = (error: string) => ({ result: { number, success: false, error }, position: -1 });
+        if (typeof command === 'string') return failed(command);
         try {
           const imported = await this.commands.handle(
             phoneNumberDecider,
             phoneNumberStreamId(number),
-            {
-              type: 'ImportNumber',
-              provider,
-              number,
-              country_iso: country,
-              sms_enabled: item.sms_enabled,
-              voice_enabled: item.voice_enabled,
-              organizationId: ctx.organizationId,
-              providerConnected: await isConnected(provider),
-              at,
-              ...(ctx.origin !== undefined && { origin: ctx.origin }),
-            },
+            command,
             context,
           );
           return { result: { number, success: true, error: null }, position: imported.position };
@@ -249,6 +269,22 @@ export class NumberService {
     await this.env.readYourWrites(Math.max(-1, ...outcomes.map((o) => o.position)));
     const data = outcomes.map((o) => o.result);
     return { success: data.every((r) => r.success), data };
+  }
+
+  /**
+   * Releases one of the caller's numbers (404 when it owns no such number): a bought one is offered
+   * again by its provider, an imported one leaves the service. Its inbound routing goes with it.
+   */
+  async release(ctx: RequestContext, number: string): Promise<void> {
+    if (!isE164(number)) throw notFound(NUMBER_NOT_FOUND);
+    const context: CommandContext = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };
+    const result = await this.commands.handle(
+      phoneNumberDecider,
+      phoneNumberStreamId(number),
+      { type: 'ReleaseNumber', organizationId: ctx.organizationId, at: this.env.now().toISOString() },
+      context,
+    );
+    await this.env.readYourWrites(result.position);
   }
 
   /**
@@ -314,11 +350,7 @@ export class NumberService {
     });
   }
 
-  private async route(
-    ctx: RequestContext,
-    number: string,
-    command: Parameters<typeof phoneNumberDecider.decide>[0],
-  ): Promise<OwnedNumberView> {
+  private async route(ctx: RequestContext, number: string, command: PhoneNumberCommand): Promise<OwnedNumberView> {
     // The number must be one (E.164) before it names a stream: anything else is nobody's number.
     if (!isE164(number)) throw notFound(NUMBER_NOT_FOUND);
     const context: CommandContext = { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId };

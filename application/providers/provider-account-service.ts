@@ -3,8 +3,11 @@
  * credentials), disconnect it, and show the connections masked.
  *
  * Connecting, in this order:
- * 1. the account id is claimed for the organization (domain/providers/account-claim.ts): another
- *    organization holding it refuses the connection (409) before anything is kept;
+ * 0. the provider is asked whether the credentials control the account id (provider-control.ts);
+ *    unreachable, nothing is changed (ProviderUnavailableError);
+ * 1. the account id is claimed for the organization (domain/providers/account-claim.ts) with the
+ *    provider's answer: no proof refuses the connection (400), another organization holding it
+ *    refuses it too (409), before anything is kept;
  * 2. the secrets are kept in the secret store under a fresh reference;
  * 3. the connection is recorded with that reference (the event holds no secret);
  * 4. once the read model has it, what the connection replaced is cleaned: the old secret erased and
@@ -29,6 +32,7 @@ import type { SecretStore } from '../ports/secret-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
 import { splitAccount } from './account-shapes';
 import type { CachedProviderAccounts } from './provider-accounts';
+import type { ProviderControl } from './provider-control';
 
 /** A connection as the API shows it: the account's fields named as in the request, each secret masked. */
 export type ProviderAccountView = {
@@ -47,9 +51,15 @@ export class ProviderAccountService {
     private readonly secrets: SecretStore,
     private readonly reader: CachedProviderAccounts,
     private readonly env: ServiceEnvironment,
+    private readonly control: ProviderControl,
   ) {}
 
-  async connect(ctx: RequestContext, { alias, account }: Connect): Promise<ProviderAccountView> {
+  async connect(ctx: RequestContext, request: Connect): Promise<ProviderAccountView> {
+    const proof =
+      request.alias === 'twilio'
+        ? await this.control.twilioAccount(request.account)
+        : await this.control.whatsappNumber(request.account);
+    const { alias, account } = request;
     const context = commandContext(ctx);
     const at = this.env.now().toISOString();
     // A fresh reference per connection: the old secret is erased, never overwritten.
@@ -59,7 +69,7 @@ export class ProviderAccountService {
     const claimed = await this.commands.handle(
       accountClaimDecider,
       accountClaimStreamId(alias, connection.accountId),
-      { type: 'ClaimProviderAccount', ...claim },
+      { type: 'ClaimProviderAccount', ...claim, refusal: proof.shown ? null : proof.refusal },
       context,
     );
     let connected;

@@ -11,7 +11,11 @@
  *
  * A number the organization already holds at a real provider is imported instead of bought: it is
  * owned with that provider just like a bought one (`NumberImported`), provided the organization
- * connected its account there (the command carries whether it did) and no organization owns it here.
+ * connected its account there, that account holds the number (the provider's answer, asked before the
+ * command), no inventory here offers it (a stocked number is bought) and no organization owns it here.
+ *
+ * The owner may release its number (`NumberReleased`): a bought one goes back to its provider's
+ * stock, an imported one leaves the service, and either may then be bought or imported again.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/errors';
@@ -28,6 +32,8 @@ export const INBOUND_DISPOSITION_NOT_FOUND = 'Disposition not found';
 export const NUMBER_OWNED_ELSEWHERE = 'Number already owned by another organization';
 export const providerNotConnected = (provider: string) =>
   `Provider ${provider} is not connected: connect your account first (PUT /api/v1/providers/${provider})`;
+export const stockedNotImported = (provider: string) =>
+  `Number is offered by the ${provider} provider: buy it (POST /api/v1/numbers/buyNumbers), it cannot be imported`;
 
 /** Who answers a number's inbound calls and chats, and what they may end with. */
 export type InboundRouting = { agentId: string; dispositionId: string };
@@ -40,9 +46,11 @@ type Ownership = StockedNumber & { provider: string; organizationId: string; at:
 /**
  * `boughtBy`: the origin of the request that bought it (RequestContext.origin), when it had one.
  * `inbound`: its inbound routing, absent when it has none (numbers bought before routing existed too).
+ * `imported`: present for a number imported from the organization's account at its provider.
  */
 export type PhoneNumberState =
-  { status: 'unowned' } | ({ status: 'owned'; boughtBy?: string; inbound?: InboundRouting } & OwnedNumber);
+  | { status: 'unowned' }
+  | ({ status: 'owned'; boughtBy?: string; inbound?: InboundRouting; imported?: true } & OwnedNumber);
 
 /** `stocked`: the number as the provider's inventory offers it, null when it does not. */
 export type PhoneNumberCommand =
@@ -56,8 +64,18 @@ export type PhoneNumberCommand =
       /** What names the request across its runs: a second run of the purchase buys nothing more. */
       origin?: string;
     }
-  /** `providerConnected`: whether the organization connected its account at `provider`. */
-  | ({ type: 'ImportNumber'; providerConnected: boolean } & Ownership)
+  /**
+   * `providerConnected`: whether the organization connected its account at `provider`;
+   * `refusal`: why the provider did not show that account holding the number, null when it did (or,
+   * the account not connected, was not asked); `stockedBy`: the provider whose inventory here offers
+   * the number, null when none does.
+   */
+  | ({
+      type: 'ImportNumber';
+      providerConnected: boolean;
+      refusal: string | null;
+      stockedBy: string | null;
+    } & Ownership)
   /** `agentKnown` / `dispositionKnown`: whether the ids name the organization's agent and disposition (or group). */
   | ({
       type: 'SetInboundRouting';
@@ -66,19 +84,26 @@ export type PhoneNumberCommand =
       agentKnown: boolean;
       dispositionKnown: boolean;
     } & InboundRouting)
-  | { type: 'ClearInboundRouting'; organizationId: string; at: string };
+  | { type: 'ClearInboundRouting'; organizationId: string; at: string }
+  | { type: 'ReleaseNumber'; organizationId: string; at: string };
 
 export type PhoneNumberEvent =
   | { type: 'NumberPurchased'; data: Ownership }
   | { type: 'NumberImported'; data: Ownership }
   | { type: 'InboundRoutingSet'; data: { number: string; organizationId: string; at: string } & InboundRouting }
-  | { type: 'InboundRoutingCleared'; data: { number: string; organizationId: string; at: string } };
+  | { type: 'InboundRoutingCleared'; data: { number: string; organizationId: string; at: string } }
+  /** `imported`: the number came from the organization's own account (it leaves); false: bought (back to stock). */
+  | {
+      type: 'NumberReleased';
+      data: { number: string; provider: string; organizationId: string; imported: boolean; at: string };
+    };
 
 export const phoneNumberEventTypes = [
   'NumberPurchased',
   'NumberImported',
   'InboundRoutingSet',
   'InboundRoutingCleared',
+  'NumberReleased',
 ] as const satisfies readonly PhoneNumberEvent['type'][];
 
 type Owned = Extract<PhoneNumberState, { status: 'owned' }>;
@@ -112,12 +137,14 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
       ];
     }
     case 'ImportNumber': {
-      const { type: _type, providerConnected, ...ownership } = command;
+      const { type: _type, providerConnected, refusal, stockedBy, ...ownership } = command;
       if (state.status === 'owned') {
         if (command.origin !== undefined && state.boughtBy === command.origin) return [];
         throw conflict(state.organizationId === command.organizationId ? NUMBER_ALREADY_OWNED : NUMBER_OWNED_ELSEWHERE);
       }
+      if (stockedBy !== null) throw invalid(stockedNotImported(stockedBy));
       if (!providerConnected) throw invalid(providerNotConnected(command.provider));
+      if (refusal !== null) throw invalid(refusal);
       return [{ type: 'NumberImported', data: ownership }];
     }
     case 'SetInboundRouting': {
@@ -146,6 +173,21 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
         },
       ];
     }
+    case 'ReleaseNumber': {
+      const owned = ownedBy(state, command.organizationId);
+      return [
+        {
+          type: 'NumberReleased',
+          data: {
+            number: owned.number,
+            provider: owned.provider,
+            organizationId: owned.organizationId,
+            imported: owned.imported === true,
+            at: command.at,
+          },
+        },
+      ];
+    }
     default:
       return assertNever(command);
   }
@@ -156,8 +198,16 @@ export function evolve(state: PhoneNumberState, event: PhoneNumberEvent): PhoneN
     case 'NumberPurchased':
     case 'NumberImported': {
       const { at, origin, ...owned } = event.data;
-      return { status: 'owned', ...owned, purchasedAt: at, ...(origin !== undefined && { boughtBy: origin }) };
+      return {
+        status: 'owned',
+        ...owned,
+        purchasedAt: at,
+        ...(origin !== undefined && { boughtBy: origin }),
+        ...(event.type === 'NumberImported' && { imported: true }),
+      };
     }
+    case 'NumberReleased':
+      return { status: 'unowned' };
     case 'InboundRoutingSet':
       return state.status === 'owned'
         ? { ...state, inbound: { agentId: event.data.agentId, dispositionId: event.data.dispositionId } }

@@ -171,6 +171,7 @@ export const CLEAR_EVENT_TYPES: Readonly<Record<string, string>> = {
   NumberImported: ORGANIZATION_NUMBERS,
   InboundRoutingSet: ORGANIZATION_NUMBERS,
   InboundRoutingCleared: ORGANIZATION_NUMBERS,
+  NumberReleased: ORGANIZATION_NUMBERS,
   CallAdopted: REPLICA,
   ChatAdopted: REPLICA,
 };

@@ -4,9 +4,12 @@
  * organization). One stream per provider and account id; a claim is appended with the revision read,
  * so of two organizations connecting the same account at once exactly one gets it, across replicas.
  * Claiming an account one already holds, or releasing one not held, records nothing.
+ *
+ * A claim is made only with proof that the caller controls the account: the service asks the provider
+ * first (its credentials accepted for that id) and the command carries what the provider answered.
  */
 import { assertNever, type Decider } from '../shared/decider';
-import { conflict } from '../shared/errors';
+import { conflict, invalid } from '../shared/errors';
 import type { ProviderAlias } from './provider-account';
 
 export const accountClaimStreamId = (alias: ProviderAlias, accountId: string) =>
@@ -18,8 +21,9 @@ export type AccountClaimState = { holder: string | null };
 
 type Claim = { alias: ProviderAlias; accountId: string; organizationId: string; at: string };
 
+/** `refusal`: why the provider did not show the account to be the caller's; null when it did. */
 export type AccountClaimCommand =
-  ({ type: 'ClaimProviderAccount' } & Claim) | ({ type: 'ReleaseProviderAccount' } & Claim);
+  ({ type: 'ClaimProviderAccount'; refusal: string | null } & Claim) | ({ type: 'ReleaseProviderAccount' } & Claim);
 
 export type AccountClaimEvent =
   { type: 'ProviderAccountClaimed'; data: Claim } | { type: 'ProviderAccountReleased'; data: Claim };
@@ -30,16 +34,21 @@ export const accountClaimEventTypes = [
 ] as const satisfies readonly AccountClaimEvent['type'][];
 
 export function decide(command: AccountClaimCommand, state: AccountClaimState): AccountClaimEvent[] {
-  const { type, ...claim } = command;
-  switch (type) {
-    case 'ClaimProviderAccount':
+  switch (command.type) {
+    case 'ClaimProviderAccount': {
+      const { type: _type, refusal, ...claim } = command;
+      // Even the holder proves control again: new credentials for its account must work too.
+      if (refusal !== null) throw invalid(refusal);
       if (state.holder === claim.organizationId) return [];
       if (state.holder !== null) throw conflict(ACCOUNT_TAKEN);
       return [{ type: 'ProviderAccountClaimed', data: claim }];
-    case 'ReleaseProviderAccount':
+    }
+    case 'ReleaseProviderAccount': {
+      const { type: _type, ...claim } = command;
       return state.holder === claim.organizationId ? [{ type: 'ProviderAccountReleased', data: claim }] : [];
+    }
     default:
-      return assertNever(type);
+      return assertNever(command);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * The part of Twilio's REST API the voice adapter uses (API version 2010-04-01): create a call, and
- * fetch a call's recording. Requests authenticate with the account's SID and auth token (HTTP basic)
+ * The part of Twilio's REST API the service uses (API version 2010-04-01): create a call, fetch a
+ * call's recording, and, before an account or a number is claimed, fetch the account and look a number
+ * up among its incoming numbers. Requests authenticate with the account's SID and auth token (HTTP basic)
  * and send their parameters form-encoded, a parameter with several values repeated once per value.
  *
  * Twilio answers an error with JSON `{code, message, more_info, status}`. A 4xx is a refusal (bad
@@ -15,6 +16,7 @@ export type Fetch = typeof globalThis.fetch;
 
 export const TWILIO_API_VERSION = '2010-04-01';
 const TIMEOUT_MS = 15_000;
+const JSON_ACCEPT = { Accept: 'application/json' };
 
 /** A Twilio error answer: what Twilio said, and its error code (https://www.twilio.com/docs/api/errors). */
 export class TwilioRefusedError extends Error {
@@ -59,6 +61,10 @@ export type TwilioRestClient = {
   createCall(account: TwilioAccount, params: CreateCallParams): Promise<TwilioCall>;
   /** The recording's audio as WAV; `recordingUrl` must be on Twilio's API (the credentials go nowhere else). */
   fetchRecording(account: TwilioAccount, recordingUrl: string): Promise<Buffer>;
+  /** The account resource, fetched with its own credentials (Twilio answers 401 to any others). */
+  fetchAccount(account: TwilioAccount): Promise<{ sid: string; status: string }>;
+  /** Whether `number` (E.164) is one of the account's incoming phone numbers. */
+  holdsNumber(account: TwilioAccount, number: string): Promise<boolean>;
 };
 
 export function twilioRestClient(options: { apiUrl: string; fetch?: Fetch; timeoutMs?: number }): TwilioRestClient {
@@ -96,7 +102,7 @@ export function twilioRestClient(options: { apiUrl: string; fetch?: Fetch; timeo
       const form = new URLSearchParams();
       for (const [name, value] of Object.entries(params))
         for (const one of Array.isArray(value) ? value : [value]) form.append(name, String(one));
-      const url = `${apiUrl}/${TWILIO_API_VERSION}/Accounts/${encodeURIComponent(account.accountSid)}/Calls.json`;
+      const url = accountUrl(account, '/Calls');
       const response = await request(account, url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
@@ -116,7 +122,29 @@ export function twilioRestClient(options: { apiUrl: string; fetch?: Fetch; timeo
       });
       return Buffer.from(await response.arrayBuffer());
     },
+
+    async fetchAccount(account) {
+      const response = await request(account, accountUrl(account), { method: 'GET', headers: JSON_ACCEPT });
+      const body = (await response.json().catch(() => null)) as { sid?: unknown; status?: unknown } | null;
+      if (typeof body?.sid !== 'string') throw new TwilioUnavailableError('Twilio answered an account without a sid');
+      return { sid: body.sid, status: String(body.status ?? '') };
+    },
+
+    async holdsNumber(account, number) {
+      const query = new URLSearchParams({ PhoneNumber: number, PageSize: '20' });
+      const url = `${accountUrl(account, '/IncomingPhoneNumbers')}?${query.toString()}`;
+      const response = await request(account, url, { method: 'GET', headers: JSON_ACCEPT });
+      const body = (await response.json().catch(() => null)) as { incoming_phone_numbers?: unknown } | null;
+      const numbers = body?.incoming_phone_numbers;
+      if (!Array.isArray(numbers)) throw new TwilioUnavailableError('Twilio answered a list without incoming numbers');
+      // The filter matches parts of numbers too: only the exact number counts.
+      return numbers.some((n) => (n as { phone_number?: unknown } | null)?.phone_number === number);
+    },
   };
+
+  function accountUrl(account: TwilioAccount, resource = ''): string {
+    return `${apiUrl}/${TWILIO_API_VERSION}/Accounts/${encodeURIComponent(account.accountSid)}${resource}.json`;
+  }
 }
 
 /** Whether `url` is an address under `base` (same origin, below its path). */

@@ -1,8 +1,11 @@
 /**
- * The part of WhatsApp's Graph API the chat adapter uses: `POST {graph}/{version}/{phone-number-id}/messages`
- * with the account's access token as a bearer. An answer is one of three: the message was taken (its
- * `wamid`), it was refused (a 4xx with WhatsApp's error object), or the API is briefly away (a 5xx, a
- * 429 or a throttling code, or no answer at all: the connection failed), which is worth trying again.
+ * The part of WhatsApp's Graph API the service uses, with the account's access token as a bearer:
+ * `POST {graph}/{version}/{phone-number-id}/messages` sends a message; before an account is connected,
+ * `GET {graph}/{version}/{business-account-id}/phone_numbers` (or, without a business account id,
+ * `GET {graph}/{version}/{phone-number-id}`) shows whether the token reaches the phone number id. An
+ * answer is one of three: taken (the message's `wamid`, or the number shown), refused (a 4xx with
+ * WhatsApp's error object), or the API is briefly away (a 5xx, a 429 or a throttling code, or no
+ * answer at all: the connection failed), which is worth trying again.
  */
 import { isPassingGraphError, type GraphApiError } from './graph-errors';
 
@@ -32,7 +35,22 @@ export type GraphAnswer =
   | { outcome: 'refused'; status: number; error: GraphApiError }
   | { outcome: 'unavailable'; reason: string };
 
-export type GraphClient = { sendMessage(send: GraphSend): Promise<GraphAnswer> };
+/** Whether the token shows the phone number id: among its business account's numbers, or as a node it may read. */
+export type GraphNumberAnswer =
+  | { outcome: 'shown' }
+  | { outcome: 'not_shown' }
+  | { outcome: 'refused'; status: number; error: GraphApiError }
+  | { outcome: 'unavailable'; reason: string };
+
+export type GraphNumberQuery = { phoneNumberId: string; businessAccountId: string | null; accessToken: string };
+
+export type GraphClient = {
+  sendMessage(send: GraphSend): Promise<GraphAnswer>;
+  phoneNumberShown(query: GraphNumberQuery): Promise<GraphNumberAnswer>;
+};
+
+/** The most numbers one business account's listing is read for: far more than an account holds. */
+const NUMBERS_PAGE = 100;
 
 export function graphClient(options: { baseUrl: string; version: string; fetch?: typeof fetch }): GraphClient {
   const fetchFn = options.fetch ?? fetch;
@@ -64,15 +82,47 @@ export function graphClient(options: { baseUrl: string; version: string; fetch?:
         if (typeof wamid === 'string' && wamid !== '') return { outcome: 'taken', wamid };
         return { outcome: 'unavailable', reason: `Graph API answered ${response.status} without a message id` };
       }
-      const error = graphErrorOf(answer);
-      if (isPassingGraphError(response.status, error))
-        return {
-          outcome: 'unavailable',
-          reason: `Graph API answered ${response.status}${error?.message ? `: ${error.message}` : ''}`,
-        };
-      return { outcome: 'refused', status: response.status, error: error ?? {} };
+      return failureOf(response.status, answer);
+    },
+
+    async phoneNumberShown(query) {
+      const { phoneNumberId, businessAccountId } = query;
+      const path = businessAccountId
+        ? `${encodeURIComponent(businessAccountId)}/phone_numbers?fields=id,display_phone_number&limit=${NUMBERS_PAGE}`
+        : `${encodeURIComponent(phoneNumberId)}?fields=id,display_phone_number`;
+      let response: Response;
+      try {
+        response = await fetchFn(`${base}/${options.version}/${path}`, {
+          headers: { authorization: `Bearer ${query.accessToken}` },
+          signal: AbortSignal.timeout(30_000),
+        });
+      } catch (error) {
+        return { outcome: 'unavailable', reason: reasonOf(error) };
+      }
+      const answer = (await response.json().catch(() => null)) as { id?: unknown; data?: unknown } | null;
+      if (response.ok) {
+        const ids = businessAccountId
+          ? (Array.isArray(answer?.data) ? answer.data : []).map((n) => (n as { id?: unknown } | null)?.id)
+          : [answer?.id];
+        return ids.includes(phoneNumberId) ? { outcome: 'shown' } : { outcome: 'not_shown' };
+      }
+      return failureOf(response.status, answer);
     },
   };
+}
+
+/** A Graph API error answer: refused, or (throttled, or the API briefly away) unavailable. */
+function failureOf(
+  status: number,
+  answer: unknown,
+): { outcome: 'refused'; status: number; error: GraphApiError } | { outcome: 'unavailable'; reason: string } {
+  const error = graphErrorOf(answer);
+  if (isPassingGraphError(status, error))
+    return {
+      outcome: 'unavailable',
+      reason: `Graph API answered ${status}${error?.message ? `: ${error.message}` : ''}`,
+    };
+  return { outcome: 'refused', status, error: error ?? {} };
 }
 
 function graphErrorOf(answer: unknown): GraphApiError | null {

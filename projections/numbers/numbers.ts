@@ -1,6 +1,6 @@
 /**
  * Read model of numbers, one document per number: available while in an inventory, owned once
- * bought or imported. `national` (the digits after the country code) is indexed so a prefix search is a range.
+ * bought or imported, available again (bought) or gone (imported) once released. `national` (the digits after the country code) is indexed so a prefix search is a range.
  */
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
@@ -100,6 +100,12 @@ export const numbersProjection: Projection<NumberDocument> = {
         return doc && { ...doc, inbound: { agentId: event.data.agentId, dispositionId: event.data.dispositionId } };
       case 'InboundRoutingCleared':
         return doc && { ...doc, inbound: null };
+      case 'NumberReleased': {
+        // An imported number leaves the service; a bought one is offered again by its provider.
+        if (!doc || event.data.imported) return null;
+        const { imported: _imported, ...stocked } = doc;
+        return { ...stocked, status: 'available', organizationId: null, purchasedAt: null, inbound: null };
+      }
       default:
         return doc;
     }

@@ -14,8 +14,13 @@
  *   incoming call's), what Twilio does once that call ended (`completeRecording`): the recording is
  *   served here and its status callback posted to the TwiML's `recordingStatusCallback`.
  *
- * A number can be told how its calls go (`outcomeFor`), and every callback can be sent twice (`repeat`),
- * as Twilio does when it retries.
+ * - `GET /2010-04-01/Accounts/{AccountSid}.json`: 200 with the account resource for that account's own
+ *   credentials, 401 `{code: 20003}` for any others;
+ * - `GET /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json?PhoneNumber=…`: the account's
+ *   incoming numbers matching the filter, as Twilio's paged list (`incoming_phone_numbers`, `page`…).
+ *
+ * A number can be told how its calls go (`outcomeFor`), every callback can be sent twice (`repeat`),
+ * as Twilio does when it retries, and the whole API can be made to answer 503 (`outage`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -28,9 +33,16 @@ export type StandInOutcome = 'answered' | 'busy' | 'no-answer' | 'failed';
 export type PlacedCall = { sid: string; accountSid: string; params: [string, string][] };
 export type SentCallback = { url: string; params: [string, string][]; status: number; body: string };
 
+/** An account the stand-in knows: its credentials, and the numbers it holds (E.164). */
+export type StandInAccount = TwilioAccount & { incomingNumbers?: string[] };
+
 export type TwilioStandIn = {
   /** The API's base address (TWILIO_API_URL). */
   url: string;
+  /** Another account (or another auth token of one, as Twilio's secondary token) known from now on. */
+  addAccount(account: StandInAccount): void;
+  /** While true, every request is answered 503 (Twilio's `{code: 20500}`), as during an outage. */
+  outage: boolean;
   /** The calls created, with the parameters they were created with. */
   calls: PlacedCall[];
   /** Every callback sent, with our answer. */
@@ -99,17 +111,18 @@ function startedRecordingOf(twiml: string): Map<string, string> | null {
   );
 }
 
-export async function startTwilioStandIn(options: { accounts: TwilioAccount[] }): Promise<TwilioStandIn> {
+export async function startTwilioStandIn(options: { accounts: StandInAccount[] }): Promise<TwilioStandIn> {
+  const accounts = [...options.accounts];
   const outcomes = new Map<string, StandInOutcome>();
   const playing = new Set<Promise<void>>();
   const recordings = new Set<string>();
   const wav = silentWav();
 
-  const accountOf = (req: IncomingMessage): TwilioAccount | null => {
+  const accountOf = (req: IncomingMessage): StandInAccount | null => {
     const header = req.headers.authorization ?? '';
     if (!header.startsWith('Basic ')) return null;
     const [sid, token] = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':');
-    return options.accounts.find((a) => a.accountSid === sid && a.authToken === token) ?? null;
+    return accounts.find((a) => a.accountSid === sid && a.authToken === token) ?? null;
   };
   const json = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
@@ -226,11 +239,64 @@ export async function startTwilioStandIn(options: { accounts: TwilioAccount[] })
     void played.finally(() => playing.delete(played));
   }
 
+  /** The account resource, to its own credentials only. */
+  function fetchAccount(req: IncomingMessage, res: ServerResponse, accountSid: string) {
+    const account = accountOf(req);
+    if (!account || account.accountSid !== accountSid) return error(res, 401, 20003, 'Authenticate');
+    const now = rfc2822(new Date());
+    json(res, 200, {
+      auth_token: account.authToken,
+      date_created: now,
+      date_updated: now,
+      friendly_name: `Account ${accountSid.slice(-6)}`,
+      owner_account_sid: accountSid,
+      sid: accountSid,
+      status: 'active',
+      subresource_uris: { incoming_phone_numbers: `${API}${accountSid}/IncomingPhoneNumbers.json` },
+      type: 'Full',
+      uri: `${API}${accountSid}.json`,
+    });
+  }
+
+  /** The account's incoming numbers containing the `PhoneNumber` filter, as one page of Twilio's list. */
+  function listIncomingNumbers(req: IncomingMessage, res: ServerResponse, accountSid: string, query: URLSearchParams) {
+    const account = accountOf(req);
+    if (!account || account.accountSid !== accountSid) return error(res, 401, 20003, 'Authenticate');
+    const filter = (query.get('PhoneNumber') ?? '').replace(/[^\d+]/g, '');
+    const pageSize = Number(query.get('PageSize') ?? 50);
+    const numbers = (account.incomingNumbers ?? []).filter((n) => n.includes(filter)).slice(0, pageSize);
+    const uri = `${API}${accountSid}/IncomingPhoneNumbers.json?${query.toString()}`;
+    json(res, 200, {
+      end: Math.max(0, numbers.length - 1),
+      first_page_uri: uri,
+      incoming_phone_numbers: numbers.map((phone_number) => ({
+        account_sid: accountSid,
+        capabilities: { fax: false, mms: true, sms: true, voice: true },
+        friendly_name: phone_number,
+        phone_number,
+        sid: `PN${randomBytes(16).toString('hex')}`,
+        status: 'in-use',
+      })),
+      next_page_uri: null,
+      page: 0,
+      page_size: pageSize,
+      previous_page_uri: null,
+      start: 0,
+      uri,
+    });
+  }
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0]!;
+      const [path, search] = (req.url ?? '').split('?') as [string, string | undefined];
+      if (standIn.outage) return error(res, 503, 20500, 'Internal Server Error');
+      const account = /^\/2010-04-01\/Accounts\/([^/]+)\.json$/.exec(path);
+      if (req.method === 'GET' && account) return fetchAccount(req, res, account[1]!);
+      const incoming = /^\/2010-04-01\/Accounts\/([^/]+)\/IncomingPhoneNumbers\.json$/.exec(path);
+      if (req.method === 'GET' && incoming)
+        return listIncomingNumbers(req, res, incoming[1]!, new URLSearchParams(search ?? ''));
       const call = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/.exec(path);
       if (req.method === 'POST' && call) return createCall(req, res, call[1]!, Buffer.concat(chunks).toString('utf8'));
       const recording = /^\/2010-04-01\/Accounts\/([^/]+)\/Recordings\/([^/.]+)\.wav$/.exec(path);
@@ -250,6 +316,8 @@ export async function startTwilioStandIn(options: { accounts: TwilioAccount[] })
 
   const standIn: TwilioStandIn = {
     url: `http://127.0.0.1:${port}`,
+    addAccount: (account) => void accounts.push(account),
+    outage: false,
     calls: [],
     callbacks: [],
     recordingFetches: 0,
@@ -257,7 +325,7 @@ export async function startTwilioStandIn(options: { accounts: TwilioAccount[] })
     durationSeconds: 42,
     outcomeFor: (to, outcome) => void outcomes.set(to, outcome),
     async completeRecording(twiml, call) {
-      const account = options.accounts.find((a) => a.accountSid === call.accountSid);
+      const account = accounts.find((a) => a.accountSid === call.accountSid);
       if (!account) throw new Error(`The stand-in has no account ${call.accountSid}`);
       const recording = startedRecordingOf(twiml);
       const statusUrl = recording?.get('recordingStatusCallback');

@@ -6,6 +6,11 @@
  * then plays it: it posts signed webhooks (`X-Hub-Signature-256` with the app secret) of its statuses,
  * `sent`, `delivered`, `read`, or `sent` then `failed` with an `errors` array, and for a customer who
  * answers, their reply. Any webhook can be posted again (Meta retries), and a customer can write first.
+ *
+ * `GET /{version}/{phone-number-id}` and `GET /{version}/{business-account-id}/phone_numbers` answer the
+ * business number (`id`, `display_phone_number`, `verified_name`…) to the account's own token: 401 code
+ * 190 for another token, 400 code 100 (subcode 33) for an id the token cannot see. With `outage` set,
+ * every request is answered 503 (code 2, service unavailable).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +53,8 @@ export type WhatsAppStandIn = {
   replay(wamid: string): Promise<void>;
   /** A customer writes first to the business number: the message's id. */
   customerWrites(from: string, text: string): Promise<string>;
+  /** While true, every request is answered 503, as during an outage. */
+  outage: boolean;
   /** Resolves when every webhook under way has been answered. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -250,9 +257,45 @@ export async function startWhatsAppStandIn(options: WhatsAppStandInOptions): Pro
     };
   }
 
+  const number = () => ({
+    verified_name: 'Stand-in Business',
+    code_verification_status: 'VERIFIED',
+    display_phone_number: options.displayPhoneNumber,
+    quality_rating: 'GREEN',
+    id: options.phoneNumberId,
+  });
+  const unknownObject = (id: string) =>
+    graphError(
+      `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+      'GraphMethodException',
+      100,
+      undefined,
+      33,
+    );
+
+  /** A business number, or a business account's numbers, to the account's token. */
+  function answerRead(req: IncomingMessage, path: string): { status: number; body: unknown } | null {
+    const match = /^\/v\d+\.\d+\/(\d+)(\/phone_numbers)?$/.exec(path);
+    if (req.method !== 'GET' || !match) return null;
+    if (req.headers.authorization !== `Bearer ${options.accessToken}`)
+      return {
+        status: 401,
+        body: graphError('Invalid OAuth access token - Cannot parse access token', 'OAuthException', 190),
+      };
+    const [, id, listing] = match;
+    const businessAccount = options.businessAccountId ?? '102290129340398';
+    if (listing && id === businessAccount)
+      return { status: 200, body: { data: [number()], paging: { cursors: { before: 'QVFI', after: 'QVFI' } } } };
+    if (!listing && id === options.phoneNumberId) return { status: 200, body: number() };
+    return { status: 400, body: unknownObject(id!) };
+  }
+
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://stand-in').pathname;
-    answerSend(req, path)
+    const read = standIn.outage
+      ? { status: 503, body: graphError('Service temporarily unavailable', 'OAuthException', 2) }
+      : answerRead(req, path);
+    (read ? Promise.resolve(read) : answerSend(req, path))
       .then(({ status, body }) => {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       })
@@ -261,8 +304,9 @@ export async function startWhatsAppStandIn(options: WhatsAppStandInOptions): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  return {
+  const standIn: WhatsAppStandIn = {
     url,
+    outage: false,
     deliverTo: (to) => void (webhookUrl = to),
     requests,
     webhooks,
@@ -283,4 +327,5 @@ export async function startWhatsAppStandIn(options: WhatsAppStandInOptions): Pro
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return standIn;
 }

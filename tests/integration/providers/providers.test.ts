@@ -1,10 +1,13 @@
 /**
  * `/api/v1/providers`: an organization connects its Twilio and WhatsApp accounts, reads them masked,
  * and disconnects them; the secrets are in no answer, no event and no read model, only in the secret
- * store, which a reconnection and a disconnection erase. One account is one organization's. Numbers
- * held at a connected Twilio account are imported (`POST /numbers/import`); the calls and chats that
- * go through connected accounts are in real-providers.test.ts.
+ * store, which a reconnection and a disconnection erase. One account is one organization's, and only
+ * once the provider (a local stand-in of Twilio's and of the Graph API) shows the credentials control
+ * it. Numbers held at a connected Twilio account are imported (`POST /numbers/import`) and released
+ * (`DELETE /numbers/{number}`); the calls and chats that go through connected accounts are in
+ * real-providers.test.ts.
  */
+import { accountClaimStreamId } from '../../../domain/providers/account-claim';
 import { CachedProviderAccounts } from '../../../application/providers/provider-accounts';
 import { ReadStoreSecrets, SECRETS_COLLECTION } from '../../../application/providers/read-store-secrets';
 import {
@@ -12,6 +15,8 @@ import {
   type ProviderAccountDocument,
 } from '../../../projections/providers/provider-accounts';
 import { startTestService, type TestService } from '../../support/test-service';
+import { startTwilioStandIn, type StandInAccount, type TwilioStandIn } from '../../support/twilio-stand-in';
+import { startWhatsAppStandIn, type WhatsAppStandIn } from '../../support/whatsapp-stand-in';
 
 type Org = { id: string; token: string };
 
@@ -25,16 +30,44 @@ const WHATSAPP = {
   verify_token: 'verify-me-please-7391',
 };
 
+const IMPORTED = '+14155550123';
+/** The accounts Twilio knows: each body's SID with its token (a second token of one, as Twilio's secondary). */
+const TWILIO_ACCOUNTS: StandInAccount[] = [
+  ['a1', 'b7'],
+  ['a1', 'c9'],
+  ['77', '88'],
+  ['ee', 'ff'],
+  ['3c', '4d', IMPORTED],
+  ['5e', '6f'],
+].map(([sid, token, ...incomingNumbers]) => {
+  const { account_sid, auth_token } = twilio(sid!, token!);
+  return { accountSid: account_sid, authToken: auth_token, incomingNumbers };
+});
+
 describe('provider accounts API', () => {
   let t: TestService;
   let org: Org;
   let other: Org;
+  let twilioApi: TwilioStandIn;
+  let graphApi: WhatsAppStandIn;
   beforeAll(async () => {
-    t = await startTestService();
+    twilioApi = await startTwilioStandIn({ accounts: TWILIO_ACCOUNTS });
+    graphApi = await startWhatsAppStandIn({
+      accessToken: WHATSAPP.access_token,
+      appSecret: WHATSAPP.app_secret,
+      phoneNumberId: WHATSAPP.phone_number_id,
+      businessAccountId: WHATSAPP.business_account_id,
+      displayPhoneNumber: '15550783881',
+    });
+    t = await startTestService({ env: { TWILIO_API_URL: twilioApi.url, WHATSAPP_GRAPH_URL: graphApi.url } });
     org = await t.newOrganization();
     other = await t.newOrganization();
   });
-  afterAll(() => t.stop());
+  afterAll(async () => {
+    await t?.stop();
+    await twilioApi?.close();
+    await graphApi?.close();
+  });
 
   const call = (who: Org | string | null, method: string, path: string, body?: unknown) =>
     t.request(method, `/api/v1${path}`, { token: typeof who === 'string' || who === null ? who : who.token, body });
@@ -47,6 +80,109 @@ describe('provider accounts API', () => {
       await t.service.reads.collection<ProviderAccountDocument>(providerAccountsProjection.collection),
       await secrets(),
     );
+
+  const claimsOf = (alias: 'twilio' | 'whatsapp', accountId: string) =>
+    t.service.events.readStream(accountClaimStreamId(alias, accountId));
+
+  describe('proof of control', () => {
+    it('refuses a Twilio account whose credentials Twilio refuses, claims nothing, and the owner connects it after', async () => {
+      const squatter = await t.newOrganization();
+      const owner = await t.newOrganization();
+      const account = twilio('ee', 'ff');
+      const reply = await call(squatter, 'PUT', '/providers/twilio', { ...account, auth_token: hex('12') });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({
+        success: false,
+        error: 'BadRequest',
+        message: 'Twilio refused these credentials for this account SID (Twilio error 20003: Authenticate)',
+      });
+      expect((await call(squatter, 'GET', '/providers/twilio')).status).toBe(404);
+      expect(await claimsOf('twilio', account.account_sid)).toEqual([]);
+      expect((await call(owner, 'PUT', '/providers/twilio', account)).status).toBe(200);
+      // The holder's own new credentials are checked as well: a wrong token changes nothing.
+      const wrong = await call(owner, 'PUT', '/providers/twilio', { ...account, auth_token: hex('34') });
+      expect(wrong.status).toBe(400);
+      expect((await call(owner, 'GET', '/providers/twilio')).body.data.credentials.auth_token).toBe(
+        `****${account.auth_token.slice(-4)}`,
+      );
+      expect((await call(owner, 'DELETE', '/providers/twilio')).status).toBe(200);
+    });
+
+    it('refuses a WhatsApp account whose token does not show the phone number id, and claims nothing', async () => {
+      const squatter = await t.newOrganization();
+      const refusals = [
+        // Another business's number, with a token of the squatter's own.
+        [{ ...WHATSAPP, access_token: 'EAAGsquattersowntoken0001' }, 'Graph API error 190: Invalid OAuth access token'],
+        // A token that works, for a number id it does not show, with or without a business account id.
+        [{ ...WHATSAPP, phone_number_id: '1098765432199' }, 'under business account 2098765432101'],
+        [
+          { ...WHATSAPP, phone_number_id: '1098765432199', business_account_id: undefined },
+          "Graph API error 100: Unsupported get request. Object with ID '1098765432199' does not exist",
+        ],
+      ] as const;
+      for (const [body, said] of refusals) {
+        const reply = await call(squatter, 'PUT', '/providers/whatsapp', body);
+        expect(reply.status).toBe(400);
+        expect(reply.body.message).toMatch(/^The WhatsApp access token does not show this phone number id/);
+        expect(reply.body.message).toContain(said);
+      }
+      expect((await call(squatter, 'GET', '/providers/whatsapp')).status).toBe(404);
+      expect(await claimsOf('whatsapp', WHATSAPP.phone_number_id)).toEqual([]);
+      expect(await claimsOf('whatsapp', '1098765432199')).toEqual([]);
+    });
+
+    it('answers 503 when the provider cannot be asked, and changes nothing', async () => {
+      const fresh = await t.newOrganization();
+      twilioApi.outage = true;
+      graphApi.outage = true;
+      try {
+        const twilioReply = await call(fresh, 'PUT', '/providers/twilio', twilio('ee', 'ff'));
+        expect(twilioReply.status).toBe(503);
+        expect(twilioReply.body).toEqual({
+          success: false,
+          error: 'ServiceUnavailable',
+          message: 'Twilio could not be reached to check the account; nothing was changed, try again',
+        });
+        const whatsappReply = await call(fresh, 'PUT', '/providers/whatsapp', WHATSAPP);
+        expect(whatsappReply.status).toBe(503);
+        expect(whatsappReply.body.message).toBe(
+          "WhatsApp's Graph API could not be reached to check the account; nothing was changed, try again",
+        );
+      } finally {
+        twilioApi.outage = false;
+        graphApi.outage = false;
+      }
+      expect((await call(fresh, 'GET', '/providers')).body.data).toEqual([]);
+      expect((await claimsOf('twilio', twilio('ee', 'ff').account_sid)).map((e) => e.type)).toEqual([
+        'ProviderAccountClaimed',
+        'ProviderAccountReleased',
+      ]);
+    });
+
+    it('answers 503 when nothing listens at the provider', async () => {
+      const away = await startTestService({
+        env: { TWILIO_API_URL: 'http://127.0.0.1:1', WHATSAPP_GRAPH_URL: 'http://127.0.0.1:1' },
+      });
+      try {
+        const fresh = await away.newOrganization();
+        const reply = await away.request('PUT', '/api/v1/providers/twilio', {
+          token: fresh.token,
+          body: twilio('ee', 'ff'),
+        });
+        expect(reply.status).toBe(503);
+        expect(reply.body.message).toBe(
+          'Twilio could not be reached to check the account; nothing was changed, try again',
+        );
+        const whatsapp = await away.request('PUT', '/api/v1/providers/whatsapp', {
+          token: fresh.token,
+          body: WHATSAPP,
+        });
+        expect(whatsapp.status).toBe(503);
+      } finally {
+        await away.stop();
+      }
+    });
+  });
 
   describe('connecting, reading and disconnecting', () => {
     const account = twilio('a1', 'b7');
@@ -71,7 +207,9 @@ describe('provider accounts API', () => {
     it('keeps the secret out of every answer, event and read model, and in the secret store', async () => {
       const answers = [await call(org, 'GET', '/providers'), await call(org, 'GET', '/providers/twilio')];
       for (const answer of answers) expect(answer.text).not.toContain(account.auth_token);
-      const events = (await allEvents()).filter((e) => e.type.startsWith('Provider'));
+      const events = (await allEvents()).filter(
+        (e) => e.type.startsWith('Provider') && e.metadata.organizationId === org.id,
+      );
       expect(events.map((e) => e.type)).toEqual(['ProviderAccountClaimed', 'ProviderConnected']);
       expect(JSON.stringify(await allEvents())).not.toContain(account.auth_token);
       const [doc] = (await accountDocs()).filter((d) => d.organizationId === org.id);
@@ -221,7 +359,9 @@ describe('provider accounts API', () => {
     });
 
     it('refuses an account another organization connected (409), and keeps nothing of it', async () => {
+      // Both hold working credentials of one Twilio account (its primary and secondary auth tokens).
       const taken = twilio('77', '88');
+      twilioApi.addAccount({ accountSid: taken.account_sid, authToken: hex('99') });
       expect((await call(org, 'PUT', '/providers/twilio', taken)).status).toBe(200);
       const reply = await call(other, 'PUT', '/providers/twilio', { ...taken, auth_token: hex('99') });
       expect(reply.status).toBe(409);
@@ -237,7 +377,7 @@ describe('provider accounts API', () => {
   });
 
   describe('importing numbers (POST /numbers/import)', () => {
-    const imported = '+14155550123';
+    const imported = IMPORTED;
     it('fails an item whose provider is not connected, imports once it is, and answers per item', async () => {
       const fresh = await t.newOrganization();
       const first = await call(fresh, 'POST', '/numbers/import', [{ number: imported, provider: 'twilio' }]);
@@ -287,6 +427,77 @@ describe('provider accounts API', () => {
         (await call(rival, 'POST', '/numbers/import', [{ number: imported, provider: 'twilio' }])).body.data,
       ).toEqual([{ number: imported, success: false, error: 'Number already owned by another organization' }]);
       expect((await call(rival, 'GET', `/numbers/${encodeURIComponent(imported)}`)).status).toBe(404);
+      // Another organization may not release it; its owner may, and the number is then free.
+      const path = `/numbers/${encodeURIComponent(imported)}`;
+      expect((await call(rival, 'DELETE', path)).body).toEqual({
+        success: false,
+        error: 'NotFound',
+        message: 'Number not found',
+      });
+      expect((await call(fresh, 'DELETE', path)).body).toEqual({ success: true, message: 'Number released' });
+      expect((await call(fresh, 'GET', path)).status).toBe(404);
+      expect((await call(fresh, 'DELETE', path)).status).toBe(404);
+      // Moved to the rival's Twilio account, it is the rival's to import now.
+      TWILIO_ACCOUNTS.find((a) => a.accountSid === twilio('5e', '6f').account_sid)!.incomingNumbers!.push(imported);
+      expect(
+        (await call(rival, 'POST', '/numbers/import', [{ number: imported, provider: 'twilio' }])).body.data,
+      ).toEqual([{ number: imported, success: true, error: null }]);
+      expect((await call(rival, 'GET', path)).body.data).toMatchObject({ number: imported, imported: true });
+    });
+
+    it("refuses a number the account's Twilio does not hold, and a number of the service's stock", async () => {
+      const holder = await t.newOrganization();
+      expect((await call(holder, 'PUT', '/providers/twilio', twilio('a1', 'b7'))).status).toBe(200);
+      const stocked = (await call(holder, 'GET', '/numbers/search?country_iso=US&limit=1')).body.data[0].number;
+      const reply = await call(holder, 'POST', '/numbers/import', [
+        { number: '+14155550177', provider: 'twilio' },
+        { number: stocked, provider: 'twilio' },
+      ]);
+      expect(reply.body).toEqual({
+        success: false,
+        data: [
+          {
+            number: '+14155550177',
+            success: false,
+            error: 'Number not found among the incoming numbers of your Twilio account',
+          },
+          {
+            number: stocked,
+            success: false,
+            error:
+              'Number is offered by the builtin provider: buy it (POST /api/v1/numbers/buyNumbers), it cannot be imported',
+          },
+        ],
+      });
+      expect((await call(holder, 'GET', '/numbers')).body.data).toEqual([]);
+      // Still in stock: another organization buys it.
+      const buyer = await t.newOrganization();
+      const bought = await call(buyer, 'POST', '/numbers/buyNumbers', [{ number: stocked, provider: 'builtin' }]);
+      expect(bought.body).toEqual({ success: true, data: [{ number: stocked, success: true, error: null }] });
+      // Released, a bought number is back in stock for anyone to buy.
+      const path = `/numbers/${encodeURIComponent(stocked)}`;
+      expect((await call(buyer, 'DELETE', path)).status).toBe(200);
+      const found = await call(holder, 'GET', `/numbers/search?country_iso=US&prefix=${stocked.slice(2, 8)}`);
+      expect(found.body.data.map((n: { number: string }) => n.number)).toContain(stocked);
+      expect(
+        (await call(holder, 'POST', '/numbers/buyNumbers', [{ number: stocked, provider: 'builtin' }])).body.success,
+      ).toBe(true);
+      expect((await call(holder, 'DELETE', '/providers/twilio')).status).toBe(200);
+    });
+
+    it('answers 503 with nothing imported when Twilio cannot be asked', async () => {
+      const holder = await t.newOrganization();
+      expect((await call(holder, 'PUT', '/providers/twilio', twilio('a1', 'b7'))).status).toBe(200);
+      twilioApi.outage = true;
+      try {
+        const reply = await call(holder, 'POST', '/numbers/import', [{ number: '+14155550188', provider: 'twilio' }]);
+        expect(reply.status).toBe(503);
+        expect(reply.body.error).toBe('ServiceUnavailable');
+      } finally {
+        twilioApi.outage = false;
+      }
+      expect((await call(holder, 'GET', '/numbers')).body.data).toEqual([]);
+      expect((await call(holder, 'DELETE', '/providers/twilio')).status).toBe(200);
     });
 
     it('refuses a provider numbers are not imported from, and needs numbers:write', async () => {

@@ -61,7 +61,7 @@ describe('real providers (Twilio and WhatsApp stand-ins) over HTTP', () => {
   beforeAll(async () => {
     const port = await freePort();
     publicUrl = `http://127.0.0.1:${port}`;
-    twilio = await startTwilioStandIn({ accounts: [ACCOUNT] });
+    twilio = await startTwilioStandIn({ accounts: [{ ...ACCOUNT, incomingNumbers: [NUMBER] }] });
     whatsapp = await startWhatsAppStandIn({
       accessToken: WHATSAPP.access_token,
       appSecret: WHATSAPP.app_secret,

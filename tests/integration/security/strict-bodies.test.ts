@@ -7,6 +7,7 @@
  */
 import { startTestService, type TestService } from '../../support/test-service';
 import { loanRecord } from '../../support/records';
+import { startTwilioStandIn, type TwilioStandIn } from '../../support/twilio-stand-in';
 
 const CARRIER_SECRET = 'carrier-secret-for-the-walk';
 const CHAT_SECRET = 'chat-secret-for-the-walk';
@@ -29,6 +30,8 @@ type Fixture = {
   spareWorkflow: string;
   /** A number the organization owns (escaped for a path). */
   number: string;
+  /** Another, which the walk releases. */
+  spareNumber: string;
 };
 /** What a route is sent: its path with ids filled in and a valid body (none for routes that take none). */
 type Write = { path: string; body?: unknown; token: 'org' | 'admin' | 'carrier' | 'chat' };
@@ -160,6 +163,7 @@ const WRITES: Record<string, (f: Fixture) => Write> = {
     token: 'org',
   }),
   'delete /api/v1/numbers/{number}/inbound': (f) => ({ path: `/api/v1/numbers/${f.number}/inbound`, token: 'org' }),
+  'delete /api/v1/numbers/{number}': (f) => ({ path: `/api/v1/numbers/${f.spareNumber}`, token: 'org' }),
   'post /admin/v1/simulate/inbound': (f) => ({
     path: '/admin/v1/simulate/inbound',
     body: { number: decodeURIComponent(f.number), channel: 'call', from: '+919812300001' },
@@ -246,10 +250,14 @@ describe('strict bodies on every write route', () => {
   let t: TestService;
   let f: Fixture;
   let otherToken: string;
+  let twilio: TwilioStandIn;
 
   beforeAll(async () => {
+    // Twilio (a stand-in) must accept the account the walk connects.
+    twilio = await startTwilioStandIn({ accounts: [{ accountSid: `AC${'c'.repeat(32)}`, authToken: 'd'.repeat(32) }] });
     t = await startTestService({
       env: {
+        TWILIO_API_URL: twilio.url,
         SERVICES: 'speech,agent',
         CARRIER_WEBHOOK_SECRET: CARRIER_SECRET,
         CHAT_WEBHOOK_SECRET: CHAT_SECRET,
@@ -279,10 +287,15 @@ describe('strict bodies on every write route', () => {
       ).status,
     ).toBe(200);
     const workflowBody = { name: 'W', steps: [{ type: 'end' }] };
-    const number = (await t.request('GET', '/api/v1/numbers/search?limit=1', { token: a.token })).body.data[0].number;
+    const [number, spareNumber] = (
+      await t.request('GET', '/api/v1/numbers/search?limit=2', { token: a.token })
+    ).body.data.map((n: { number: string }) => n.number);
     const bought = await t.request('POST', '/api/v1/numbers/buyNumbers', {
       token: a.token,
-      body: [{ number, provider: 'builtin' }],
+      body: [
+        { number, provider: 'builtin' },
+        { number: spareNumber, provider: 'builtin' },
+      ],
     });
     if (!bought.body.success) throw new Error(`buyNumbers: ${bought.text}`);
     // A connected account, for the disconnection the walk ends with.
@@ -306,9 +319,13 @@ describe('strict bodies on every write route', () => {
       workflow: await post('/workflows', workflowBody),
       spareWorkflow: await post('/workflows', { ...workflowBody, name: 'Spare workflow' }),
       number: encodeURIComponent(number),
+      spareNumber: encodeURIComponent(spareNumber),
     };
   });
-  afterAll(() => t.stop());
+  afterAll(async () => {
+    await t?.stop();
+    await twilio?.close();
+  });
 
   /**
    * Real providers' webhooks: a body is taken only when it carries the provider's signature over its exact

@@ -209,6 +209,8 @@ describe('Twilio webhooks', () => {
         {
           type: 'ImportNumber',
           providerConnected: true,
+          refusal: null,
+          stockedBy: null,
           number,
           country_iso: 'US',
           sms_enabled: false,

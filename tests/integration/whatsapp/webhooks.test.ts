@@ -217,6 +217,8 @@ describe('WhatsApp webhooks', () => {
         {
           type: 'ImportNumber',
           providerConnected: true,
+          refusal: null,
+          stockedBy: null,
           provider: 'whatsapp',
           organizationId: ORG,
           at,

@@ -44,6 +44,8 @@ async function callScenario(from: string, adapters: string[]) {
       voice_enabled: true,
       organizationId: 'o1',
       providerConnected: true,
+      refusal: null,
+      stockedBy: null,
       at,
     },
     context,

@@ -110,6 +110,72 @@ describe('a phone number', () => {
       .when({ type: 'BuyNumber', provider: 'builtin', number: a.number, stocked: null, organizationId: 'o1', at })
       .thenFails('not_found', 'Number not available');
   });
+
+  const importing = {
+    type: 'ImportNumber' as const,
+    ...b,
+    provider: 'twilio',
+    organizationId: 'o1',
+    providerConnected: true,
+    refusal: null,
+    stockedBy: null,
+    at,
+  };
+  const imported: PhoneNumberEvent = {
+    type: 'NumberImported',
+    data: { ...b, provider: 'twilio', organizationId: 'o1', at },
+  };
+
+  it('is imported only when the provider shows the account holding it, and never from a stock', () => {
+    spec.given([]).when(importing).then([imported]);
+    spec
+      .given([])
+      .when({ ...importing, refusal: 'Number not found among the incoming numbers of your Twilio account' })
+      .thenFails('invalid', 'Number not found among the incoming numbers of your Twilio account');
+    spec
+      .given([])
+      .when({ ...importing, stockedBy: 'builtin' })
+      .thenFails(
+        'invalid',
+        'Number is offered by the builtin provider: buy it (POST /api/v1/numbers/buyNumbers), it cannot be imported',
+      );
+    spec
+      .given([])
+      .when({ ...importing, providerConnected: false })
+      .thenFails(
+        'invalid',
+        'Provider twilio is not connected: connect your account first (PUT /api/v1/providers/twilio)',
+      );
+  });
+
+  it('is released by its owner only, and may then be imported or bought again', () => {
+    spec
+      .given([imported])
+      .when({ type: 'ReleaseNumber', organizationId: 'o2', at })
+      .thenFails('not_found', 'Number not found');
+    const released: PhoneNumberEvent = {
+      type: 'NumberReleased',
+      data: { number: b.number, provider: 'twilio', organizationId: 'o1', imported: true, at },
+    };
+    spec.given([imported]).when({ type: 'ReleaseNumber', organizationId: 'o1', at }).then([released]);
+    spec
+      .given([imported, released])
+      .when({ ...importing, organizationId: 'o2' })
+      .then([{ ...imported, data: { ...imported.data, organizationId: 'o2' } }]);
+    spec
+      .given([purchased])
+      .when({ type: 'ReleaseNumber', organizationId: 'o1', at })
+      .then([
+        {
+          type: 'NumberReleased',
+          data: { number: a.number, provider: 'builtin', organizationId: 'o1', imported: false, at },
+        },
+      ]);
+    spec
+      .given([imported, released])
+      .when({ type: 'ReleaseNumber', organizationId: 'o1', at })
+      .thenFails('not_found', 'Number not found');
+  });
 });
 
 describe('the built-in inventory', () => {
@@ -177,5 +243,13 @@ describe('numbers read model', () => {
       stockedAt: at,
     });
     expect(numbersProjection.evolve(a.number, bought, stocked)).toBe(bought);
+    const release = (imported: boolean) =>
+      recorded(
+        { type: 'NumberReleased', data: { number: a.number, provider: 'builtin', organizationId: 'o1', imported, at } },
+        3,
+      );
+    // Released, a bought number is offered again; an imported one is gone.
+    expect(numbersProjection.evolve(a.number, bought, release(false))).toEqual({ ...available, inbound: null });
+    expect(numbersProjection.evolve(a.number, { ...bought!, imported: true }, release(true))).toBeNull();
   });
 });

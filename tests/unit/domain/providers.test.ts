@@ -81,24 +81,36 @@ describe('account claim', () => {
   it('gives a free account to the first organization, and again to it for nothing', () => {
     spec
       .given([])
-      .when({ type: 'ClaimProviderAccount', ...claim, organizationId: 'o1' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, organizationId: 'o1' })
       .then([claimed('o1')]);
     spec
       .given([claimed('o1')])
-      .when({ type: 'ClaimProviderAccount', ...claim, organizationId: 'o1' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, organizationId: 'o1' })
       .then([]);
   });
 
   it("refuses another organization's account (conflict) until it is released", () => {
     spec
       .given([claimed('o1')])
-      .when({ type: 'ClaimProviderAccount', ...claim, organizationId: 'o2' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, organizationId: 'o2' })
       .thenFails('conflict', ACCOUNT_TAKEN);
     const released: AccountClaimEvent = { type: 'ProviderAccountReleased', data: { ...claim, organizationId: 'o1' } };
     spec
       .given([claimed('o1'), released])
-      .when({ type: 'ClaimProviderAccount', ...claim, organizationId: 'o2' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, organizationId: 'o2' })
       .then([claimed('o2')]);
+  });
+
+  it('claims nothing without proof of control, not even for its holder', () => {
+    const refusal = 'Twilio refused these credentials for this account SID';
+    spec
+      .given([])
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal, organizationId: 'o1' })
+      .thenFails('invalid', refusal);
+    spec
+      .given([claimed('o1')])
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal, organizationId: 'o1' })
+      .thenFails('invalid', refusal);
   });
 
   it('releases only for its holder', () => {
