@@ -1,9 +1,9 @@
 /** Opens the event store and read store the configuration names. */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventStore } from '../application/ports/event-store';
 import type { ReadStore } from '../application/ports/read-store';
 import type { Config } from './config/config';
+import { ownerOnlyDirectory } from './shared/owner-only';
 import { MemoryEventStore } from './memory/memory-event-store';
 import { MemoryReadStore } from './memory/memory-read-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
@@ -20,7 +20,7 @@ export async function openEventStore(
     case 'memory':
       return new MemoryEventStore();
     case 'sqlite':
-      mkdirSync(config.dataDir, { recursive: true });
+      ownerOnlyDirectory(config.dataDir);
       return new SqliteEventStore(join(config.dataDir, 'events.db'));
     case 'eventstoredb': {
       // Loaded only when chosen, so the embedded default does not pay for the production client.
@@ -40,7 +40,7 @@ export async function openReadStore(
     case 'memory':
       return new MemoryReadStore();
     case 'sqlite':
-      mkdirSync(config.dataDir, { recursive: true });
+      ownerOnlyDirectory(config.dataDir);
       return new SqliteReadStore(join(config.dataDir, 'read.db'));
     case 'mongodb': {
       const { MongoReadStore } =
@@ -61,7 +61,7 @@ export async function openKeyStore(
   reads: () => Promise<ReadStore>,
 ): Promise<KeyStore & { close(): Promise<void> }> {
   if (config.readStore === 'sqlite') {
-    mkdirSync(config.dataDir, { recursive: true });
+    ownerOnlyDirectory(config.dataDir);
     const keys = SqliteKeyStore.open(join(config.dataDir, 'keys.db'));
     try {
       // Keys made before the key store had a file of its own are in the read store: moved once.

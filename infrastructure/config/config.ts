@@ -1,8 +1,9 @@
 /** Configuration from the environment (decisions.md section 8), read once at start. */
-import { chmodSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ownerOnlyDirectory } from '../shared/owner-only';
 
 export type Config = {
   port: number;
@@ -313,7 +314,7 @@ function resolveSecrets(
     );
   if (env.JWT_SECRET && env.ADMIN_TOKEN) return { jwtSecret: env.JWT_SECRET, adminToken: env.ADMIN_TOKEN, file: null };
   if (production) throw new ConfigError('JWT_SECRET and ADMIN_TOKEN are required when NODE_ENV=production');
-  mkdirSync(dataDir, { recursive: true });
+  ownerOnlyDirectory(dataDir);
   const file = join(dataDir, 'secrets.json');
   const generated = {
     jwtSecret: randomBytes(32).toString('base64url'),

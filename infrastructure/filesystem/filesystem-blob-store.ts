@@ -5,9 +5,10 @@
  * blob or the new one, never part of one. A reader that opened the old file keeps reading it whole.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { ownerOnlyDirectory } from '../shared/owner-only';
 import {
   assertValidBlobKey,
   BlobNotFoundError,
@@ -32,7 +33,7 @@ export class FilesystemBlobStore implements BlobStore {
 
   /** Creates the directory when missing and removes temporary files left by a crashed writer. */
   static async open(dir: string): Promise<FilesystemBlobStore> {
-    await mkdir(dir, { recursive: true });
+    ownerOnlyDirectory(dir);
     const now = Date.now();
     for (const name of await readdir(dir)) {
       if (!name.startsWith('.') || !name.endsWith(TEMP_SUFFIX)) continue;

@@ -1,5 +1,6 @@
 /** The events table and the messages between the SQLite event store and its writer thread. */
 import Database from 'better-sqlite3';
+import { ownerOnlyDatabaseFile } from '../shared/owner-only';
 import { setUpWhileBusy } from './busy-retry';
 import type { AppendResult, ExpectedRevision } from '../../application/ports/event-store';
 
@@ -27,6 +28,7 @@ const BUSY_TIMEOUT_MS = 5_000;
 
 /** WAL, and synchronous=FULL: a commit returns only once it is on disk. */
 export function openEventsDatabase(file: string, options: Database.Options = {}): Database.Database {
+  if (!options.readonly) ownerOnlyDatabaseFile(file);
   const db = new Database(file, options);
   // Each step can be taken again (`setUpWhileBusy`): settings, and tables made only if missing.
   return setUpWhileBusy(

@@ -6,6 +6,7 @@
  * than writing them.
  */
 import Database from 'better-sqlite3';
+import { ownerOnlyDatabaseFile } from '../shared/owner-only';
 import { setUpWhileBusy } from './busy-retry';
 import type { KeyRef } from '../../application/ports/key-store';
 import type { KeyDocument } from '../../application/privacy/key-documents';
@@ -19,6 +20,7 @@ export const KEY_TABLE = 'keys_v1';
  * bytes are overwritten.
  */
 export function openKeysDatabase(file: string, busyTimeoutMs: number): Database.Database {
+  ownerOnlyDatabaseFile(file);
   const db = new Database(file);
   // Each step can be taken again (`setUpWhileBusy`).
   return setUpWhileBusy(

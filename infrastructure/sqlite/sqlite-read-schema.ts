@@ -3,6 +3,7 @@
  * thread: table names, field columns, the counters table, and a commit as the writer receives it.
  */
 import type Database from 'better-sqlite3';
+import { ownerOnlyDatabaseFile } from '../shared/owner-only';
 import { setUpWhileBusy } from './busy-retry';
 import type { Fence, Lease } from '../../application/ports/leases';
 import type { CollectionDefinition, Scalar } from '../../application/ports/read-store';
@@ -48,6 +49,7 @@ const OPEN_TIMEOUT_MS = 10_000;
 export function openReadDatabase(file: string): Database.Database {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Sqlite = require('better-sqlite3') as typeof Database;
+  ownerOnlyDatabaseFile(file);
   const db = new Sqlite(file, { timeout: OPEN_TIMEOUT_MS });
   return setUpWhileBusy(db, () => setUp(db), OPEN_TIMEOUT_MS);
 }
