@@ -15,7 +15,7 @@ import { errorHandler, sendError } from './http/errors';
 import { countRequests, markBulkWrites } from './http/foreground';
 import { DEFAULT_BODY_BYTES, jsonBody } from './http/json-body';
 import type { Metrics } from './http/metrics';
-import { rateLimit } from './http/rate-limit';
+import { rateLimit, remoteAddress, tokenBuckets, type TokenBuckets } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { crossOrigin, noSniff } from './http/security-headers';
 import { idempotency } from './http/idempotency';
@@ -60,6 +60,8 @@ export type AppDeps = {
   /** Where the `Idempotency-Key`s of the idempotent routes are recorded (the event store). */
   idempotencyKeys: IdempotencyKeys;
 };
+  /** The organizations' request buckets, which the speech socket's handshakes share (http/rate-limit.ts). */
+  organizationRequests: TokenBuckets;
 
 /** Routers of `groups`, each mounted so that a request passes the ones whose first path segment cannot match. */
 const mounted = (groups: readonly RouteGroup[], before: readonly RequestHandler[], idempotent: IdempotencyStep) =>
@@ -103,7 +105,14 @@ export function buildApp(deps: AppDeps): { app: Express } {
   if (deps.config.services.has('agent')) app.use(CONSOLE_PATH, consoleFiles());
   const admin = of('admin');
   if (admin.length > 0)
-    app.use('/admin/v1', requireSecret(deps.config.adminToken), body, ...mounted(admin, [], idempotent));
+    app.use(
+      '/admin/v1',
+      // By address and before the token check, so that guesses of the token are bounded too.
+      rateLimit(tokenBuckets(deps.config.adminRateLimit), remoteAddress, 'an address'),
+      requireSecret(deps.config.adminToken),
+      body,
+      ...mounted(admin, [], idempotent),
+    );
 
   // Providers' webhooks: each route checks the provider's shared secret, then reads the body.
   for (const group of of('secret'))
@@ -113,7 +122,7 @@ export function buildApp(deps: AppDeps): { app: Express } {
   // The recording endpoint's errors carry no `success` field (spec 7.1), its 401 included.
   api.use(recordingErrorsWithoutSuccess);
   api.use(requireOrganization(deps.authenticate));
-  api.use(rateLimit(deps.config.rateLimit));
+  api.use(rateLimit(deps.organizationRequests));
   api.use(body);
   const organization = of('organization');
   const routers = organization.filter((g) => g.readsNothing).map((g) => routerOf(g.routes, [], idempotent));

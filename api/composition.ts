@@ -4,10 +4,9 @@
  * ids, logger, stores, speech engine) can be injected.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
-import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import { CommandHandler } from '../application/command-handler';
 import { Foreground } from '../application/foreground';
 import { IdempotencyKeys } from '../application/idempotency/idempotency-keys';
@@ -44,8 +43,11 @@ import { authenticator } from './http/auth';
 import { answerClientErrors } from './http/client-errors';
 import { Metrics } from './http/metrics';
 import { openApiDocument } from './http/openapi-document';
-import { Registry, type Module, type ModuleDeps, type SocketRoute } from './module';
+import { ConnectionCounts, UnauthenticatedSockets } from './http/connection-limits';
+import { tokenBuckets } from './http/rate-limit';
+import { Registry, type Module, type ModuleDeps } from './module';
 import { modulesOver } from './modules';
+import { attachModuleSockets } from './sockets/module-sockets';
 import { attachSpeechSocket } from './speech/socket';
 import { GOING_AWAY_CLOSE } from './speech/socket-auth';
 import { fastestAesGcm } from '../infrastructure/crypto/openssl-aes-gcm';
@@ -88,47 +90,6 @@ function logServerErrorsOnceListening(server: Server, wss: WebSocketServer | nul
     server.on('error', (error) => logger.error('http server error', { error: String(error) }));
     wss?.on('error', () => undefined);
   });
-}
-
-type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-
-/** The largest message a module's WebSocket takes (1 MiB): a larger one closes its socket with 1009. */
-const MODULE_SOCKET_MAX_BYTES = 1 << 20;
-
-/**
- * Serves the modules' WebSocket routes (`Module.sockets`) on the server: an upgrade to one of their
- * paths is accepted here, any other goes on to the upgrade listeners attached before (the speech
- * socket's, which refuses paths it does not serve), or is answered 404 when there are none. Attached
- * after the speech socket, whose WebSocket server would otherwise take every upgrade.
- */
-export function attachModuleSockets(
-  server: Server,
-  routes: readonly SocketRoute[],
-  logger: Logger,
-  refusing: () => boolean = () => false,
-): WebSocketServer | null {
-  if (routes.length === 0) return null;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MODULE_SOCKET_MAX_BYTES });
-  const others = server.listeners('upgrade') as UpgradeListener[];
-  server.removeAllListeners('upgrade');
-  const refuse = (socket: Duplex, status: string) =>
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const route = routes.find((r) => r.path === path);
-    if (!route) {
-      if (others.length === 0) return refuse(socket, '404 Not Found');
-      for (const listener of others) listener.call(server, req, socket, head);
-      return;
-    }
-    if (refusing()) return refuse(socket, '503 Service Unavailable');
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      // ws emits `error` on a frame it refuses (and closes the socket): logged, not thrown.
-      ws.on('error', (error) => logger.warn('socket closed on a refused frame', { path, error: error.message }));
-      route.handle(ws, req);
-    });
-  });
-  return wss;
 }
 
 export type Service = Awaited<ReturnType<typeof createService>>;
@@ -294,6 +255,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
       logger.warn('read models did not catch up in time', { position: head, projections });
   };
   const { app } = buildApp({
+  // One bucket per organization, which its requests and its speech handshakes draw from alike.
+  const organizationRequests = tokenBuckets(config.rateLimit);
     config,
     logger,
     metrics,
@@ -304,6 +267,7 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     shuttingDown: () => shuttingDown,
     idempotencyKeys: new IdempotencyKeys(events, { now: env.now, newId: env.newId, replica: deps.replica }),
   });
+    organizationRequests,
   // Queued calls are dialed, chats sent and timers run by agent processes only, each on one replica at a time.
   if (config.services.has('agent')) {
     coordinator.add([
@@ -327,10 +291,22 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   server.headersTimeout = Math.min(config.requestTimeoutMs, 60_000);
   answerClientErrors(server);
   const speech = provided.find('speech');
-  const socketServer = speech ? attachSpeechSocket(server, speech, deps.authenticate, logger) : null;
+  // Every upgrade is bounded before its socket proves who it is, and a speech socket after too.
+  const unauthenticated = new UnauthenticatedSockets(config.unauthenticatedSockets);
+  const socketServer = speech
+    ? attachSpeechSocket(server, speech, deps.authenticate, logger, {
+        requests: organizationRequests,
+        sockets: new ConnectionCounts(config.speechSocketsPerOrganization),
+        unauthenticated,
+        idleMs: config.speechSocketIdleMs,
+      })
+    : null;
   logServerErrorsOnceListening(server, socketServer, logger);
   const socketRoutes = modules.flatMap((m) => m.sockets ?? []);
-  const moduleSockets = attachModuleSockets(server, socketRoutes, logger, () => shuttingDown);
+  const moduleSockets = attachModuleSockets(server, socketRoutes, logger, {
+    refusing: () => shuttingDown,
+    unauthenticated,
+  });
 
   /**
    * Tells every open WebSocket the server is going away (1001) and cuts those that do not answer in

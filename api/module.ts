@@ -60,12 +60,15 @@ export type Job = { name: string; start: () => Promise<void> | void; stop: () =>
 
 /**
  * A WebSocket route of a module (a carrier's media stream): upgrades to `path` are accepted as they
- * come, and `handle` authenticates what it needs to on the socket itself. `settled` resolves once the
- * work of the sockets closed so far is done; a stop waits for it (bounded) before the stores close.
+ * come, and `handle` authenticates what it needs to on the socket itself, calling `authenticated` once
+ * it did; a socket that has not within `authTimeoutMs` is closed (api/sockets/module-sockets.ts).
+ * `settled` resolves once the work of the sockets closed so far is done; a stop waits for it (bounded)
+ * before the stores close.
  */
 export type SocketRoute = {
   path: string;
-  handle: (ws: WebSocket, req: IncomingMessage) => void;
+  authTimeoutMs: number;
+  handle: (ws: WebSocket, req: IncomingMessage, authenticated: () => void) => void;
   settled?: () => Promise<void>;
 };
 

@@ -17,7 +17,8 @@ import { CommandHandler } from '../application/command-handler';
 import { Lookups } from '../application/lookups';
 import type { ProviderAccounts, TwilioAccount } from '../application/ports/provider-accounts';
 import { twilioMediaSockets } from '../api/carrier/twilio-media-socket';
-import { attachModuleSockets } from '../api/composition';
+import { UnauthenticatedSockets } from '../api/http/connection-limits';
+import { attachModuleSockets } from '../api/sockets/module-sockets';
 import { callDecider, callStreamId } from '../domain/calls/call';
 import { silentLogger } from '../infrastructure/logging/json-logger';
 import { chooseEngine, createEspeakSpeechEngine } from '../infrastructure/speech';
@@ -75,10 +76,18 @@ async function main() {
   attachModuleSockets(
     server,
     twilioMediaSockets(
-      { config: { publicUrl: PUBLIC_URL }, engine, commands, lookups, logger: silentLogger, env: t.service.env },
+      {
+        config: { publicUrl: PUBLIC_URL, mediaStreamStartTimeoutMs: t.service.config.mediaStreamStartTimeoutMs },
+        engine,
+        commands,
+        lookups,
+        logger: silentLogger,
+        env: t.service.env,
+      },
       { accounts, reports: new CarrierReports(commands) },
     ),
     silentLogger,
+    { unauthenticated: new UnauthenticatedSockets(t.service.config.unauthenticatedSockets) },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = `ws://127.0.0.1:${(server.address() as AddressInfo).port}${TWILIO_MEDIA_PATH}`;

@@ -3,7 +3,9 @@
  * of our calls: the agent speaks in the call over it (infrastructure/twilio/media/media-stream.ts).
  * Twilio signs the handshake (X-Twilio-Signature over the wss URL, with the account's auth token); the
  * account is only known once `start` names the call, so the header is kept from the handshake and
- * checked then, and a stream that fails the check is closed with 1008.
+ * checked then, and a stream that fails the check is closed with 1008. Until its check passes the
+ * socket counts among the unauthenticated ones; without a `start` whose signature holds within
+ * `MEDIA_STREAM_START_TIMEOUT_MS` it is closed with 1008 too (api/sockets/module-sockets.ts).
  *
  * The lines played are recorded as the call's transcript through the carrier reports (`media`), once
  * per stream; a retry of a failed write records nothing twice (the call ignores the same transcript).
@@ -33,7 +35,7 @@ export type MediaReports = {
 };
 
 export type TwilioMediaDeps = {
-  config: Pick<Config, 'publicUrl'>;
+  config: Pick<Config, 'publicUrl' | 'mediaStreamStartTimeoutMs'>;
   engine: SpeechEngine | null;
   commands: Pick<CommandHandler, 'load'>;
   lookups: Pick<Lookups, 'agent' | 'customer'>;
@@ -89,7 +91,7 @@ export function twilioMediaSockets(deps: TwilioMediaDeps, services: TwilioMediaS
     );
   };
 
-  const handle = (ws: WebSocket, req: IncomingMessage) => {
+  const handle = (ws: WebSocket, req: IncomingMessage, authenticated: () => void) => {
     // Twilio signs the URL it requested: ours, with the query it was given (none, in our TwiML).
     const handshake = {
       url: streamUrl + new URL(req.url ?? '/', 'http://localhost').search,
@@ -98,7 +100,11 @@ export function twilioMediaSockets(deps: TwilioMediaDeps, services: TwilioMediaS
     const stream = new MediaStream(socketOf(ws), {
       engine,
       logger,
-      admit: (start) => admitStream({ ...deps, ...services }, start, handshake),
+      admit: async (start) => {
+        const admission = await admitStream({ ...deps, ...services }, start, handshake);
+        if ('admitted' in admission) authenticated();
+        return admission;
+      },
       report,
     });
     running.add(stream.done);
@@ -109,5 +115,12 @@ export function twilioMediaSockets(deps: TwilioMediaDeps, services: TwilioMediaS
     ws.on('close', () => stream.closed());
   };
 
-  return [{ path: TWILIO_MEDIA_PATH, handle, settled: async () => void (await Promise.all(running)) }];
+  return [
+    {
+      path: TWILIO_MEDIA_PATH,
+      authTimeoutMs: config.mediaStreamStartTimeoutMs,
+      handle,
+      settled: async () => void (await Promise.all(running)),
+    },
+  ];
 }

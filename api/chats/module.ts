@@ -178,7 +178,7 @@ export const chatsModule: ModuleDefinition = {
         {
           prefix: '/chat/v1',
           security: 'public',
-          routes: [...chatErrorReferenceRoutes(), ...whatsappRoutes(whatsappReports)],
+          routes: [...chatErrorReferenceRoutes(), ...whatsappRoutes(whatsappReports, config.whatsappVerifyRateLimit)],
         },
         // Chat platforms' webhooks: authenticated with the platforms' shared secret, not an organization token.
         {

@@ -1,7 +1,8 @@
 /**
  * WhatsApp Cloud API webhooks (public routes under `/chat/v1`; they authenticate themselves):
  * - `GET /whatsapp/reports`: the subscription handshake: `hub.mode=subscribe` with an organization's
- *   verify token answers `hub.challenge` as text; anything else 403;
+ *   verify token answers `hub.challenge` as text; anything else 403; each address may try a few times
+ *   a second (`WHATSAPP_VERIFY_RATE_LIMIT_*`), 429 beyond, so that verify tokens cannot be guessed;
  * - `POST /whatsapp/reports`: a signed payload (`X-Hub-Signature-256` over the raw body) of statuses
  *   and customer messages, taken in by infrastructure/whatsapp/whatsapp-webhooks.ts; 403 when its
  *   signature does not hold for every organization it names, 200 once it is recorded (a store failure
@@ -10,6 +11,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http/errors';
 import { readRawBody } from '../http/raw-body';
+import { remoteAddress, tokenBuckets, tooManyRequests, type RateLimits } from '../http/rate-limit';
 import { route, type RouteSpec } from '../http/route';
 import { SIGNATURE_HEADER } from '../../infrastructure/whatsapp/signature';
 import type { WhatsAppWebhooks } from '../../infrastructure/whatsapp/whatsapp-webhooks';
@@ -30,7 +32,8 @@ const WhatsAppWebhookBody = Type.Object({
 
 const queryText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-export function whatsappRoutes(webhooks: WhatsAppWebhooks): RouteSpec[] {
+export function whatsappRoutes(webhooks: WhatsAppWebhooks, verifyLimits: RateLimits): RouteSpec[] {
+  const handshakes = tokenBuckets(verifyLimits);
   return [
     route({
       method: 'get',
@@ -38,9 +41,14 @@ export function whatsappRoutes(webhooks: WhatsAppWebhooks): RouteSpec[] {
       operationId: 'verifyWhatsAppWebhook',
       summary: "WhatsApp's webhook subscription handshake (an organization's verify token)",
       query: ['hub.mode', 'hub.verify_token', 'hub.challenge'],
-      errors: [403],
+      errors: [403, 429],
       success: { status: 200, description: 'The challenge, as sent', contentType: 'text/plain', schema: Type.String() },
       handler: async (req, res) => {
+        const seconds = handshakes.take(remoteAddress(req));
+        if (seconds > 0) {
+          res.setHeader('Retry-After', String(seconds));
+          throw new HttpError(429, tooManyRequests(handshakes, 'an address', seconds));
+        }
         const { 'hub.mode': mode, 'hub.verify_token': token, 'hub.challenge': challenge } = req.query;
         if (!(await webhooks.subscribes(queryText(mode), queryText(token))))
           throw new HttpError(403, WHATSAPP_VERIFY_FORBIDDEN);

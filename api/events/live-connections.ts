@@ -2,9 +2,10 @@
  * The feeds this process serves: what they hold (for /metrics), and their end when the service stops.
  * A feed never ends by itself, so a graceful stop (which waits for every request to be answered) ends
  * each one as soon as the service starts shutting down; its client reconnects, to another replica,
- * from the last id it received.
+ * from the last id it received. Each organization holds at most `perOrganization` feeds at once.
  */
 import type { LiveFeed } from '../../application/events/live-feed';
+import { ConnectionCounts, type Release } from '../http/connection-limits';
 
 /** How often the open feeds look whether the service is shutting down. */
 const SHUTDOWN_CHECK_MS = 100;
@@ -12,8 +13,23 @@ const SHUTDOWN_CHECK_MS = 100;
 export class LiveConnections {
   private readonly open = new Map<LiveFeed, AbortController>();
   private watch: NodeJS.Timeout | null = null;
+  private readonly places: ConnectionCounts;
 
-  constructor(private readonly shuttingDown: () => boolean) {}
+  constructor(
+    private readonly shuttingDown: () => boolean,
+    perOrganization: number,
+  ) {
+    this.places = new ConnectionCounts(perOrganization);
+  }
+
+  get perOrganization(): number {
+    return this.places.cap;
+  }
+
+  /** A place for one more feed of the organization, or null when it holds its cap. */
+  reserve(organizationId: string): Release | null {
+    return this.places.take(organizationId);
+  }
 
   get count(): number {
     return this.open.size;

@@ -9,7 +9,7 @@ export const eventsModule: ModuleDefinition = {
   // The feed reads the event store itself, which holds every write acknowledged.
   reads: [],
   build({ events, config, logger, metrics, shuttingDown }) {
-    const connections = new LiveConnections(shuttingDown);
+    const connections = new LiveConnections(shuttingDown, config.liveFeedsPerOrganization);
     metrics.gauge('live_feed_connections', 'Live event feeds open.', () => connections.count);
     metrics.gauge(
       'live_feed_buffered_events',

@@ -7,6 +7,8 @@ import { LiveFeed, startPosition, type LiveFeedFilter, type LiveFeedOptions } fr
 import type { EventStore } from '../../application/ports/event-store';
 import type { Logger } from '../../application/ports/logger';
 import { contextOf } from '../http/auth';
+import { CAP_RETRY_AFTER_SECONDS } from '../http/connection-limits';
+import { HttpError } from '../http/errors';
 import { QueryReader } from '../http/query';
 import { route, type RouteSpec } from '../http/route';
 import type { LiveConnections } from './live-connections';
@@ -39,11 +41,24 @@ export function liveFeedRoutes(
         contentType: 'text/event-stream',
       },
       handler: async (req, res) => {
-        const { after, filter } = readRequest(req, contextOf(res).organizationId);
-        const start = await startPosition(events, after);
-        const end = closedWith(res);
-        const feed = new LiveFeed(events, filter, { ...settings, after: start, signal: end.signal });
-        await follow(res, feed, end, { connections, keepAliveMs: settings.keepAliveMs, logger, start });
+        const organizationId = contextOf(res).organizationId;
+        const { after, filter } = readRequest(req, organizationId);
+        const release = connections.reserve(organizationId);
+        if (!release) {
+          res.setHeader('Retry-After', String(CAP_RETRY_AFTER_SECONDS));
+          throw new HttpError(
+            429,
+            `Too many live feeds open for this organization (at most ${connections.perOrganization}); close one first`,
+          );
+        }
+        try {
+          const start = await startPosition(events, after);
+          const end = closedWith(res);
+          const feed = new LiveFeed(events, filter, { ...settings, after: start, signal: end.signal });
+          await follow(res, feed, end, { connections, keepAliveMs: settings.keepAliveMs, logger, start });
+        } finally {
+          release();
+        }
       },
     }),
   ];

@@ -54,8 +54,8 @@ function implicitErrors(security: Security, spec: RouteSpec): number[] {
   // Too slow a request, or too large headers, the server answers before any route (http/client-errors.ts).
   const errors = [408, 431, 500];
   if (security !== 'public') errors.push(401);
-  // Organizations' requests are rate limited (http/rate-limit.ts).
-  if (security === 'organization') errors.push(429);
+  // Organizations' requests are rate limited (http/rate-limit.ts), the admin routes' by address.
+  if (security === 'organization' || security === 'admin') errors.push(429);
   if (spec.scopes && spec.scopes.length > 0) errors.push(403);
   // Every authenticated route reads a body when one is sent, whether it takes one or not (json-body.ts):
   // not JSON 415, too large 413, not parsable or of a bad shape 400.

@@ -13,7 +13,14 @@ import type { Logger } from '../../application/ports/logger';
 import type { SpeechService } from '../../application/speech/speech-service';
 import type { Authenticator } from '../http/auth';
 import { closeOnRefusedFrames } from './refused-frames';
-import { socketContext, TOKEN_EXPIRED_CLOSE, verifySpeechClient } from './socket-auth';
+import { closeThenCut } from '../sockets/close-then-cut';
+import {
+  IDLE_CLOSE,
+  socketContext,
+  TOKEN_EXPIRED_CLOSE,
+  verifySpeechClient,
+  type HandshakeLimits,
+} from './socket-auth';
 import { serveSpeechSocket } from './websocket';
 
 /** The largest message a client may send (1 MiB): a larger one closes its socket with 1009. */
@@ -38,10 +45,34 @@ function closeAtExpiry(ws: WebSocket, expiresAt: number | null | undefined): voi
   ws.once('close', () => clearTimeout(timer));
 }
 
-export function attachSpeechSocket(server: Server, speech: SpeechService, authenticate: Authenticator, logger: Logger) {
+/**
+ * An idle socket still holds a file descriptor and a place of its organization: one that runs no
+ * request and sends nothing (a `ping` counts) for `idleMs` is closed with 4002.
+ */
+function closeWhenIdle(ws: WebSocket, idleMs: number, idleSince: () => number | null): void {
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    const since = idleSince();
+    const left = since === null ? idleMs : since + idleMs - Date.now();
+    if (left <= 0) return closeThenCut(ws, IDLE_CLOSE.code, IDLE_CLOSE.reason);
+    timer = setTimeout(check, left);
+  };
+  timer = setTimeout(check, idleMs);
+  ws.once('close', () => clearTimeout(timer));
+}
+
+export type SpeechSocketLimits = HandshakeLimits & { idleMs: number };
+
+export function attachSpeechSocket(
+  server: Server,
+  speech: SpeechService,
+  authenticate: Authenticator,
+  logger: Logger,
+  limits: SpeechSocketLimits,
+) {
   const sockets = express();
   const instance = expressWs(sockets, server, {
-    wsOptions: { verifyClient: verifySpeechClient(authenticate), maxPayload: MAX_MESSAGE_BYTES },
+    wsOptions: { verifyClient: verifySpeechClient(authenticate, limits), maxPayload: MAX_MESSAGE_BYTES },
   });
   const router = Router();
   instance.applyTo(router);
@@ -50,7 +81,8 @@ export function attachSpeechSocket(server: Server, speech: SpeechService, authen
     (ws, req) => {
       const ctx = socketContext(req);
       closeAtExpiry(ws, ctx.tokenExpiresAt);
-      serveSpeechSocket(ws, req.socket, ctx, speech, logger);
+      const served = serveSpeechSocket(ws, req.socket, ctx, speech, logger);
+      closeWhenIdle(ws, limits.idleMs, served.idleSince);
     },
   );
   sockets.use(router);

@@ -5,7 +5,8 @@
  * (ends the request with `complete` and `cancelled: true`) and `ping` (answered `pong`). A malformed
  * message gets an `error` and the connection stays open. With `word_timestamps: true`, each segment's
  * words come in a `word_timestamps` message before its first chunk. The messages are those of
- * socket-messages.ts, which /asyncapi.json describes.
+ * socket-messages.ts, which /asyncapi.json describes. `idleSince` tells when the connection last did
+ * anything (a message received, a request ended); null while a request runs.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -28,8 +29,9 @@ export function serveSpeechSocket(
   ctx: RequestContext,
   speech: SpeechService,
   logger: Logger,
-): void {
+): { idleSince: () => number | null } {
   const connectionId = randomUUID();
+  let lastActive = Date.now();
   const running = new Map<string, { controller: AbortController; reason: 'cancelled' | 'disconnected' | null }>();
   const holdWrites = writeOncePerTurn(socket);
   const send = (message: ServerMessage) => {
@@ -48,6 +50,7 @@ export function serveSpeechSocket(
   send({ type: 'connected', connection_id: connectionId, message: 'Connected to the speech service' });
 
   ws.on('message', (raw, isBinary) => {
+    lastActive = Date.now();
     let message: unknown;
     try {
       message = isBinary ? undefined : JSON.parse(raw.toString());
@@ -85,6 +88,8 @@ export function serveSpeechSocket(
     }
   });
 
+  return { idleSince: () => (running.size > 0 ? null : lastActive) };
+
   async function speak(message: Record<string, unknown>): Promise<void> {
     let requestId: string | undefined = typeof message.request_id === 'string' ? message.request_id : undefined;
     let body;
@@ -102,6 +107,7 @@ export function serveSpeechSocket(
       await stream(requestId, body, state);
     } finally {
       running.delete(requestId);
+      lastActive = Date.now();
     }
   }
 

@@ -26,6 +26,22 @@ export type Config = {
   maxBodyBytes: number;
   /** Requests per organization on the API behind its tokens, per process: `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST`. */
   rateLimit: { perSecond: number; burst: number };
+  /** Requests per remote address on /admin/v1 (`ADMIN_RATE_LIMIT_PER_SECOND`, `ADMIN_RATE_LIMIT_BURST`), per process. */
+  adminRateLimit: { perSecond: number; burst: number };
+  /** WhatsApp verify handshakes per remote address (`WHATSAPP_VERIFY_RATE_LIMIT_PER_SECOND`, `_BURST`), per process. */
+  whatsappVerifyRateLimit: { perSecond: number; burst: number };
+  /**
+   * Sockets not yet authenticated (a speech handshake being checked, a media stream before its signed
+   * `start`), per process and per remote address: `UNAUTHENTICATED_SOCKETS_MAX`, `UNAUTHENTICATED_SOCKETS_PER_ADDRESS`.
+   */
+  unauthenticatedSockets: { max: number; perAddress: number };
+  /** How long a Twilio media stream may take to send a `start` whose signature holds (`MEDIA_STREAM_START_TIMEOUT_MS`). */
+  mediaStreamStartTimeoutMs: number;
+  /** How long a speech socket may run no request and send nothing before it is closed (`SPEECH_SOCKET_IDLE_MS`). */
+  speechSocketIdleMs: number;
+  /** Open speech sockets and live feeds per organization, per process (`SPEECH_SOCKETS_PER_ORGANIZATION`, `LIVE_FEEDS_PER_ORGANIZATION`). */
+  speechSocketsPerOrganization: number;
+  liveFeedsPerOrganization: number;
   /** How long a client may take to send a whole request, headers and body (`REQUEST_TIMEOUT_MS`): 408 after that. */
   requestTimeoutMs: number;
   readYourWritesTimeoutMs: number;
@@ -201,6 +217,57 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perSecond: numberFrom('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200, (n) => n > 0),
       burst: numberFrom('RATE_LIMIT_BURST', env.RATE_LIMIT_BURST, 400, (n) => Number.isInteger(n) && n >= 1),
     },
+    adminRateLimit: {
+      perSecond: numberFrom('ADMIN_RATE_LIMIT_PER_SECOND', env.ADMIN_RATE_LIMIT_PER_SECOND, 100, (n) => n > 0),
+      burst: numberFrom('ADMIN_RATE_LIMIT_BURST', env.ADMIN_RATE_LIMIT_BURST, 200, isPositiveInteger),
+    },
+    whatsappVerifyRateLimit: {
+      perSecond: numberFrom(
+        'WHATSAPP_VERIFY_RATE_LIMIT_PER_SECOND',
+        env.WHATSAPP_VERIFY_RATE_LIMIT_PER_SECOND,
+        1,
+        (n) => n > 0,
+      ),
+      burst: numberFrom(
+        'WHATSAPP_VERIFY_RATE_LIMIT_BURST',
+        env.WHATSAPP_VERIFY_RATE_LIMIT_BURST,
+        10,
+        isPositiveInteger,
+      ),
+    },
+    unauthenticatedSockets: {
+      max: numberFrom('UNAUTHENTICATED_SOCKETS_MAX', env.UNAUTHENTICATED_SOCKETS_MAX, 1000, isPositiveInteger),
+      perAddress: numberFrom(
+        'UNAUTHENTICATED_SOCKETS_PER_ADDRESS',
+        env.UNAUTHENTICATED_SOCKETS_PER_ADDRESS,
+        100,
+        isPositiveInteger,
+      ),
+    },
+    mediaStreamStartTimeoutMs: numberFrom(
+      'MEDIA_STREAM_START_TIMEOUT_MS',
+      env.MEDIA_STREAM_START_TIMEOUT_MS,
+      10_000,
+      (n) => Number.isInteger(n) && n >= 100,
+    ),
+    speechSocketIdleMs: numberFrom(
+      'SPEECH_SOCKET_IDLE_MS',
+      env.SPEECH_SOCKET_IDLE_MS,
+      300_000,
+      (n) => Number.isInteger(n) && n >= 100,
+    ),
+    speechSocketsPerOrganization: numberFrom(
+      'SPEECH_SOCKETS_PER_ORGANIZATION',
+      env.SPEECH_SOCKETS_PER_ORGANIZATION,
+      100,
+      isPositiveInteger,
+    ),
+    liveFeedsPerOrganization: numberFrom(
+      'LIVE_FEEDS_PER_ORGANIZATION',
+      env.LIVE_FEEDS_PER_ORGANIZATION,
+      50,
+      isPositiveInteger,
+    ),
     requestTimeoutMs: numberFrom(
       'REQUEST_TIMEOUT_MS',
       env.REQUEST_TIMEOUT_MS,

@@ -8,7 +8,8 @@ import { CarrierReports } from '../../../application/calls/carrier-reports';
 import { CommandHandler } from '../../../application/command-handler';
 import { Lookups } from '../../../application/lookups';
 import type { ProviderAccounts, TwilioAccount } from '../../../application/ports/provider-accounts';
-import { attachModuleSockets } from '../../../api/composition';
+import { UnauthenticatedSockets } from '../../../api/http/connection-limits';
+import { attachModuleSockets } from '../../../api/sockets/module-sockets';
 import { twilioMediaSockets } from '../../../api/carrier/twilio-media-socket';
 import { callDecider, callStreamId, type TranscriptTurn } from '../../../domain/calls/call';
 import { silentLogger } from '../../../infrastructure/logging/json-logger';
@@ -73,10 +74,19 @@ beforeAll(async () => {
   });
   commands = new CommandHandler(t.service.events);
   const sockets = twilioMediaSockets(
-    { config: { publicUrl: PUBLIC_URL }, engine, commands, lookups, logger: silentLogger, env: t.service.env },
+    {
+      config: { publicUrl: PUBLIC_URL, mediaStreamStartTimeoutMs: t.service.config.mediaStreamStartTimeoutMs },
+      engine,
+      commands,
+      lookups,
+      logger: silentLogger,
+      env: t.service.env,
+    },
     { accounts, reports: new CarrierReports(commands) },
   );
-  attachModuleSockets(t.service.server, sockets, silentLogger);
+  attachModuleSockets(t.service.server, sockets, silentLogger, {
+    unauthenticated: new UnauthenticatedSockets(t.service.config.unauthenticatedSockets),
+  });
   streamAddress = `${t.url.replace('http', 'ws')}${TWILIO_MEDIA_PATH}`;
   agentId = agent.body.data.id;
 });

@@ -103,7 +103,8 @@ export async function whatsappWorld(
   });
   const app = express();
   app.use(requestId);
-  app.use('/chat/v1', routerOf(whatsappRoutes(webhooks)));
+  // The verify handshake's rate limit is tested with the service (tests/integration/security/connection-caps.test.ts).
+  app.use('/chat/v1', routerOf(whatsappRoutes(webhooks, { perSecond: 1000, burst: 1000 })));
   app.use(errorHandler(silentLogger));
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
