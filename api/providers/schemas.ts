@@ -1,6 +1,6 @@
 /**
  * Request bodies of the provider routes: an organization's credentials at Twilio or at WhatsApp's
- * Cloud API (`PUT /providers/{alias}`). The body is checked against the provider's own schema, chosen
+ * Cloud API (`PUT /providers/{alias}`), each checked with the provider before it is connected. The body is checked against the provider's own schema, chosen
  * by the path; the document shows both.
  */
 import { Type, type Static } from '@sinclair/typebox';
@@ -27,7 +27,12 @@ export const TwilioAccountBody = Type.Object(
       description: 'Auth token: 32 hex digits (shown masked afterwards)',
     }),
   },
-  { title: 'TwilioAccount' },
+  {
+    title: 'TwilioAccount',
+    description:
+      'Connected once Twilio accepts these credentials for this account SID (GET /2010-04-01/Accounts/{sid}.json); ' +
+      'refused with 400 otherwise',
+  },
 );
 
 export const WhatsAppAccountBody = Type.Object(
@@ -59,7 +64,12 @@ export const WhatsAppAccountBody = Type.Object(
       description: 'The webhook subscription verify token (shown masked afterwards)',
     }),
   },
-  { title: 'WhatsAppAccount' },
+  {
+    title: 'WhatsAppAccount',
+    description:
+      "Connected once the Graph API shows the phone number id to the access token (among the business account's " +
+      'phone_numbers when business_account_id is given, else as the phone number node); refused with 400 otherwise',
+  },
 );
 
 /** What the document shows as the body: one of the providers' accounts, as the path names it. */

@@ -30,12 +30,14 @@ export function twilioControl(client: TwilioRestClient) {
   };
 }
 
-/** Twilio's answer; a refusal (a 4xx: bad credentials, an account closed) as a proof not shown. */
+/** Twilio's answer; a refusal (a 4xx other than 429: bad credentials, an account closed) as a proof not shown. */
 async function asked<T>(ask: () => Promise<T>): Promise<T | ControlProof> {
   try {
     return await ask();
   } catch (error) {
-    if (error instanceof TwilioUnavailableError) throw new ProviderUnavailableError('twilio', TWILIO_UNREACHABLE);
+    const throttled = error instanceof TwilioRefusedError && error.status === 429;
+    if (error instanceof TwilioUnavailableError || throttled)
+      throw new ProviderUnavailableError('twilio', TWILIO_UNREACHABLE);
     if (!(error instanceof TwilioRefusedError)) throw error;
     const said = error.code === null ? '' : ` (${error.message})`;
     return { shown: false, refusal: `${TWILIO_REFUSED_CREDENTIALS}${said}` };
