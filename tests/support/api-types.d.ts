@@ -32,10 +32,10 @@ export interface paths {
         };
         /** The organization's account at one provider, its secrets masked (404 when not connected) */
         get: operations["getProvider"];
-        /** Connect the organization's account at a provider (twilio or whatsapp), or change its credentials */
+        /** Connect the organization's account at a provider (twilio or whatsapp), or change its credentials, once the provider shows they control it: 400 when it does not (Twilio refuses them for the SID, the WhatsApp token does not show the phone number id), 409 when another organization connected it, 503 when it cannot be asked */
         put: operations["connectProvider"];
         post?: never;
-        /** Disconnect the organization's account at a provider; its secrets are erased */
+        /** Disconnect the organization's account at a provider; its secrets are erased and the account is released for another organization to connect */
         delete: operations["disconnectProvider"];
         options?: never;
         head?: never;
@@ -85,7 +85,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import numbers held at a connected provider's account (each succeeds or fails on its own) */
+        /** Import numbers held at a connected provider's account (each succeeds or fails on its own): a number must be among the account's incoming numbers at the provider, and one the service's inventory offers is bought (POST /numbers/buyNumbers) instead; 503 with nothing imported when the provider cannot be asked */
         post: operations["importNumbers"];
         delete?: never;
         options?: never;
@@ -121,7 +121,8 @@ export interface paths {
         get: operations["getNumber"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Release one of the organization's numbers: a bought one is offered again by its provider, an imported one leaves the service (its provider account keeps it); either may then be bought or imported again */
+        delete: operations["releaseNumber"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1708,6 +1709,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disconnectProvider: {
@@ -1873,6 +1875,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNumbers: {
@@ -1908,6 +1911,38 @@ export interface operations {
         };
     };
     getNumber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    releaseNumber: {
         parameters: {
             query?: never;
             header?: never;
