@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { closed } from '../http/validation';
 import { route, type RouteSpec } from '../http/route';
 import { REASONS } from './refused-frames';
-import { GOING_AWAY_CLOSE, SPEECH_SOCKET_PATH, TOKEN_EXPIRED_CLOSE } from './socket-auth';
+import { GOING_AWAY_CLOSE, IDLE_CLOSE, SPEECH_SOCKET_PATH, TOKEN_EXPIRED_CLOSE } from './socket-auth';
 import { socketMessages } from './socket-messages';
 
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_m, _sep, c: string) => c.toUpperCase());
@@ -63,14 +63,17 @@ export function asyncApiDocument(): Record<string, unknown> {
         title: 'Speech',
         description:
           'Authenticated at the handshake (HTTP 401 or 403 and no socket otherwise); needs the speech scope. ' +
+          "A handshake takes a token of the organization's request bucket, as a REST request does, and a place among its open sockets (SPEECH_SOCKETS_PER_ORGANIZATION, default 100): " +
+          'without either it is answered HTTP 429 with Retry-After, and 503 (or 429 for one address) when too many connections are still being authenticated; every refusal is the JSON error envelope. ' +
           'The token comes in the Authorization header or, from a browser (which cannot set headers on a WebSocket), as the subprotocols `bearer, <token>` ' +
           "(`new WebSocket(url, ['bearer', token])`; the service answers `Sec-WebSocket-Protocol: bearer`), or as ?token= (which puts it in URLs and logs). " +
           'A malformed message is answered with an error message and the connection stays open; a frame the service refuses closes it with one of the codes of x-close-codes. ' +
-          'The service also closes a socket when the token it was opened with expires (4001) and when it stops (1001).',
+          'The service also closes a socket when the token it was opened with expires (4001), when it runs no request and receives nothing (a ping counts) for SPEECH_SOCKET_IDLE_MS (4002; default 300 s), and when it stops (1001).',
         'x-close-codes': {
           ...REASONS,
           [GOING_AWAY_CLOSE.code]: GOING_AWAY_CLOSE.reason,
           [TOKEN_EXPIRED_CLOSE.code]: TOKEN_EXPIRED_CLOSE.reason,
+          [IDLE_CLOSE.code]: IDLE_CLOSE.reason,
         },
         servers: [{ $ref: '#/servers/service' }],
         messages: Object.fromEntries(entries.map(([name]) => [name, { $ref: `#/components/messages/${name}` }])),

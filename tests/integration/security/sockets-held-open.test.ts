@@ -156,6 +156,10 @@ describe('sockets that do not authenticate, or sit idle', () => {
       pinging.ws.terminate();
     }
   });
+  it('lists the idle close in the AsyncAPI description of the speech socket', async () => {
+    const doc = (await t.request('GET', '/asyncapi.json')).body;
+    expect(doc.channels.speech['x-close-codes']).toMatchObject({ 4002: 'idle timeout' });
+  });
 });
 
 describe('the cap on sockets not yet authenticated', () => {
