@@ -50,15 +50,19 @@ async function eventually<T>(attempt: () => Promise<T | null>): Promise<T> {
 }
 
 /** A live feed request: its answer's status, and the means to end it. */
-async function follow(t: TestService, token: string): Promise<{ status: number; body: any; end: () => void }> {
+async function follow(
+  t: TestService,
+  token: string,
+): Promise<{ status: number; retryAfter: string | null; body: any; end: () => void }> {
   const controller = new AbortController();
   const response = await fetch(`${t.url}/api/v1/events/live`, {
     headers: { authorization: `Bearer ${token}` },
     signal: controller.signal,
   });
+  const retryAfter = response.headers.get('retry-after');
   if (response.status !== 200)
-    return { status: response.status, body: await response.json(), end: () => controller.abort() };
-  return { status: 200, body: null, end: () => controller.abort() };
+    return { status: response.status, retryAfter, body: await response.json(), end: () => controller.abort() };
+  return { status: 200, retryAfter, body: null, end: () => controller.abort() };
 }
 
 describe('caps on what an organization holds open', () => {
@@ -107,6 +111,7 @@ describe('caps on what an organization holds open', () => {
       const refused = await follow(t, busy.token);
       expect(refused).toMatchObject({
         status: 429,
+        retryAfter: '1',
         body: { success: false, error: 'TooManyRequests', message: expect.stringContaining('at most 2') },
       });
       const theirs = await follow(t, other.token);
