@@ -7,11 +7,12 @@
  *    unreachable, nothing is changed (ProviderUnavailableError);
  * 1. the account id is claimed for the organization (domain/providers/account-claim.ts) with the
  *    provider's answer: no proof refuses the connection (400), another organization holding it
- *    refuses it too (409), before anything is kept;
+ *    refuses it too (409) unless the provider refuses that holder's own credentials, before
+ *    anything is kept;
  * 2. the secrets are kept in the secret store under a fresh reference;
  * 3. the connection is recorded with that reference (the event holds no secret);
  * 4. once the read model has it, what the connection replaced is cleaned: the old secret erased and
- *    the old account id released.
+ *    the old account id released; a holder displaced at step 1 is disconnected.
  * A connection refused at step 3 erases its secret and gives back a claim it made. A process that
  * stops between the steps leaves at most an unused secret or a claim of its own organization's, which
  * its next connection of that account reuses.
@@ -23,16 +24,16 @@ import {
   providerAccountStreamId,
   PROVIDER_NOT_CONNECTED,
 } from '../../domain/providers/provider-account';
-import { notFound } from '../../domain/shared/errors';
+import { DomainError, notFound } from '../../domain/shared/errors';
 import type { ProviderAccountDocument } from '../../projections/providers/provider-accounts';
 import type { CommandContext, CommandHandler } from '../command-handler';
 import type { ProviderAccountsByAlias, ProviderAlias } from '../ports/provider-accounts';
 import type { ReadCollection } from '../ports/read-store';
 import type { SecretStore } from '../ports/secret-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
-import { splitAccount } from './account-shapes';
+import { shapeOf, splitAccount } from './account-shapes';
 import type { CachedProviderAccounts } from './provider-accounts';
-import type { ProviderControl } from './provider-control';
+import type { ControlProof, ProviderControl } from './provider-control';
 
 /** A connection as the API shows it: the account's fields named as in the request, each secret masked. */
 export type ProviderAccountView = {
@@ -43,6 +44,8 @@ export type ProviderAccountView = {
 };
 
 export type Connect = { [A in ProviderAlias]: { alias: A; account: ProviderAccountsByAlias[A] } }[ProviderAlias];
+
+type Claim = { alias: ProviderAlias; accountId: string; organizationId: string; at: string };
 
 export class ProviderAccountService {
   constructor(
@@ -55,10 +58,7 @@ export class ProviderAccountService {
   ) {}
 
   async connect(ctx: RequestContext, request: Connect): Promise<ProviderAccountView> {
-    const proof =
-      request.alias === 'twilio'
-        ? await this.control.twilioAccount(request.account)
-        : await this.control.whatsappNumber(request.account);
+    const proof = await this.proofOf(request);
     const { alias, account } = request;
     const context = commandContext(ctx);
     const at = this.env.now().toISOString();
@@ -66,12 +66,7 @@ export class ProviderAccountService {
     const secretRef = `${alias}-${this.env.newId()}`;
     const { connection, secrets } = splitAccount(alias, account, secretRef);
     const claim = { alias, accountId: connection.accountId, organizationId: ctx.organizationId, at };
-    const claimed = await this.commands.handle(
-      accountClaimDecider,
-      accountClaimStreamId(alias, connection.accountId),
-      { type: 'ClaimProviderAccount', ...claim, refusal: proof.shown ? null : proof.refusal },
-      context,
-    );
+    const claimed = await this.claim(claim, proof.shown ? null : proof.refusal, context);
     let connected;
     try {
       await this.secrets.put(secretRef, secrets);
@@ -95,6 +90,11 @@ export class ProviderAccountService {
       if (replaced.accountId !== connection.accountId)
         await this.release({ ...claim, accountId: replaced.accountId }, context);
     }
+    // The claim is ours: another connection of the account is a displaced holder's (left by a stop, too).
+    const others = await this.accounts.find({ where: { alias, accountId: connection.accountId } });
+    for (const doc of others)
+      if (doc.organizationId !== ctx.organizationId)
+        await this.disconnectDisplaced(doc.organizationId, claim, ctx.requestId);
     return this.one(ctx, alias);
   }
 
@@ -133,10 +133,55 @@ export class ProviderAccountService {
     return viewOf(doc);
   }
 
-  private release(
-    claim: { alias: ProviderAlias; accountId: string; organizationId: string; at: string },
-    context: CommandContext,
-  ) {
+  private proofOf(request: Connect): Promise<ControlProof> {
+    return request.alias === 'twilio'
+      ? this.control.twilioAccount(request.account)
+      : this.control.whatsappNumber(request.account);
+  }
+
+  /**
+   * Claims the account id. Taken by another organization, the provider is asked whether it still
+   * accepts the holder's own credentials for it: refused, the holder is displaced; accepted, 409.
+   */
+  private async claim(claim: Claim, refusal: string | null, context: CommandContext) {
+    const stream = accountClaimStreamId(claim.alias, claim.accountId);
+    const command = { type: 'ClaimProviderAccount' as const, ...claim, refusal, displacing: null };
+    try {
+      return await this.commands.handle(accountClaimDecider, stream, command, context);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== 'conflict') throw error;
+      const { holder } = (await this.commands.load(accountClaimDecider, stream)).state;
+      const held = holder === null ? null : await this.heldAccount(holder, claim);
+      if (!held || (await this.proofOf(held)).shown) throw error;
+      return this.commands.handle(accountClaimDecider, stream, { ...command, displacing: holder }, context);
+    }
+  }
+
+  /** The holder's connection of the claimed account id, with its secrets, read fresh (not from the cache). */
+  private async heldAccount(holder: string, claim: Claim): Promise<Connect | null> {
+    const doc = await this.accounts.get(providerAccountDocumentId(holder, claim.alias));
+    if (!doc || doc.accountId !== claim.accountId) return null;
+    const secrets = await this.secrets.get(doc.secretRef);
+    const account = secrets && shapeOf(claim.alias).assemble(doc.identifiers, secrets);
+    return account && ({ alias: claim.alias, account } as Connect);
+  }
+
+  /** Disconnects a displaced holder's connection of the account, if it still has it, and erases its secret. */
+  private async disconnectDisplaced(holder: string, claim: Claim, requestId: string): Promise<void> {
+    const { alias, accountId, at } = claim;
+    const result = await this.commands.handle(
+      providerAccountDecider,
+      providerAccountStreamId(holder, alias),
+      { type: 'DisconnectProvider', organizationId: holder, alias, at, accountId },
+      { organizationId: holder, actor: 'system', requestId },
+    );
+    await this.env.readYourWrites(result.position);
+    this.reader.forget();
+    for (const event of result.events)
+      if (event.type === 'ProviderDisconnected') await this.secrets.delete(event.data.secretRef);
+  }
+
+  private release(claim: Claim, context: CommandContext) {
     return this.commands.handle(
       accountClaimDecider,
       accountClaimStreamId(claim.alias, claim.accountId),

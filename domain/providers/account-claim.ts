@@ -7,6 +7,9 @@
  *
  * A claim is made only with proof that the caller controls the account: the service asks the provider
  * first (its credentials accepted for that id) and the command carries what the provider answered.
+ * A holder the provider no longer accepts (its credentials refused for that id: one that connected
+ * without control, before proof was asked, or whose token was changed since) is displaced by a caller
+ * that shows control; the service then disconnects the holder's connection.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, invalid } from '../shared/errors';
@@ -21,12 +24,19 @@ export type AccountClaimState = { holder: string | null };
 
 type Claim = { alias: ProviderAlias; accountId: string; organizationId: string; at: string };
 
-/** `refusal`: why the provider did not show the account to be the caller's; null when it did. */
+/**
+ * `refusal`: why the provider did not show the account to be the caller's; null when it did.
+ * `displacing`: the holder whose own credentials the provider refused for the account (asked once a
+ * claim was refused as taken); null when not asked.
+ */
 export type AccountClaimCommand =
-  ({ type: 'ClaimProviderAccount'; refusal: string | null } & Claim) | ({ type: 'ReleaseProviderAccount' } & Claim);
+  | ({ type: 'ClaimProviderAccount'; refusal: string | null; displacing: string | null } & Claim)
+  | ({ type: 'ReleaseProviderAccount' } & Claim);
 
+/** `displaced`: the holder the claim was taken from, when it was. */
 export type AccountClaimEvent =
-  { type: 'ProviderAccountClaimed'; data: Claim } | { type: 'ProviderAccountReleased'; data: Claim };
+  | { type: 'ProviderAccountClaimed'; data: Claim & { displaced?: string } }
+  | { type: 'ProviderAccountReleased'; data: Claim };
 
 export const accountClaimEventTypes = [
   'ProviderAccountClaimed',
@@ -36,12 +46,13 @@ export const accountClaimEventTypes = [
 export function decide(command: AccountClaimCommand, state: AccountClaimState): AccountClaimEvent[] {
   switch (command.type) {
     case 'ClaimProviderAccount': {
-      const { type: _type, refusal, ...claim } = command;
+      const { type: _type, refusal, displacing, ...claim } = command;
       // Even the holder proves control again: new credentials for its account must work too.
       if (refusal !== null) throw invalid(refusal);
       if (state.holder === claim.organizationId) return [];
-      if (state.holder !== null) throw conflict(ACCOUNT_TAKEN);
-      return [{ type: 'ProviderAccountClaimed', data: claim }];
+      if (state.holder === null) return [{ type: 'ProviderAccountClaimed', data: claim }];
+      if (state.holder !== displacing) throw conflict(ACCOUNT_TAKEN);
+      return [{ type: 'ProviderAccountClaimed', data: { ...claim, displaced: state.holder } }];
     }
     case 'ReleaseProviderAccount': {
       const { type: _type, ...claim } = command;

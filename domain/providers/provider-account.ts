@@ -52,7 +52,11 @@ export type ProviderAccountState =
 
 export type ProviderAccountCommand =
   | ({ type: 'ConnectProvider'; organizationId: string; alias: ProviderAlias; at: string } & Connection)
-  | { type: 'DisconnectProvider'; organizationId: string; alias: ProviderAlias; at: string };
+  /**
+   * `accountId`: disconnect only a connection of this account id, and nothing otherwise (a holder
+   * displaced from its claim, which may have connected another account, or none, since).
+   */
+  | { type: 'DisconnectProvider'; organizationId: string; alias: ProviderAlias; at: string; accountId?: string };
 
 /** What a connection replaced: the secret to erase and the account id to release (null for a first connection). */
 export type Replaced = { accountId: string; secretRef: string } | null;
@@ -82,6 +86,8 @@ export function decide(command: ProviderAccountCommand, state: ProviderAccountSt
       return [{ type: 'ProviderConnected', data: { organizationId, alias, ...connection, replaced, at } }];
     }
     case 'DisconnectProvider':
+      if (command.accountId !== undefined && (state.status !== 'connected' || state.accountId !== command.accountId))
+        return [];
       if (state.status !== 'connected') throw notFound(PROVIDER_NOT_CONNECTED);
       return [
         {

@@ -41,6 +41,8 @@ export type TwilioStandIn = {
   url: string;
   /** Another account (or another auth token of one, as Twilio's secondary token) known from now on. */
   addAccount(account: StandInAccount): void;
+  /** An auth token of an account Twilio no longer accepts (changed at the console, say). */
+  revoke(account: TwilioAccount): void;
   /** While true, every request is answered 503 (Twilio's `{code: 20500}`), as during an outage. */
   outage: boolean;
   /** The calls created, with the parameters they were created with. */
@@ -317,6 +319,10 @@ export async function startTwilioStandIn(options: { accounts: StandInAccount[] }
   const standIn: TwilioStandIn = {
     url: `http://127.0.0.1:${port}`,
     addAccount: (account) => void accounts.push(account),
+    revoke: ({ accountSid, authToken }) => {
+      const at = accounts.findIndex((a) => a.accountSid === accountSid && a.authToken === authToken);
+      if (at >= 0) accounts.splice(at, 1);
+    },
     outage: false,
     calls: [],
     callbacks: [],

@@ -64,6 +64,27 @@ describe('provider account', () => {
     spec.given([]).when(disconnect).thenFails('not_found', 'Provider not connected');
   });
 
+  it("disconnects a displaced holder's connection only while it is of that account", () => {
+    const displaced = { type: 'DisconnectProvider' as const, organizationId: 'o1', alias: 'twilio' as const, at };
+    spec
+      .given([connected('s1')])
+      .when({ ...displaced, accountId: 'AC1' })
+      .then([
+        {
+          type: 'ProviderDisconnected',
+          data: { organizationId: 'o1', alias: 'twilio', accountId: 'AC1', secretRef: 's1', at },
+        },
+      ]);
+    spec
+      .given([connected('s1')])
+      .when({ ...displaced, accountId: 'AC9' })
+      .then([]);
+    spec
+      .given([])
+      .when({ ...displaced, accountId: 'AC1' })
+      .then([]);
+  });
+
   it('masks a secret to its last four characters, and a short one whole', () => {
     expect(maskSecret('0123456789abcdef')).toBe('****cdef');
     expect(maskSecret('short-token')).toBe('****');
@@ -81,23 +102,23 @@ describe('account claim', () => {
   it('gives a free account to the first organization, and again to it for nothing', () => {
     spec
       .given([])
-      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, organizationId: 'o1' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, displacing: null, organizationId: 'o1' })
       .then([claimed('o1')]);
     spec
       .given([claimed('o1')])
-      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, organizationId: 'o1' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, displacing: null, organizationId: 'o1' })
       .then([]);
   });
 
   it("refuses another organization's account (conflict) until it is released", () => {
     spec
       .given([claimed('o1')])
-      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, organizationId: 'o2' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, displacing: null, organizationId: 'o2' })
       .thenFails('conflict', ACCOUNT_TAKEN);
     const released: AccountClaimEvent = { type: 'ProviderAccountReleased', data: { ...claim, organizationId: 'o1' } };
     spec
       .given([claimed('o1'), released])
-      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, organizationId: 'o2' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, displacing: null, organizationId: 'o2' })
       .then([claimed('o2')]);
   });
 
@@ -105,12 +126,24 @@ describe('account claim', () => {
     const refusal = 'Twilio refused these credentials for this account SID';
     spec
       .given([])
-      .when({ type: 'ClaimProviderAccount', ...claim, refusal, organizationId: 'o1' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal, displacing: null, organizationId: 'o1' })
       .thenFails('invalid', refusal);
     spec
       .given([claimed('o1')])
-      .when({ type: 'ClaimProviderAccount', ...claim, refusal, organizationId: 'o1' })
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal, displacing: null, organizationId: 'o1' })
       .thenFails('invalid', refusal);
+  });
+
+  it('passes to a caller with proof from a holder the provider refused, and from no other', () => {
+    spec
+      .given([claimed('o1')])
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, displacing: 'o1', organizationId: 'o2' })
+      .then([{ type: 'ProviderAccountClaimed', data: { ...claim, organizationId: 'o2', displaced: 'o1' } }]);
+    // The holder changed since the provider was asked about it: the claim stays taken.
+    spec
+      .given([claimed('o3')])
+      .when({ type: 'ClaimProviderAccount', ...claim, refusal: null, displacing: 'o1', organizationId: 'o2' })
+      .thenFails('conflict', ACCOUNT_TAKEN);
   });
 
   it('releases only for its holder', () => {
