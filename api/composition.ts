@@ -293,10 +293,13 @@ export async function createService(config: Config, overrides: Overrides = {}) {
   const speech = provided.find('speech');
   // Every upgrade is bounded before its socket proves who it is, and a speech socket after too.
   const unauthenticated = new UnauthenticatedSockets(config.unauthenticatedSockets);
+  const speechSockets = new ConnectionCounts(config.speechSocketsPerOrganization);
+  metrics.gauge('unauthenticated_sockets', 'WebSockets not authenticated yet.', () => unauthenticated.count);
+  metrics.gauge('speech_sockets', 'Speech WebSockets open.', () => speechSockets.total);
   const socketServer = speech
     ? attachSpeechSocket(server, speech, deps.authenticate, logger, {
         requests: organizationRequests,
-        sockets: new ConnectionCounts(config.speechSocketsPerOrganization),
+        sockets: speechSockets,
         unauthenticated,
         idleMs: config.speechSocketIdleMs,
       })

@@ -10,8 +10,14 @@ export type Release = () => void;
 
 export class ConnectionCounts {
   private readonly open = new Map<string, number>();
+  private held = 0;
 
   constructor(readonly cap: number) {}
+
+  /** Places held over every key. */
+  get total(): number {
+    return this.held;
+  }
 
   count(key: string): number {
     return this.open.get(key) ?? 0;
@@ -22,10 +28,12 @@ export class ConnectionCounts {
     const held = this.count(key);
     if (held >= this.cap) return null;
     this.open.set(key, held + 1);
+    this.held += 1;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.held -= 1;
       const left = this.count(key) - 1;
       if (left > 0) this.open.set(key, left);
       else this.open.delete(key);
@@ -49,7 +57,7 @@ export class UnauthenticatedSockets {
   }
 
   get count(): number {
-    return this.all.count('');
+    return this.all.total;
   }
 
   enter(address: string): Release | GateRefusal {
