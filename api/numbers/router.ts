@@ -37,16 +37,19 @@ export function numberRoutes(service: NumberService): RouteSpec[] {
       method: 'post',
       path: '/numbers/buyNumbers',
       operationId: 'buyNumbers',
-      summary: 'Buy numbers (each succeeds or fails on its own)',
+      summary:
+        'Buy numbers (each succeeds or fails on its own); 503 when a stocked number another organization imported ' +
+        "cannot be checked with that organization's provider",
       scopes: WRITE,
       body: BuyNumbersBody,
       idempotent: true,
+      errors: [503],
       handler: async (_req, res, body) => {
         const items = body.map((item) => ({
           number: normalizeDialString(item.number),
           provider: (item.provider ?? DEFAULT_PROVIDER).toLowerCase(),
         }));
-        res.json(await service.buy(contextOf(res), items));
+        res.json(await providerUnavailableAs503(service.buy(contextOf(res), items)));
       },
     }),
     route({

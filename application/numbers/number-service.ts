@@ -155,7 +155,10 @@ export class NumberService {
     };
   }
 
-  /** Buys each number for the caller's organization; each succeeds or fails on its own. */
+  /**
+   * Buys each number for the caller's organization; each succeeds or fails on its own. A stocked
+   * number another organization imported without its own account holding it is bought from it.
+   */
   async buy(
     ctx: RequestContext,
     items: readonly { number: string; provider: string }[],
@@ -175,6 +178,8 @@ export class NumberService {
         if (!isE164(number)) return { result: { number, success: false, error: INVALID_NUMBER }, position: -1 };
         try {
           const stocked = (await inventory(provider)).get(number) ?? null;
+          // Only a stocked number is bought; an importer stands in the way of nothing else.
+          const displacing = stocked && (await this.importerWithoutHold(ctx.organizationId, number));
           const bought = await this.commands.handle(
             phoneNumberDecider,
             phoneNumberStreamId(number),
@@ -186,6 +191,7 @@ export class NumberService {
               organizationId: ctx.organizationId,
               at,
               ...(ctx.origin !== undefined && { origin: ctx.origin }),
+              ...(displacing && { displacing }),
             },
             context,
           );
@@ -205,10 +211,11 @@ export class NumberService {
    * Imports numbers the caller's organization holds at a real provider: each is owned with its
    * provider, as a bought one is, when the organization connected that provider, the provider shows
    * its account holding the number, no inventory here offers it and nobody owns it here; each
-   * succeeds or fails on its own. The provider is asked about every number before anything is
-   * recorded, so a provider that cannot be asked fails the request whole (ProviderUnavailableError)
-   * with nothing imported. A request run again (same `Idempotency-Key`) finds its numbers imported
-   * and records nothing more.
+   * succeeds or fails on its own. A number another organization imported without its own account
+   * holding it is taken from that organization. The provider is asked about every number before
+   * anything is recorded, so a provider that cannot be asked fails the request whole
+   * (ProviderUnavailableError) with nothing imported. A request run again (same `Idempotency-Key`)
+   * finds its numbers imported and records nothing more.
    */
   async import(
     ctx: RequestContext,
@@ -231,6 +238,7 @@ export class NumberService {
         const stockedBy = doc?.status === 'available' ? doc.provider : null;
         // A stocked number is refused without asking the provider about it.
         const proof = stockedBy === null ? await holdings.holding(ctx.organizationId, provider, number) : null;
+        const displacing = proof?.shown ? await this.importerWithoutHold(ctx.organizationId, number) : null;
         return {
           type: 'ImportNumber',
           provider,
@@ -244,6 +252,7 @@ export class NumberService {
           stockedBy,
           at,
           ...(ctx.origin !== undefined && { origin: ctx.origin }),
+          ...(displacing && { displacing }),
         };
       }),
     );
@@ -269,6 +278,19 @@ export class NumberService {
     await this.env.readYourWrites(Math.max(-1, ...outcomes.map((o) => o.position)));
     const data = outcomes.map((o) => o.result);
     return { success: data.every((r) => r.success), data };
+  }
+
+  /**
+   * The organization that imported `number`, when another than the caller did and the provider does
+   * not show that importer's own account holding it (or it connected none): the caller may take the
+   * number from it (domain/numbers/owned-number.ts). Null otherwise.
+   */
+  private async importerWithoutHold(organizationId: string, number: string): Promise<string | null> {
+    const doc = await this.numbers.get(number);
+    if (!this.holdings || doc?.status !== 'owned' || !doc.imported || !doc.organizationId) return null;
+    if (doc.organizationId === organizationId) return null;
+    const proof = await this.holdings.holding(doc.organizationId, doc.provider, number);
+    return proof === null || !proof.shown ? doc.organizationId : null;
   }
 
   /**

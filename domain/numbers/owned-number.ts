@@ -16,6 +16,11 @@
  *
  * The owner may release its number (`NumberReleased`): a bought one goes back to its provider's
  * stock, an imported one leaves the service, and either may then be bought or imported again.
+ *
+ * An imported number whose importer's own provider account does not hold it (imported before the
+ * provider was asked, or moved to another account since) passes to an organization that buys it from
+ * an inventory here or imports it with proof: the command names the importer it displaces, which
+ * the service asked the provider about.
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/errors';
@@ -40,8 +45,20 @@ export type InboundRouting = { agentId: string; dispositionId: string };
 
 export type OwnedNumber = StockedNumber & { provider: string; organizationId: string; purchasedAt: string };
 
-/** What owning a number records, bought or imported: `origin` names the request that made it the organization's. */
-type Ownership = StockedNumber & { provider: string; organizationId: string; at: string; origin?: string };
+/**
+ * What owning a number records, bought or imported: `origin` names the request that made it the
+ * organization's; `displaced`, the importer it was taken from, when it was.
+ */
+type Ownership = StockedNumber & {
+  provider: string;
+  organizationId: string;
+  at: string;
+  origin?: string;
+  displaced?: string;
+};
+
+/** `displacing`: the importer whose provider account the provider did not show holding the number, when asked. */
+type Displacing = { displacing?: string };
 
 /**
  * `boughtBy`: the origin of the request that bought it (RequestContext.origin), when it had one.
@@ -54,7 +71,7 @@ export type PhoneNumberState =
 
 /** `stocked`: the number as the provider's inventory offers it, null when it does not. */
 export type PhoneNumberCommand =
-  | {
+  | ({
       type: 'BuyNumber';
       provider: string;
       number: string;
@@ -63,7 +80,7 @@ export type PhoneNumberCommand =
       at: string;
       /** What names the request across its runs: a second run of the purchase buys nothing more. */
       origin?: string;
-    }
+    } & Displacing)
   /**
    * `providerConnected`: whether the organization connected its account at `provider`;
    * `refusal`: why the provider did not show that account holding the number, null when it did (or,
@@ -75,7 +92,8 @@ export type PhoneNumberCommand =
       providerConnected: boolean;
       refusal: string | null;
       stockedBy: string | null;
-    } & Ownership)
+    } & Omit<Ownership, 'displaced'> &
+      Displacing)
   /** `agentKnown` / `dispositionKnown`: whether the ids name the organization's agent and disposition (or group). */
   | ({
       type: 'SetInboundRouting';
@@ -114,10 +132,15 @@ function ownedBy(state: PhoneNumberState, organizationId: string): Owned {
   return state;
 }
 
+/** The importer a command takes the number from: the owner it names, when that owner imported it; else null. */
+const displaced = (state: PhoneNumberState, displacing: string | undefined): string | null =>
+  state.status === 'owned' && state.imported === true && state.organizationId === displacing ? displacing : null;
+
 export function decide(command: PhoneNumberCommand, state: PhoneNumberState): PhoneNumberEvent[] {
   switch (command.type) {
     case 'BuyNumber': {
-      if (state.status === 'owned') {
+      const taken = displaced(state, command.displacing);
+      if (state.status === 'owned' && taken === null) {
         // The same purchase run again (after a crash cut its first run) finds the number its own: nothing more.
         if (command.origin !== undefined && state.boughtBy === command.origin) return [];
         throw conflict(state.organizationId === command.organizationId ? NUMBER_ALREADY_OWNED : NUMBER_NOT_AVAILABLE);
@@ -132,20 +155,22 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
             organizationId: command.organizationId,
             at: command.at,
             ...(command.origin !== undefined && { origin: command.origin }),
+            ...(taken !== null && { displaced: taken }),
           },
         },
       ];
     }
     case 'ImportNumber': {
-      const { type: _type, providerConnected, refusal, stockedBy, ...ownership } = command;
-      if (state.status === 'owned') {
+      const { type: _type, providerConnected, refusal, stockedBy, displacing, ...ownership } = command;
+      const taken = displaced(state, displacing);
+      if (state.status === 'owned' && taken === null) {
         if (command.origin !== undefined && state.boughtBy === command.origin) return [];
         throw conflict(state.organizationId === command.organizationId ? NUMBER_ALREADY_OWNED : NUMBER_OWNED_ELSEWHERE);
       }
       if (stockedBy !== null) throw invalid(stockedNotImported(stockedBy));
       if (!providerConnected) throw invalid(providerNotConnected(command.provider));
       if (refusal !== null) throw invalid(refusal);
-      return [{ type: 'NumberImported', data: ownership }];
+      return [{ type: 'NumberImported', data: { ...ownership, ...(taken !== null && { displaced: taken }) } }];
     }
     case 'SetInboundRouting': {
       const owned = ownedBy(state, command.organizationId);
@@ -197,7 +222,7 @@ export function evolve(state: PhoneNumberState, event: PhoneNumberEvent): PhoneN
   switch (event.type) {
     case 'NumberPurchased':
     case 'NumberImported': {
-      const { at, origin, ...owned } = event.data;
+      const { at, origin, displaced: _displaced, ...owned } = event.data;
       return {
         status: 'owned',
         ...owned,

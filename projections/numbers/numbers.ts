@@ -82,7 +82,7 @@ export const numbersProjection: Projection<NumberDocument> = {
       }
       case 'NumberPurchased':
       case 'NumberImported': {
-        const { at, organizationId, provider, origin: _origin, ...number } = event.data;
+        const { at, organizationId, provider, origin: _origin, displaced: _displaced, ...number } = event.data;
         return {
           id,
           ...number,

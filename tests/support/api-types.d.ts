@@ -68,7 +68,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buy numbers (each succeeds or fails on its own) */
+        /** Buy numbers (each succeeds or fails on its own); 503 when a stocked number another organization imported cannot be checked with that organization's provider */
         post: operations["buyNumbers"];
         delete?: never;
         options?: never;
@@ -1823,6 +1823,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     importNumbers: {

@@ -7,6 +7,8 @@
  * (`DELETE /numbers/{number}`); the calls and chats that go through connected accounts are in
  * real-providers.test.ts.
  */
+import { CommandHandler } from '../../../application/command-handler';
+import { phoneNumberDecider, phoneNumberStreamId } from '../../../domain/numbers/owned-number';
 import { accountClaimStreamId } from '../../../domain/providers/account-claim';
 import { CachedProviderAccounts } from '../../../application/providers/provider-accounts';
 import { ReadStoreSecrets, SECRETS_COLLECTION } from '../../../application/providers/read-store-secrets';
@@ -31,6 +33,7 @@ const WHATSAPP = {
 };
 
 const IMPORTED = '+14155550123';
+const MOVED = '+14155550145';
 /** The accounts Twilio knows: each body's SID with its token (a second token of one, as Twilio's secondary). */
 const TWILIO_ACCOUNTS: StandInAccount[] = [
   ['a1', 'b7'],
@@ -39,6 +42,8 @@ const TWILIO_ACCOUNTS: StandInAccount[] = [
   ['ee', 'ff'],
   ['3c', '4d', IMPORTED],
   ['5e', '6f'],
+  ['b1', 'b2', MOVED],
+  ['c1', 'c2'],
 ].map(([sid, token, ...incomingNumbers]) => {
   const { account_sid, auth_token } = twilio(sid!, token!);
   return { accountSid: account_sid, authToken: auth_token, incomingNumbers };
@@ -503,6 +508,66 @@ describe('provider accounts API', () => {
         (await call(holder, 'POST', '/numbers/buyNumbers', [{ number: stocked, provider: 'builtin' }])).body.success,
       ).toBe(true);
       expect((await call(holder, 'DELETE', '/providers/twilio')).status).toBe(200);
+    });
+
+    it('takes a number from an importer whose own Twilio account no longer holds it', async () => {
+      const before = await t.newOrganization();
+      const after = await t.newOrganization();
+      expect((await call(before, 'PUT', '/providers/twilio', twilio('b1', 'b2'))).status).toBe(200);
+      expect((await call(after, 'PUT', '/providers/twilio', twilio('c1', 'c2'))).status).toBe(200);
+      const importing = [{ number: MOVED, provider: 'twilio' }];
+      expect((await call(before, 'POST', '/numbers/import', importing)).body.success).toBe(true);
+      // Still the first account's: the second cannot show it held.
+      expect((await call(after, 'POST', '/numbers/import', importing)).body.data[0].error).toBe(
+        'Number already owned by another organization',
+      );
+      const accountOf = (sid: string) => TWILIO_ACCOUNTS.find((a) => a.accountSid === twilio(sid, '00').account_sid)!;
+      accountOf('b1').incomingNumbers = [];
+      accountOf('c1').incomingNumbers!.push(MOVED);
+      expect((await call(after, 'POST', '/numbers/import', importing)).body).toEqual({
+        success: true,
+        data: [{ number: MOVED, success: true, error: null }],
+      });
+      const path = `/numbers/${encodeURIComponent(MOVED)}`;
+      expect((await call(before, 'GET', path)).status).toBe(404);
+      expect((await call(after, 'GET', path)).body.data).toMatchObject({ number: MOVED, imported: true });
+      const [, taken] = await t.service.events.readStream(phoneNumberStreamId(MOVED));
+      expect(taken?.data).toMatchObject({ organizationId: after.id, displaced: before.id });
+    });
+
+    it('sells a stocked number an organization imported before imports were checked', async () => {
+      const squatter = await t.newOrganization();
+      const buyer = await t.newOrganization();
+      const [stocked] = (await call(buyer, 'GET', '/numbers/search?country_iso=US&limit=1')).body.data;
+      // What an import of a stocked number recorded before the provider was asked.
+      const recorded = await new CommandHandler(t.service.events).handle(
+        phoneNumberDecider,
+        phoneNumberStreamId(stocked.number),
+        {
+          type: 'ImportNumber',
+          number: stocked.number,
+          country_iso: 'US',
+          sms_enabled: true,
+          voice_enabled: true,
+          provider: 'twilio',
+          organizationId: squatter.id,
+          providerConnected: true,
+          refusal: null,
+          stockedBy: null,
+          at: new Date().toISOString(),
+        },
+        { organizationId: squatter.id, actor: 'test', requestId: 'legacy-import' },
+      );
+      await t.service.runner.waitFor(recorded.position, 5_000);
+      const path = `/numbers/${encodeURIComponent(stocked.number)}`;
+      expect((await call(squatter, 'GET', path)).status).toBe(200);
+      const bought = await call(buyer, 'POST', '/numbers/buyNumbers', [
+        { number: stocked.number, provider: 'builtin' },
+      ]);
+      expect(bought.body).toEqual({ success: true, data: [{ number: stocked.number, success: true, error: null }] });
+      expect((await call(squatter, 'GET', path)).status).toBe(404);
+      expect((await call(buyer, 'GET', path)).body.data).toMatchObject({ provider: 'builtin' });
+      expect((await call(buyer, 'GET', path)).body.data.imported).toBeUndefined();
     });
 
     it('answers 503 with nothing imported when Twilio cannot be asked', async () => {

@@ -148,6 +148,46 @@ describe('a phone number', () => {
       );
   });
 
+  it('passes from an importer the provider does not show holding it, and from no other owner', () => {
+    spec
+      .given([imported])
+      .when({ ...importing, organizationId: 'o2', displacing: 'o1' })
+      .then([{ ...imported, data: { ...imported.data, organizationId: 'o2', displaced: 'o1' } }]);
+    spec
+      .given([imported])
+      .when({ ...importing, organizationId: 'o2', displacing: 'o3' })
+      .thenFails('conflict', 'Number already owned by another organization');
+    // A bought number is its buyer's, whatever a provider says.
+    spec
+      .given([purchased])
+      .when({
+        type: 'BuyNumber',
+        provider: 'builtin',
+        number: a.number,
+        stocked: a,
+        organizationId: 'o2',
+        at,
+        displacing: 'o1',
+      })
+      .thenFails('conflict', 'Number not available');
+    const squatted: PhoneNumberEvent = {
+      type: 'NumberImported',
+      data: { ...a, provider: 'twilio', organizationId: 'o1', at },
+    };
+    spec
+      .given([squatted])
+      .when({
+        type: 'BuyNumber',
+        provider: 'builtin',
+        number: a.number,
+        stocked: a,
+        organizationId: 'o2',
+        at,
+        displacing: 'o1',
+      })
+      .then([{ ...purchased, data: { ...purchased.data, organizationId: 'o2', displaced: 'o1' } }]);
+  });
+
   it('is released by its owner only, and may then be imported or bought again', () => {
     spec
       .given([imported])
