@@ -36,10 +36,16 @@ type Pending = {
   reject: (error: unknown) => void;
   streamId: string;
   events: readonly EventData[];
+  /** The events' serialized size, which the tail counts. */
+  bytes: number;
 };
 
-/** How many of the newest events this process appended are kept to serve `readAll` from memory. */
+/**
+ * How many of the newest events this process appended are kept to serve `readAll` from memory, and
+ * how large they may be together (serialized), so that a few bulk adds of large records do not hold the heap.
+ */
 const TAIL_CAPACITY = 50_000;
+const TAIL_BYTES = 16 * 1024 * 1024;
 /** How often the file is looked at for other processes' appends: while events flow, and when idle. */
 const WATCH_BUSY_MS = 2;
 const WATCH_IDLE_MS = 25;
@@ -91,6 +97,9 @@ export class SqliteEventStore implements EventStore {
    * positions, and reads that reach it go to the database.
    */
   private tail: RecordedEvent[] = [];
+  /** The serialized size of each event of the tail (an append's share), and their sum. */
+  private tailSizes: number[] = [];
+  private tailBytes = 0;
   private tailStart = 0;
   /** The newest position this process knows of, and when it last moved. */
   private knownHead = -1;
@@ -187,8 +196,9 @@ export class SqliteEventStore implements EventStore {
         metadata: JSON.stringify(e.metadata),
       })),
     };
+    const bytes = request.events.reduce((sum, e) => sum + e.data.length + e.metadata.length, 0);
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, pending: { resolve, reject, streamId, events } });
+      this.queue.push({ request, pending: { resolve, reject, streamId, events, bytes } });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -233,11 +243,14 @@ export class SqliteEventStore implements EventStore {
     const first = result.position - count + 1;
     if (this.tail.length === 0 || first !== this.tailStart + this.tail.length) {
       this.tail = [];
+      this.tailSizes = [];
+      this.tailBytes = 0;
       this.tailStart = first;
     }
+    const size = appended.bytes / Math.max(1, count);
     const firstRevision = result.nextExpectedRevision - count + 1;
     // Built field by field: a spread of each event costs several times more on Node 20.
-    appended.events.forEach((e, i) =>
+    appended.events.forEach((e, i) => {
       this.tail.push({
         id: e.id,
         type: e.type,
@@ -247,11 +260,18 @@ export class SqliteEventStore implements EventStore {
         revision: firstRevision + i,
         position: first + i,
         recordedAt,
-      }),
-    );
-    if (this.tail.length > 2 * TAIL_CAPACITY) {
-      const drop = this.tail.length - TAIL_CAPACITY;
+      });
+      this.tailSizes.push(size);
+    });
+    this.tailBytes += appended.bytes;
+    // Cut back to the capacity once past twice it, so that the copy is made rarely.
+    if (this.tail.length > 2 * TAIL_CAPACITY || this.tailBytes > 2 * TAIL_BYTES) {
+      let drop = Math.max(0, this.tail.length - TAIL_CAPACITY);
+      let dropped = this.tailSizes.slice(0, drop).reduce((sum, b) => sum + b, 0);
+      while (drop < this.tail.length && this.tailBytes - dropped > TAIL_BYTES) dropped += this.tailSizes[drop++]!;
       this.tail = this.tail.slice(drop);
+      this.tailSizes = this.tailSizes.slice(drop);
+      this.tailBytes -= dropped;
       this.tailStart += drop;
     }
   }

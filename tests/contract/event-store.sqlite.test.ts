@@ -176,3 +176,33 @@ describe('sqlite event store: an append refused in a batch', () => {
     }
   });
 });
+
+describe('sqlite event store: the newest events kept in memory', () => {
+  it('keeps what the newest appends weigh, not the data of every one of the last 50,000 events', async () => {
+    const dir = tempDir();
+    const store = new SqliteEventStore(join(dir.path, 'events.db'));
+    try {
+      const first = anEvent('Noted', { n: 0 });
+      await store.appendToStream('zero', [anEvent('Noted', { n: -1 })]);
+      const { position } = await store.appendToStream('first', [first]);
+      const readFirst = async () => (await store.readAll({ after: position - 1, maxCount: 1 }))[0]!;
+      // Served from memory: the very object appended.
+      expect((await readFirst()).data).toBe(first.data);
+      // 40 MiB of events since, in appends of a few: past what the store keeps.
+      const text = 'x'.repeat(256 * 1024);
+      for (let i = 0; i < 160; i += 4)
+        await Promise.all(
+          [0, 1, 2, 3].map((j) => store.appendToStream(`big-${i + j}`, [anEvent('Noted', { n: i + j + 1, text })])),
+        );
+      const again = await readFirst();
+      expect(again.data).toEqual(first.data);
+      expect(again.data).not.toBe(first.data);
+      // Every position is still read, in order, from the file and from memory.
+      const all = await store.readAll({ after: position - 1 });
+      expect(all.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 161 }, (_, n) => n));
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
