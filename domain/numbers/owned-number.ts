@@ -132,14 +132,19 @@ function ownedBy(state: PhoneNumberState, organizationId: string): Owned {
   return state;
 }
 
-/** The importer a command takes the number from: the owner it names, when that owner imported it; else null. */
-const displaced = (state: PhoneNumberState, displacing: string | undefined): string | null =>
-  state.status === 'owned' && state.imported === true && state.organizationId === displacing ? displacing : null;
+/** The importer a command takes the number from: the owner it names, another that imported it; else null. */
+const displaced = (state: PhoneNumberState, command: Displacing & { organizationId: string }): string | null =>
+  state.status === 'owned' &&
+  state.imported === true &&
+  state.organizationId === command.displacing &&
+  state.organizationId !== command.organizationId
+    ? state.organizationId
+    : null;
 
 export function decide(command: PhoneNumberCommand, state: PhoneNumberState): PhoneNumberEvent[] {
   switch (command.type) {
     case 'BuyNumber': {
-      const taken = displaced(state, command.displacing);
+      const taken = displaced(state, command);
       if (state.status === 'owned' && taken === null) {
         // The same purchase run again (after a crash cut its first run) finds the number its own: nothing more.
         if (command.origin !== undefined && state.boughtBy === command.origin) return [];
@@ -161,8 +166,8 @@ export function decide(command: PhoneNumberCommand, state: PhoneNumberState): Ph
       ];
     }
     case 'ImportNumber': {
-      const { type: _type, providerConnected, refusal, stockedBy, displacing, ...ownership } = command;
-      const taken = displaced(state, displacing);
+      const { type: _type, providerConnected, refusal, stockedBy, displacing: _displacing, ...ownership } = command;
+      const taken = displaced(state, command);
       if (state.status === 'owned' && taken === null) {
         if (command.origin !== undefined && state.boughtBy === command.origin) return [];
         throw conflict(state.organizationId === command.organizationId ? NUMBER_ALREADY_OWNED : NUMBER_OWNED_ELSEWHERE);

@@ -157,6 +157,10 @@ describe('a phone number', () => {
       .given([imported])
       .when({ ...importing, organizationId: 'o2', displacing: 'o3' })
       .thenFails('conflict', 'Number already owned by another organization');
+    spec
+      .given([imported])
+      .when({ ...importing, displacing: 'o1' })
+      .thenFails('conflict', 'Number already owned by your organization');
     // A bought number is its buyer's, whatever a provider says.
     spec
       .given([purchased])
