@@ -31,7 +31,7 @@ export function liveFeedRoutes(
       path: '/events/live',
       operationId: 'followLiveEvents',
       summary:
-        "The organization's events as Server-Sent Events (text/event-stream) as they are appended: `id` the event's global position, `event` its type, `data` JSON `{stream, type, data, recorded_at, metadata}`; a `: keep-alive` comment every 15 s. Starts after the position in the `Last-Event-ID` header, else after `after`, else at the head (new events only; a first message with only an `id` gives the position to resume from). `types`: comma-separated event types; `streams`: comma-separated stream id prefixes",
+        "The organization's events as Server-Sent Events (text/event-stream) as they are appended: `id` the event's global position, `event` its type, `data` JSON `{stream, type, data, recorded_at, metadata}`; a `: keep-alive` comment every 15 s. Starts after the position in the `Last-Event-ID` header, else after `after`, else at the head (new events only; a first message with only an `id` gives the position to resume from). `types`: comma-separated event types; `streams`: comma-separated stream id prefixes. An organization holds at most LIVE_FEEDS_PER_ORGANIZATION feeds open (default 50): 429 beyond",
       scopes: ['analytics:read', 'audit:read'],
       query: PARAMETERS,
       errors: [400],

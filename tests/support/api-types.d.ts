@@ -1035,7 +1035,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's events as Server-Sent Events (text/event-stream) as they are appended: `id` the event's global position, `event` its type, `data` JSON `{stream, type, data, recorded_at, metadata}`; a `: keep-alive` comment every 15 s. Starts after the position in the `Last-Event-ID` header, else after `after`, else at the head (new events only; a first message with only an `id` gives the position to resume from). `types`: comma-separated event types; `streams`: comma-separated stream id prefixes */
+        /** The organization's events as Server-Sent Events (text/event-stream) as they are appended: `id` the event's global position, `event` its type, `data` JSON `{stream, type, data, recorded_at, metadata}`; a `: keep-alive` comment every 15 s. Starts after the position in the `Last-Event-ID` header, else after `after`, else at the head (new events only; a first message with only an `id` gives the position to resume from). `types`: comma-separated event types; `streams`: comma-separated stream id prefixes. An organization holds at most LIVE_FEEDS_PER_ORGANIZATION feeds open (default 50): 429 beyond */
         get: operations["followLiveEvents"];
         put?: never;
         post?: never;
