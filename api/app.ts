@@ -3,13 +3,14 @@
  * each behind the authentication its security names (and, for organization routes, the door that
  * waits for the read models they read), and the error envelope.
  */
-import express, { Router, type Express, type RequestHandler } from 'express';
+import express, { Router, type Express, type Request, type RequestHandler } from 'express';
 import type { Foreground } from '../application/foreground';
 import type { IdempotencyKeys } from '../application/idempotency/idempotency-keys';
 import type { Logger } from '../application/ports/logger';
 import type { Config } from '../infrastructure/config/config';
 import { requireOrganization, requireSecret, type Authenticator } from './http/auth';
 import { bySegment, bySegments } from './http/by-segment';
+import { boundBulkRequests } from './http/bulk-admission';
 import { readsIncludeEarlierWrites } from './http/consistent-reads';
 import { errorHandler, sendError } from './http/errors';
 import { countRequests, markBulkWrites } from './http/foreground';
@@ -31,12 +32,13 @@ const BULK_ROUTES = [
   /^\/admin\/v1\/numbers\/inventory\/?$/i,
 ];
 
+const isBulkRoute = (req: Request) => BULK_ROUTES.some((route) => route.test(req.originalUrl.split('?', 1)[0]!));
+
 /** The body reader of a request: the bulk limit on bulk routes, 1 MiB (or less, if configured so) elsewhere. */
 function bodyReader(maxBodyBytes: number): RequestHandler {
   const bulk = jsonBody(maxBodyBytes);
   const ordinary = jsonBody(Math.min(DEFAULT_BODY_BYTES, maxBodyBytes));
-  return (req, res, next) =>
-    (BULK_ROUTES.some((route) => route.test(req.originalUrl.split('?', 1)[0]!)) ? bulk : ordinary)(req, res, next);
+  return (req, res, next) => (isBulkRoute(req) ? bulk : ordinary)(req, res, next);
 }
 
 /** A route group with the names of the projections whose read models its routes read (api/module.ts `reads`). */
@@ -59,9 +61,9 @@ export type AppDeps = {
   shuttingDown: () => boolean;
   /** Where the `Idempotency-Key`s of the idempotent routes are recorded (the event store). */
   idempotencyKeys: IdempotencyKeys;
-};
   /** The organizations' request buckets, which the speech socket's handshakes share (http/rate-limit.ts). */
   organizationRequests: TokenBuckets;
+};
 
 /** Routers of `groups`, each mounted so that a request passes the ones whose first path segment cannot match. */
 const mounted = (groups: readonly RouteGroup[], before: readonly RequestHandler[], idempotent: IdempotencyStep) =>
@@ -123,6 +125,7 @@ export function buildApp(deps: AppDeps): { app: Express } {
   api.use(recordingErrorsWithoutSuccess);
   api.use(requireOrganization(deps.authenticate));
   api.use(rateLimit(deps.organizationRequests));
+  api.use(boundBulkRequests(deps.config.bulkRequests, isBulkRoute));
   api.use(body);
   const organization = of('organization');
   const routers = organization.filter((g) => g.readsNothing).map((g) => routerOf(g.routes, [], idempotent));

@@ -42,6 +42,8 @@ export type Config = {
   /** Open speech sockets and live feeds per organization, per process (`SPEECH_SOCKETS_PER_ORGANIZATION`, `LIVE_FEEDS_PER_ORGANIZATION`). */
   speechSocketsPerOrganization: number;
   liveFeedsPerOrganization: number;
+  /** Bulk requests in progress at once, per organization and per process (`BULK_REQUESTS_PER_ORGANIZATION`, `_PER_PROCESS`). */
+  bulkRequests: { perOrganization: number; perProcess: number };
   /** How long a client may take to send a whole request, headers and body (`REQUEST_TIMEOUT_MS`): 408 after that. */
   requestTimeoutMs: number;
   readYourWritesTimeoutMs: number;
@@ -268,6 +270,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       50,
       isPositiveInteger,
     ),
+    bulkRequests: {
+      perOrganization: numberFrom(
+        'BULK_REQUESTS_PER_ORGANIZATION',
+        env.BULK_REQUESTS_PER_ORGANIZATION,
+        2,
+        isPositiveInteger,
+      ),
+      perProcess: numberFrom('BULK_REQUESTS_PER_PROCESS', env.BULK_REQUESTS_PER_PROCESS, 4, isPositiveInteger),
+    },
     requestTimeoutMs: numberFrom(
       'REQUEST_TIMEOUT_MS',
       env.REQUEST_TIMEOUT_MS,
