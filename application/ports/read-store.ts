@@ -156,8 +156,8 @@ export interface ReadStore {
   /** Forgets a projection's documents and checkpoint (in the active generation), for a rebuild from position zero. */
   reset(projection: string, collections: readonly string[]): Promise<void>;
   /**
-   * Leaves no former version of a changed or deleted document in the store's files (SQLite: the
-   * write-ahead log checkpointed and emptied), once an erasure's read models are written
+   * Leaves no former version of a changed or deleted document in the store's files (SQLite: the file
+   * rebuilt by VACUUM, the write-ahead log checkpointed and emptied), once an erasure's read models are written
    * (docs/privacy.md). Optional: a store that keeps no such versions has nothing to do.
    */
   compact?(): Promise<void>;
