@@ -54,10 +54,11 @@ export type AppDeps = {
   /** Requests in progress, which background work gives way to. */
   foreground: Foreground;
   /**
-   * Resolves once the named read models include every event acknowledged so far (bounded); rejects
-   * with `ProjectionFailedError` when one of them stopped on an event it cannot apply.
+   * Resolves true once the named read models include every event acknowledged so far, false when they
+   * did not in time (reads then answer 503); rejects with `ProjectionFailedError` when one of them
+   * stopped on an event it cannot apply.
    */
-  readsCaughtUp: (projections: readonly string[]) => Promise<void>;
+  readsCaughtUp: (projections: readonly string[]) => Promise<boolean>;
   shuttingDown: () => boolean;
   /** Where the `Idempotency-Key`s of the idempotent routes are recorded (the event store). */
   idempotencyKeys: IdempotencyKeys;

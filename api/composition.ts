@@ -250,9 +250,10 @@ export async function createService(config: Config, overrides: Overrides = {}) {
       logger.warn('event store head unknown; reading the read models as they are', { error: String(error) });
       return -1;
     });
-    if (head < 0) return;
-    if (!(await runner.waitFor(head, config.readYourWritesTimeoutMs, projections)))
-      logger.warn('read models did not catch up in time', { position: head, projections });
+    if (head < 0) return true;
+    const caughtUp = await runner.waitFor(head, config.readYourWritesTimeoutMs, projections);
+    if (!caughtUp) logger.warn('read models did not catch up in time', { position: head, projections });
+    return caughtUp;
   };
   const { app } = buildApp({
   // One bucket per organization, which its requests and its speech handshakes draw from alike.
