@@ -31,6 +31,8 @@ export type Provided = {
   customers: CustomerService;
   /** Present in processes that serve speech. */
   speech: SpeechService;
+  /** Whether an erasure is under way or unfinished (readiness: docs/privacy.md). */
+  erasuresPending: () => Promise<boolean>;
   /** Whether the speech engine has warmed up (readiness). */
   speechReady: () => boolean;
   /** Which eSpeak NG build the built-in engine runs (`SPEECH_ENGINE`); absent without one. */

@@ -10,6 +10,7 @@ export const opsModule: ModuleDefinition = {
   build({ events, runner, metrics, shuttingDown, provided, config, logger }) {
     const speechReady = provided.find('speechReady') ?? (() => true);
     const speechEngineKind = provided.find('speechEngineKind') ?? (() => null);
+    const erasuresPending = provided.find('erasuresPending') ?? (async () => false);
     const document = provided.use('apiDescription');
     return {
       routes: [
@@ -22,6 +23,7 @@ export const opsModule: ModuleDefinition = {
             metrics,
             shuttingDown,
             speechReady,
+            erasuresPending,
             speechEngineKind,
             document,
             adminToken: config.adminToken,

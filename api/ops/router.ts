@@ -21,6 +21,8 @@ export type OpsDeps = {
   metrics: Metrics;
   shuttingDown: () => boolean;
   speechReady: () => boolean;
+  /** Whether an erasure is under way or unfinished (docs/privacy.md): its subjects' documents may still be in the clear. */
+  erasuresPending: () => Promise<boolean>;
   /** Which eSpeak NG build speaks; null in a process without the built-in engine. */
   speechEngineKind: () => 'native' | 'js' | null;
   /** The API description of every route. */
@@ -74,6 +76,10 @@ const Readiness = Type.Object({
         'What failed: only with the admin token (Authorization: Bearer ADMIN_TOKEN); others get the statuses alone',
     }),
   ),
+  erasures: Type.Union([Type.Literal('done'), Type.Literal('unfinished')], {
+    description:
+      'unfinished: an erasure is being completed (at start, one a crash cut); not ready until it is (docs/privacy.md)',
+  }),
   speechEngine: Type.Union([Type.Literal('ready'), Type.Literal('warming')]),
   speechEngineKind: Type.Union([Type.Literal('native'), Type.Literal('js'), Type.Null()], {
     description: 'Which eSpeak NG build speaks (SPEECH_ENGINE); null in a process without the built-in engine',
@@ -108,7 +114,8 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
       method: 'get',
       path: '/readyz',
       operationId: 'getReadiness',
-      summary: 'Readiness: the event store answers, the read models are caught up and the speech engine is warm',
+      summary:
+        'Readiness: the event store answers, no erasure is unfinished, no projection failed and the speech engine is warm',
       errors: [503],
       success: { status: 200, description: 'Ready, with the projection lag', schema: Readiness },
       handler: async (req, res) => {
@@ -133,7 +140,9 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
         // so they would all leave together; requests wait for the writes they must see at the door.
         // Nor is a projection stopped on a poison event: every replica would stop on it too. It is
         // reported here and on /metrics; only the routes that read it answer 503.
-        const ready = !deps.shuttingDown() && !failing && deps.speechReady();
+        // Nor while an erasure is unfinished: until it completes, its subjects' documents may be in the clear.
+        const erasing = await deps.erasuresPending().catch(() => true);
+        const ready = !deps.shuttingDown() && !failing && !erasing && deps.speechReady();
         const errors = [...(failing ? [String(deps.runner.lastError)] : []), ...deps.runner.failures.map(described)];
         res.status(ready ? 200 : 503).json({
           status: ready ? 'ready' : 'not_ready',
@@ -141,6 +150,7 @@ export function opsRoutes(deps: OpsDeps): RouteSpec[] {
           projected,
           lag,
           projections: errors.length > 0 ? 'failing' : 'running',
+          erasures: erasing ? 'unfinished' : 'done',
           ...(admin && { projectionError: errors.length > 0 ? errors.join('; ') : null }),
           speechEngine: deps.speechReady() ? 'ready' : 'warming',
           speechEngineKind: deps.speechEngineKind(),

@@ -7,6 +7,7 @@
  * cannot search its events the audit keeps an event index, which erasures mask too.
  */
 import { canSearch } from '../../application/audit/event-store-audit';
+import { ErasureCompletion } from '../../application/privacy/erasure-completion';
 import { PrivacyService } from '../../application/privacy/privacy-service';
 import { RetentionService } from '../../application/privacy/retention-service';
 import { sweepRetention } from '../../application/privacy/retention-sweep';
@@ -25,17 +26,39 @@ import {
   type RetentionSettingDocument,
 } from '../../projections/privacy/retention-settings';
 import { subjectDocumentsProjection, type SubjectDocument } from '../../projections/privacy/subject-documents';
+import {
+  unfinishedErasuresProjection,
+  type UnfinishedErasureDocument,
+} from '../../projections/privacy/unfinished-erasures';
 import { recordingsProjection, type RecordingDocument } from '../../projections/recordings/recordings';
 import { transcriptsProjection, type TranscriptDocument } from '../../projections/transcripts/transcripts';
 import {
   webhookDeliveriesProjection,
   type WebhookDeliveryDocument,
 } from '../../projections/webhooks/webhook-deliveries';
+import type { Logger } from '../../application/ports/logger';
 import type { ModuleDefinition } from '../module';
 import { privacyRoutes } from './router';
 
+/** How long a start that could not finish the erasures a cut run left waits before it tries again. */
+const FINISH_RETRY_MS = 2000;
+
+/** Finishes, in the background, the erasures a run cut before this process started; tries again until it can. */
+async function finishAtStart(completion: ErasureCompletion, logger: Logger, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      return await completion.finishAtStart();
+    } catch (error) {
+      if (signal.aborted) return;
+      logger.warn('privacy: unfinished erasures could not be finished yet', { error: String(error) });
+      await new Promise((resolve) => setTimeout(resolve, FINISH_RETRY_MS).unref());
+    }
+  }
+}
+
 const READS = [
   subjectDocumentsProjection,
+  unfinishedErasuresProjection,
   retentionSettingsProjection,
   customersProjection,
   callLogsProjection,
@@ -50,7 +73,12 @@ const READS = [
 function privacy(withEventIndex: boolean): ModuleDefinition {
   return {
     name: 'privacy',
-    projections: [subjectDocumentsProjection, retentionSettingsProjection, retentionCandidatesProjection],
+    projections: [
+      subjectDocumentsProjection,
+      unfinishedErasuresProjection,
+      retentionSettingsProjection,
+      retentionCandidatesProjection,
+    ],
     reads: withEventIndex ? [...READS, eventIndexProjection] : READS,
     async build({ commands, reads, env, keys, provided, runner, logger, config }) {
       const recordings = provided.use('recordings');
@@ -68,7 +96,26 @@ function privacy(withEventIndex: boolean): ModuleDefinition {
           eventIndex: await reads.collection<EventIndexDocument>(eventIndexProjection.collection),
         }),
       };
-      const service = new PrivacyService({ commands, env, keys, recordings, collections, compact });
+      const stopping = new AbortController();
+      // However long it takes: compacting before every read model masked what an erasure names would leave copies.
+      const readModelsInclude = async (position?: number) => {
+        const reached = await (position === undefined
+          ? runner.caughtUpWithStore(stopping.signal)
+          : runner.reached(position, stopping.signal));
+        if (!reached) throw new Error('stopping before the read models caught up');
+      };
+      const completion = new ErasureCompletion({
+        commands,
+        env,
+        keys,
+        recordings,
+        unfinished: await reads.collection<UnfinishedErasureDocument>(unfinishedErasuresProjection.collection),
+        compact,
+        readModelsInclude,
+      });
+      const finishing = finishAtStart(completion, logger, stopping.signal);
+      provided.provide('erasuresPending', () => completion.pending());
+      const service = new PrivacyService({ commands, env, keys, collections, completion });
       const settings = await reads.collection<RetentionSettingDocument>(retentionSettingsProjection.collection);
       const retention = new RetentionService({ commands, env, settings });
       const candidates = await reads.collection<RetentionCandidateDocument>(retentionCandidatesProjection.collection);
@@ -89,11 +136,16 @@ function privacy(withEventIndex: boolean): ModuleDefinition {
             recordings,
             collections: { ...collections, settings, candidates },
             compact,
+            readModelsInclude,
           }),
       });
       return {
         routes: [{ prefix: '/api/v1', security: 'organization', routes: privacyRoutes(service, retention) }],
         jobs: [{ name: 'privacy-retention', start: () => sweeper.start(), stop: () => sweeper.stop() }],
+        stop: async () => {
+          stopping.abort();
+          await finishing;
+        },
       };
     },
   };

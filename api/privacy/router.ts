@@ -5,8 +5,9 @@
  */
 import type { PrivacyService, SubjectTarget } from '../../application/privacy/privacy-service';
 import type { RetentionService } from '../../application/privacy/retention-service';
+import { ErasureUnfinishedError } from '../../application/privacy/erasure-completion';
 import { contextOf } from '../http/auth';
-import { validationFailed } from '../http/errors';
+import { sendError, validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
 import { route, type RouteSpec } from '../http/route';
 import { EraseSubjectBody, SetRetentionBody } from './schemas';
@@ -21,6 +22,9 @@ function targetOf(q: QueryReader): SubjectTarget {
   const [name, value] = given[0]!;
   return { [name]: value! } as SubjectTarget;
 }
+
+/** Seconds an export refused during an erasure asks its client to wait. */
+const ERASURE_RETRY_AFTER_SECONDS = 2;
 
 const RETENTION_WRITE = ['privacy:erase'];
 const RETENTION_READ = ['privacy:export', 'privacy:erase'];
@@ -48,10 +52,16 @@ export function privacyRoutes(service: PrivacyService, retention: RetentionServi
       summary: 'Everything the organization holds about a data subject (DPDP Act 2023, GDPR art. 15 and 20)',
       scopes: ['privacy:export'],
       query: NAMES,
-      errors: [400, 404],
+      errors: [400, 404, 503],
       handler: async (req, res) => {
-        const data = await service.export(contextOf(res), targetOf(new QueryReader(req)));
-        res.json({ success: true, data });
+        const target = targetOf(new QueryReader(req));
+        try {
+          res.json({ success: true, data: await service.export(contextOf(res), target) });
+        } catch (error) {
+          if (!(error instanceof ErasureUnfinishedError)) throw error;
+          res.setHeader('Retry-After', String(ERASURE_RETRY_AFTER_SECONDS));
+          sendError(res, 503, error.message);
+        }
       },
     }),
     route({

@@ -3,10 +3,11 @@
  * (DPDP Act 2023 s. 12, GDPR art. 17) and export (DPDP s. 11, GDPR art. 15 and 20). A subject is named
  * by a phone number, or by a customer key (`loan_id`, `lead_id`) in any of the organization's campaigns.
  *
- * Erasure deletes the subjects' keys, so every personal field sealed with them reads as a placeholder
- * from then on, in the event log and every rebuild; deletes their recordings; then records
- * `PersonalDataErased`, naming the documents the read models turn into what a replay now builds, and
- * waits for them. Erasing again changes nothing. Only the caller's organization is ever looked at.
+ * Erasure is requested (recorded) first, then takes its steps (erasure-completion.ts): deletes the
+ * subjects' keys, so every personal field sealed with them reads as a placeholder from then on, deletes
+ * their recordings, records `PersonalDataErased`, naming the documents the read models turn into what a
+ * replay now builds, waits for them, compacts the read store and records the erasure completed.
+ * Erasing again changes nothing. Only the caller's organization is ever looked at.
  */
 import { blacklistKey, normalizePhoneNumber } from '../../domain/blacklist/blacklist';
 import { customerStreamId } from '../../domain/customers/customer';
@@ -23,11 +24,10 @@ import { invalid, notFound } from '../../domain/shared/errors';
 import { PERSONAL_FIELDS } from '../../domain/privacy/personal-fields';
 import type { CustomerDocument } from '../../projections/customers/customers';
 import type { SubjectDocument } from '../../projections/privacy/subject-documents';
-import { recordingBlobKey } from '../calls/recording-key';
 import type { CommandHandler } from '../command-handler';
-import type { BlobStore } from '../ports/blob-store';
 import type { KeyStore } from '../ports/key-store';
 import type { RequestContext, ServiceEnvironment } from '../request-context';
+import { ErasureUnfinishedError, type ErasureCompletion } from './erasure-completion';
 import { exportOf, findAll, type SubjectExport } from './export-data';
 import type { FoundSubjects, PrivacyCollections } from './privacy-collections';
 
@@ -38,11 +38,9 @@ export type PrivacyDeps = {
   commands: CommandHandler;
   env: ServiceEnvironment;
   keys: KeyStore;
-  /** Where recordings are kept (the audio of a subject's calls). */
-  recordings: BlobStore;
   collections: PrivacyCollections;
-  /** Leaves no former version of an erased document in the read store's files (`ReadStore.compact`). */
-  compact: () => Promise<void>;
+  /** Takes an erasure's steps once it is recorded, and finishes those a cut run left. */
+  completion: ErasureCompletion;
 };
 
 export type ErasureAnswer = {
@@ -98,25 +96,16 @@ export async function conversationDocuments(
   return { recordingIds, transcriptIds, auditPositions };
 }
 
-/** Deletes the recordings' audio; answers how many were there to delete (none, when done before). */
-export async function deleteRecordings(blobs: BlobStore, recordingIds: readonly string[]): Promise<number> {
-  let deleted = 0;
-  for (const id of recordingIds) {
-    const key = recordingBlobKey(id);
-    if (!(await blobs.stat(key))) continue;
-    await blobs.delete(key);
-    deleted++;
-  }
-  return deleted;
-}
-
 export class PrivacyService {
   constructor(private readonly deps: PrivacyDeps) {}
 
   async erase(ctx: RequestContext, target: SubjectTarget): Promise<ErasureAnswer> {
+    // A cut erasure of the organization is finished first: until then its subjects' documents are
+    // half masked, and nothing found now could be trusted to be all there is.
+    await this.deps.completion.finishUnfinished(ctx.organizationId);
     const found = await this.find(ctx, target);
     if (found.subjects.length === 0) throw notFound('No personal data of this subject was found');
-    const { collections, keys, commands, env } = this.deps;
+    const { collections, commands, env } = this.deps;
     const of = (kind: SubjectDocument['kind']) =>
       unique(found.documents.filter((d) => d.kind === kind).map((d) => d.ref));
     const calls = of('call');
@@ -132,16 +121,16 @@ export class PrivacyService {
       (type) => PERSONAL_FIELDS[type] !== undefined,
     );
 
-    // Keys first: from here on nothing of theirs can be read, whatever happens next (a retry finds the
-    // same subjects through the read models, which still name them until the erasure is recorded).
-    await keys.eraseSubjects(found.subjects);
-    const deleted = await deleteRecordings(this.deps.recordings, recordingIds);
+    // Requested before any of its steps, so that whatever cuts them, what it names is known and its
+    // steps are taken again (erasure-completion.ts) until its completion is recorded.
+    const erasureId = env.newId();
     const result = await commands.handle(
       privacyDecider,
       privacyStreamId(ctx.organizationId),
       {
         type: 'EraseSubjects',
         organizationId: ctx.organizationId,
+        erasureId,
         subjectIds: found.subjects,
         lookup: found.lookup,
         customers,
@@ -156,10 +145,17 @@ export class PrivacyService {
       },
       { organizationId: ctx.organizationId, actor: ctx.actor, requestId: ctx.requestId },
     );
-    await env.readYourWrites(result.position);
-    await this.deps.compact();
+    const recorded = result.events.length > 0;
+    const deleted = recorded
+      ? await this.deps.completion.finish({
+          id: erasureId,
+          organizationId: ctx.organizationId,
+          subjectIds: found.subjects,
+          recordingIds,
+        })
+      : 0;
     return {
-      subjects: result.events.length === 0 ? 0 : found.subjects.length,
+      subjects: recorded ? found.subjects.length : 0,
       customers: customers.length,
       calls: calls.length,
       chats: chats.length,
@@ -170,6 +166,8 @@ export class PrivacyService {
 
   /** Everything the organization holds about the subject; after an erasure, what is left of it. */
   async export(ctx: RequestContext, target: SubjectTarget): Promise<SubjectExport> {
+    // Until an erasure is completed its subjects' documents may still be in the clear: never answered.
+    if (await this.deps.completion.pendingIn(ctx.organizationId)) throw new ErasureUnfinishedError();
     const found = await this.find(ctx, target);
     const data = await exportOf(ctx.organizationId, found, this.deps.collections);
     const empty =

@@ -26,7 +26,8 @@ import type { KeyStore } from '../ports/key-store';
 import type { ReadCollection } from '../ports/read-store';
 import type { ServiceEnvironment } from '../request-context';
 import type { PrivacyCollections } from './privacy-collections';
-import { conversationDocuments, deleteRecordings } from './privacy-service';
+import { conversationDocuments } from './privacy-service';
+import { deleteRecordings } from './recordings';
 
 /** Conversations erased per event: keeps each event and each `in` query of the read models small. */
 export const RETENTION_BATCH = 200;
@@ -43,6 +44,8 @@ export type RetentionSweepDeps = {
   };
   /** Leaves no former version of an erased document in the read store's files (`ReadStore.compact`). */
   compact: () => Promise<void>;
+  /** Resolves once every read model includes the event at `position`, however long that takes. */
+  readModelsInclude: (position: number) => Promise<void>;
   batch?: number;
 };
 
@@ -117,5 +120,6 @@ async function eraseContent(
     },
     { organizationId, actor: 'privacy-retention', requestId: `privacy-retention-${now.toISOString()}` },
   );
-  await deps.env.readYourWrites(result.position);
+  // Not a bounded wait: the compaction after the sweep must come after the masks.
+  await deps.readModelsInclude(result.position);
 }

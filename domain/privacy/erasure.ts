@@ -5,8 +5,13 @@
  * models which of their documents to turn into what a replay now builds, and tell an auditor that it
  * happened. They hold no personal data themselves: ids, counts and reasons, never a name or a number.
  *
- * - `PersonalDataErased`: a subject's request (DPDP Act 2023, GDPR art. 17), found by phone number or by
- *   a customer key. Erasing subjects already erased records nothing.
+ * - `PersonalDataErasureRequested`: a subject's request (DPDP Act 2023, GDPR art. 17), found by phone
+ *   number or by a customer key, recorded before any of its steps, with all it names: a cut erasure is
+ *   finished from it. Erasing subjects already erased, or being erased, records nothing.
+ * - `PersonalDataErased`: the same, once the subjects' keys and recordings are deleted; the read models
+ *   mask what it names (an event sealed before the keys went is applied before it, so is masked too).
+ * - `PersonalDataErasureCompleted`: every step taken (the read models masked, the read store
+ *   compacted); until then the erasure is unfinished.
  * - `ConversationContentErased`: the content of conversations (transcripts, summaries, extracted data,
  *   chat messages, recordings) whose retention ran out; who the conversations were with stays.
  * - `RetentionSet`: how many days after its end a conversation's content is kept (null: for ever, the
@@ -46,6 +51,8 @@ export type PersonalDataErased = {
   type: 'PersonalDataErased';
   data: {
     organizationId: string;
+    /** The erasure's id in its three events (absent in erasures recorded in one event, before they had three). */
+    erasureId?: string;
     subjectIds: string[];
     lookup: ErasureLookup;
     customers: ErasedCustomer[];
@@ -63,6 +70,16 @@ export type ConversationContentErased = {
 
 export type ErasureEvent = PersonalDataErased | ConversationContentErased;
 
+export type PersonalDataErasureRequested = {
+  type: 'PersonalDataErasureRequested';
+  data: PersonalDataErased['data'] & { erasureId: string };
+};
+
+export type PersonalDataErasureCompleted = {
+  type: 'PersonalDataErasureCompleted';
+  data: { organizationId: string; erasureId: string; at: string };
+};
+
 /** Days a conversation's content is kept after its end: 1 to 3650 (ten years); null keeps it for ever. */
 export const RETENTION_DAYS = { min: 1, max: 3650 } as const;
 
@@ -71,7 +88,7 @@ export type RetentionSet = {
   data: { organizationId: string; days: number | null; at: string };
 };
 
-export type PrivacyEvent = ErasureEvent | RetentionSet;
+export type PrivacyEvent = ErasureEvent | PersonalDataErasureRequested | PersonalDataErasureCompleted | RetentionSet;
 
 export const erasureEventTypes = [
   'PersonalDataErased',
@@ -79,15 +96,26 @@ export const erasureEventTypes = [
 ] as const satisfies readonly ErasureEvent['type'][];
 
 export type PrivacyCommand =
-  | ({ type: 'EraseSubjects' } & PersonalDataErased['data'])
+  | ({ type: 'EraseSubjects' } & PersonalDataErasureRequested['data'])
+  /** The erasure's keys and recordings are deleted: the read models may mask what it names. */
+  | ({ type: 'RecordErasure' } & PersonalDataErasureCompleted['data'])
+  | ({ type: 'CompleteErasure' } & PersonalDataErasureCompleted['data'])
   | ({ type: 'EraseConversationContent' } & ConversationContentErased['data'])
   | ({ type: 'SetRetention' } & RetentionSet['data']);
 
+/** An erasure requested and not completed yet: what it names, and whether `PersonalDataErased` is recorded. */
+export type UnfinishedErasure = { data: PersonalDataErasureRequested['data']; erased: boolean };
+
 /**
- * The subjects erased so far (an erased subject's number, seen again, is a new subject), and the
- * organization's retention of conversation content in days (null: kept for ever).
+ * The subjects erased or being erased (an erased subject's number, seen again, is a new subject), the
+ * erasures not completed yet, by id, and the organization's retention of conversation content in days
+ * (null: kept for ever).
  */
-export type PrivacyState = { erasedSubjects: ReadonlySet<string>; retentionDays: number | null };
+export type PrivacyState = {
+  erasedSubjects: ReadonlySet<string>;
+  unfinished: ReadonlyMap<string, UnfinishedErasure>;
+  retentionDays: number | null;
+};
 
 const validRetention = (days: number | null) =>
   days === null || (Number.isInteger(days) && days >= RETENTION_DAYS.min && days <= RETENTION_DAYS.max);
@@ -99,7 +127,16 @@ export function decide(command: PrivacyCommand, state: PrivacyState): PrivacyEve
       if (data.subjectIds.length === 0) throw invalid('An erasure names at least one subject');
       // Deleting a key twice changes nothing; so does recording its erasure twice.
       if (data.subjectIds.every((id) => state.erasedSubjects.has(id))) return [];
-      return [{ type: 'PersonalDataErased', data }];
+      return [{ type: 'PersonalDataErasureRequested', data }];
+    }
+    case 'RecordErasure': {
+      const unfinished = state.unfinished.get(command.erasureId);
+      if (!unfinished || unfinished.erased) return [];
+      return [{ type: 'PersonalDataErased', data: { ...unfinished.data, at: command.at } }];
+    }
+    case 'CompleteErasure': {
+      const { type: _type, ...data } = command;
+      return state.unfinished.get(data.erasureId)?.erased ? [{ type: 'PersonalDataErasureCompleted', data }] : [];
     }
     case 'EraseConversationContent': {
       const { type: _type, ...data } = command;
@@ -122,8 +159,31 @@ export function decide(command: PrivacyCommand, state: PrivacyState): PrivacyEve
 
 export function evolve(state: PrivacyState, event: PrivacyEvent): PrivacyState {
   switch (event.type) {
-    case 'PersonalDataErased':
-      return { ...state, erasedSubjects: new Set([...state.erasedSubjects, ...event.data.subjectIds]) };
+    case 'PersonalDataErasureRequested': {
+      const erasedSubjects = new Set([...state.erasedSubjects, ...event.data.subjectIds]);
+      const requested: UnfinishedErasure = { data: event.data, erased: false };
+      return {
+        ...state,
+        erasedSubjects,
+        unfinished: new Map([...state.unfinished, [event.data.erasureId, requested]]),
+      };
+    }
+    case 'PersonalDataErased': {
+      const erasedSubjects = new Set([...state.erasedSubjects, ...event.data.subjectIds]);
+      const { erasureId } = event.data;
+      const unfinished = erasureId === undefined ? undefined : state.unfinished.get(erasureId);
+      if (!unfinished) return { ...state, erasedSubjects };
+      return {
+        ...state,
+        erasedSubjects,
+        unfinished: new Map([...state.unfinished, [erasureId!, { ...unfinished, erased: true }]]),
+      };
+    }
+    case 'PersonalDataErasureCompleted': {
+      const unfinished = new Map(state.unfinished);
+      unfinished.delete(event.data.erasureId);
+      return { ...state, unfinished };
+    }
     case 'ConversationContentErased':
       return state;
     case 'RetentionSet':
@@ -134,7 +194,7 @@ export function evolve(state: PrivacyState, event: PrivacyEvent): PrivacyState {
 }
 
 export const privacyDecider: Decider<PrivacyCommand, PrivacyEvent, PrivacyState> = {
-  initialState: () => ({ erasedSubjects: new Set(), retentionDays: null }),
+  initialState: () => ({ erasedSubjects: new Set(), unfinished: new Map(), retentionDays: null }),
   evolve,
   decide,
 };

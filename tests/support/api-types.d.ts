@@ -1309,7 +1309,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the event store answers, the read models are caught up and the speech engine is warm */
+        /** Readiness: the event store answers, no erasure is unfinished, no projection failed and the speech engine is warm */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -5051,6 +5051,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRetention: {
@@ -5425,6 +5426,8 @@ export interface operations {
                         projections: "running" | "failing";
                         /** @description What failed: only with the admin token (Authorization: Bearer ADMIN_TOKEN); others get the statuses alone */
                         projectionError?: string | null;
+                        /** @description unfinished: an erasure is being completed (at start, one a crash cut); not ready until it is (docs/privacy.md) */
+                        erasures: "done" | "unfinished";
                         speechEngine: "ready" | "warming";
                         /** @description Which eSpeak NG build speaks (SPEECH_ENGINE); null in a process without the built-in engine */
                         speechEngineKind: "native" | "js" | null;

@@ -1,4 +1,7 @@
-/** A data subject of the privacy suites, and the collection record that adds them to a campaign. */
+/** A data subject of the privacy suites, the collection record that adds them to a campaign, and where their traces are. */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
 export type Person = { loanId: string; first: string; last: string; phone: string };
 
 /** The person's customer record, with the loan figures every suite uses, and any extra fields. */
@@ -15,3 +18,27 @@ export const personRecord = (p: Person, extra: Record<string, unknown> = {}) => 
   payment_status: 'pending',
   ...extra,
 });
+
+/** Every way the person could be written down: names, the number with and without its `+`. */
+export const tracesOf = (p: Person) => [p.first, p.last, p.phone, p.phone.slice(1)];
+
+/** The files of a directory, recursively, as bytes (write-ahead logs included). */
+export function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [{ path, bytes: readFileSync(path) }];
+  });
+}
+
+/** Each trace of the people found in a file of the directory, as `file: trace (times)`. */
+export function tracesUnder(dir: string, people: readonly Person[]): string[] {
+  const traces = people.flatMap(tracesOf);
+  return filesUnder(dir).flatMap(({ path, bytes }) =>
+    traces.flatMap((trace) => {
+      const needle = Buffer.from(trace);
+      let times = 0;
+      for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) times++;
+      return times > 0 ? [`${path.slice(dir.length + 1)}: ${trace} (${times})`] : [];
+    }),
+  );
+}

@@ -3,6 +3,9 @@ import {
   type ConversationContentErased,
   type PrivacyCommand,
   type PersonalDataErased,
+  type PersonalDataErasureCompleted,
+  type PersonalDataErasureRequested,
+  type PrivacyEvent,
   type RetentionSet,
 } from '../../../../domain/privacy/erasure';
 import { specFor } from '../../../support/decider-spec';
@@ -10,8 +13,9 @@ import { specFor } from '../../../support/decider-spec';
 const at = '2026-03-01T10:00:00.000Z';
 const spec = specFor(privacyDecider);
 
-const erasure: PersonalDataErased['data'] = {
+const erasure: PersonalDataErasureRequested['data'] = {
   organizationId: 'o1',
+  erasureId: 'e1',
   subjectIds: ['s1'],
   lookup: 'phone',
   customers: [{ campaignId: 'c1', customerKey: 'LN-1' }],
@@ -24,24 +28,70 @@ const erasure: PersonalDataErased['data'] = {
   kept: [{ what: 'blacklist entries', why: 'legal obligation' }],
   at,
 };
+const later = '2026-03-01T10:00:01.000Z';
 const erase: PrivacyCommand = { type: 'EraseSubjects', ...erasure };
-const erased: PersonalDataErased = { type: 'PersonalDataErased', data: erasure };
+const requested: PersonalDataErasureRequested = { type: 'PersonalDataErasureRequested', data: erasure };
+const record: PrivacyCommand = { type: 'RecordErasure', organizationId: 'o1', erasureId: 'e1', at: later };
+const erased: PersonalDataErased = { type: 'PersonalDataErased', data: { ...erasure, at: later } };
+const complete: PrivacyCommand = { type: 'CompleteErasure', organizationId: 'o1', erasureId: 'e1', at: later };
+const completed: PersonalDataErasureCompleted = {
+  type: 'PersonalDataErasureCompleted',
+  data: { organizationId: 'o1', erasureId: 'e1', at: later },
+};
 
 describe('erasure of personal data', () => {
-  it("records the subjects' erasure with the documents it touches", () => {
-    spec.given([]).when(erase).then([erased]);
+  it("records the subjects' erasure requested, with the documents it touches", () => {
+    spec.given([]).when(erase).then([requested]);
   });
 
-  it('records nothing when every subject named was erased already', () => {
-    spec.given([erased]).when(erase).then([]);
+  it('records nothing when every subject named was erased already, or is being erased', () => {
+    spec.given([requested]).when(erase).then([]);
+    spec.given([requested, erased, completed]).when(erase).then([]);
   });
 
   it('records an erasure naming a new subject beside an erased one', () => {
-    const again = { ...erase, subjectIds: ['s1', 's2'] };
+    const again = { ...erase, erasureId: 'e2', subjectIds: ['s1', 's2'] };
     spec
-      .given([erased])
+      .given([requested, erased, completed])
       .when(again)
-      .then([{ type: 'PersonalDataErased', data: { ...erasure, subjectIds: ['s1', 's2'] } }]);
+      .then([
+        { type: 'PersonalDataErasureRequested', data: { ...erasure, erasureId: 'e2', subjectIds: ['s1', 's2'] } },
+      ]);
+  });
+
+  describe('the steps of an erasure', () => {
+    it('records it erased, with all it names, once, after its request', () => {
+      spec.given([requested]).when(record).then([erased]);
+      spec.given([requested, erased]).when(record).then([]);
+      spec.given([]).when(record).then([]);
+    });
+
+    it('records it completed once, and only once it is erased', () => {
+      spec.given([requested, erased]).when(complete).then([completed]);
+      spec.given([requested, erased, completed]).when(complete).then([]);
+      spec.given([requested]).when(complete).then([]);
+      spec.given([]).when(complete).then([]);
+    });
+
+    it('completes nothing for an erasure recorded in one event, before erasures had steps', () => {
+      const { erasureId: _id, ...whole } = erasure;
+      spec
+        .given([{ type: 'PersonalDataErased', data: whole }])
+        .when(complete)
+        .then([]);
+      spec
+        .given([{ type: 'PersonalDataErased', data: whole }])
+        .when(erase)
+        .then([]);
+    });
+
+    it('keeps an erasure unfinished from its request until its completion', () => {
+      const fold = (events: PrivacyEvent[]) =>
+        events.reduce((s, e) => privacyDecider.evolve(s, e), privacyDecider.initialState()).unfinished;
+      expect(fold([requested]).get('e1')).toEqual({ data: erasure, erased: false });
+      expect(fold([requested, erased]).get('e1')).toEqual({ data: erasure, erased: true });
+      expect(fold([requested, erased, completed]).size).toBe(0);
+    });
   });
 
   it('refuses an erasure naming no subject', () => {
@@ -61,6 +111,7 @@ describe('erasure of personal data', () => {
         'calls',
         'chats',
         'customers',
+        'erasureId',
         'kept',
         'lookup',
         'organizationId',
@@ -131,11 +182,15 @@ describe('erasure of personal data', () => {
     });
 
     it('is kept beside the erasures', () => {
-      const state = [erased, retentionSet(7)].reduce(
+      const state = [requested, erased, completed, retentionSet(7)].reduce(
         (s, e) => privacyDecider.evolve(s, e),
         privacyDecider.initialState(),
       );
-      expect(state).toEqual({ erasedSubjects: new Set(['s1']), retentionDays: 7 });
+      expect(state).toEqual({
+        erasedSubjects: new Set(['s1']),
+        unfinished: new Map(),
+        retentionDays: 7,
+      });
     });
 
     it.each([0, -1, 3651, 1.5, Number.NaN])('refuses %p days', (days) => {
