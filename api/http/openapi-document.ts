@@ -128,8 +128,10 @@ function operation(group: RouteGroup, spec: RouteSpec, named: Record<string, unk
   }));
   const query = (spec.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } }));
   const idempotencyErrors = spec.idempotent ? [409, 422] : [];
+  // A read the read models cannot catch up for in time, or one of them stopped (api/http/consistent-reads.ts).
+  const readsBehind = group.security === 'organization' && !group.readsNothing && spec.method === 'get' ? [503] : [];
   const statuses = [
-    ...new Set([...implicitErrors(group.security, spec), ...(spec.errors ?? []), ...idempotencyErrors]),
+    ...new Set([...implicitErrors(group.security, spec), ...(spec.errors ?? []), ...idempotencyErrors, ...readsBehind]),
   ].sort((a, b) => a - b);
   const success = spec.success ?? { status: 200, description: 'JSON: `success` and `data` (or `message`)' };
   const replayed = spec.idempotent ? { headers: REPLAYED_HEADERS } : {};
