@@ -7,10 +7,15 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 export const OWNER_ONLY_DIRECTORY = 0o700;
 export const OWNER_ONLY_FILE = 0o600;
 
-/** Tightened only when it is not already (a file of another user that is already tight is left alone). */
+/**
+ * Tightened when it is the service's own and not tight already. A folder another user owns (a mount
+ * point an operator made and lent to the service) is theirs to set, and could not be changed anyway.
+ */
 function tighten(path: string, mode: number): void {
   const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat && (stat.mode & 0o777) !== mode) chmodSync(path, mode);
+  if (!stat || (stat.mode & 0o777) === mode) return;
+  if (process.getuid && stat.uid !== process.getuid()) return;
+  chmodSync(path, mode);
 }
 
 export function ownerOnlyDirectory(dir: string): void {
