@@ -255,9 +255,9 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     if (!caughtUp) logger.warn('read models did not catch up in time', { position: head, projections });
     return caughtUp;
   };
-  const { app } = buildApp({
   // One bucket per organization, which its requests and its speech handshakes draw from alike.
   const organizationRequests = tokenBuckets(config.rateLimit);
+  const { app } = buildApp({
     config,
     logger,
     metrics,
@@ -267,8 +267,8 @@ export async function createService(config: Config, overrides: Overrides = {}) {
     readsCaughtUp,
     shuttingDown: () => shuttingDown,
     idempotencyKeys: new IdempotencyKeys(events, { now: env.now, newId: env.newId, replica: deps.replica }),
-  });
     organizationRequests,
+  });
   // Queued calls are dialed, chats sent and timers run by agent processes only, each on one replica at a time.
   if (config.services.has('agent')) {
     coordinator.add([
