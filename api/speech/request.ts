@@ -11,7 +11,7 @@ import { SpeechError } from '../../application/speech/speech-service';
 
 export type SpeechRequestBody = SynthesisRequest & { addWavHeader: boolean; wordTimestamps: boolean };
 
-const MAX_REQUEST_ID = 128;
+export const MAX_REQUEST_ID = 128;
 
 /** The fields of spec 2.2 (both spellings of the header flag; the WebSocket's `type` and `request_id`): any other is refused. */
 const FIELDS = new Set([

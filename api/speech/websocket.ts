@@ -12,10 +12,11 @@ import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../application/ports/logger';
 import type { RequestContext } from '../../application/request-context';
+import { clip } from '../../application/clip';
 import { SpeechError, type SpeechService } from '../../application/speech/speech-service';
 import { wavHeader } from '../../infrastructure/speech';
 import { internalSpeechError } from './errors';
-import { readRequestId, readSpeechRequest } from './request';
+import { MAX_REQUEST_ID, readRequestId, readSpeechRequest } from './request';
 import { wordsJson, type ServerMessage } from './socket-messages';
 import { serializeMessage, writeOncePerTurn, type Corkable } from './socket-writes';
 
@@ -42,7 +43,8 @@ export function serveSpeechSocket(
   const sendError = (requestId: string | undefined, error: SpeechError) =>
     send({
       type: 'error',
-      ...(requestId !== undefined && { request_id: requestId }),
+      // An id too long to be valid comes back cut, so that a refused message never echoes it whole.
+      ...(requestId !== undefined && { request_id: clip(requestId, MAX_REQUEST_ID) }),
       error: error.code,
       message: error.message,
     });

@@ -89,6 +89,13 @@ describe('errors that echo a value cut it', () => {
       }
       const voice = client.messages.find((m) => m.request_id === 'echo-voice_id')!;
       expect(voice).toMatchObject({ error: 'invalid_voice', message: `Unknown voice_id "${'x'.repeat(40)}…"` });
+      client.messages.length = 0;
+      for (const type of ['speech', 'cancel']) {
+        client.send({ type, request_id: BIG, text: 'Namaste.', voice_id: NISHA });
+        const error = await client.next((m) => m.type === 'error' && String(m.request_id).startsWith('xxx'));
+        expect(Buffer.byteLength(JSON.stringify(error))).toBeLessThan(MAX_ERROR_BYTES);
+        expect(error.request_id).toBe(`${'x'.repeat(128)}…`);
+      }
     } finally {
       client.ws.terminate();
     }
