@@ -80,7 +80,7 @@ function privacy(withEventIndex: boolean): ModuleDefinition {
       retentionCandidatesProjection,
     ],
     reads: withEventIndex ? [...READS, eventIndexProjection] : READS,
-    async build({ commands, reads, env, keys, provided, runner, logger, config }) {
+    async build({ commands, events, reads, env, keys, provided, runner, logger, config }) {
       const recordings = provided.use('recordings');
       // Old versions of erased documents may sit in the store's files until it compacts them.
       const compact = async () => reads.compact?.();
@@ -98,11 +98,10 @@ function privacy(withEventIndex: boolean): ModuleDefinition {
       };
       const stopping = new AbortController();
       // However long it takes: compacting before every read model masked what an erasure names would leave copies.
-      const readModelsInclude = async (position?: number) => {
-        const reached = await (position === undefined
-          ? runner.caughtUpWithStore(stopping.signal)
-          : runner.reached(position, stopping.signal));
-        if (!reached) throw new Error('stopping before the read models caught up');
+      const readModelsInclude = async (position?: number, names?: readonly string[]) => {
+        const at = position ?? (await events.headPosition());
+        while (!(await runner.waitFor(at, 1000, names)))
+          if (stopping.signal.aborted) throw new Error('stopping before the read models caught up');
       };
       const completion = new ErasureCompletion({
         commands,
@@ -112,6 +111,7 @@ function privacy(withEventIndex: boolean): ModuleDefinition {
         unfinished: await reads.collection<UnfinishedErasureDocument>(unfinishedErasuresProjection.collection),
         compact,
         readModelsInclude,
+        unfinishedIncludeStore: () => readModelsInclude(undefined, [unfinishedErasuresProjection.name]),
       });
       const finishing = finishAtStart(completion, logger, stopping.signal);
       provided.provide('erasuresPending', () => completion.pending());

@@ -24,6 +24,8 @@ export type ErasureCompletionDeps = {
   unfinished: ReadCollection<UnfinishedErasureDocument>;
   /** Resolves once every read model includes the event at `position` (the store's head when absent), however long that takes. */
   readModelsInclude: (position?: number) => Promise<void>;
+  /** Resolves once the read model of unfinished erasures includes every event stored now. */
+  unfinishedIncludeStore: () => Promise<void>;
   /** Leaves no former version of an erased document in the read store's files (`ReadStore.compact`). */
   compact: () => Promise<void>;
 };
@@ -52,18 +54,27 @@ export class ErasureCompletion {
     return run;
   }
 
-  /** Finishes every unfinished erasure (of one organization, when named) the read model knows of. */
-  async finishUnfinished(organizationId?: string): Promise<void> {
-    // The read model of unfinished erasures must include every one recorded so far.
+  /**
+   * Before an erasure of the organization: once every read model includes what is stored now (so the
+   * erasure finds all its subjects' documents), finishes the organization's unfinished erasures.
+   */
+  async finishBeforeErasure(organizationId: string): Promise<void> {
     await this.deps.readModelsInclude();
-    const found = await this.deps.unfinished.find(organizationId === undefined ? {} : { where: { organizationId } });
-    for (const erasure of found) await this.finish(erasure);
+    await this.finishFound(await this.deps.unfinished.find({ where: { organizationId } }));
   }
 
-  /** At start: once the read model has caught up with the store, finishes what a cut run left. */
+  /**
+   * At start: once the read model of unfinished erasures includes what is stored now, finishes what a
+   * cut run left. Only that read model is waited for: a lag of the others does not make the service unready.
+   */
   async finishAtStart(): Promise<void> {
-    await this.finishUnfinished();
+    await this.deps.unfinishedIncludeStore();
+    await this.finishFound(await this.deps.unfinished.find({}));
     this.looked = true;
+  }
+
+  private async finishFound(found: readonly UnfinishedErasureDocument[]): Promise<void> {
+    for (const erasure of found) await this.finish(erasure);
   }
 
   /** Whether an erasure is under way or unfinished, here or on another replica (readiness). */

@@ -102,7 +102,7 @@ export class PrivacyService {
   async erase(ctx: RequestContext, target: SubjectTarget): Promise<ErasureAnswer> {
     // A cut erasure of the organization is finished first: until then its subjects' documents are
     // half masked, and nothing found now could be trusted to be all there is.
-    await this.deps.completion.finishUnfinished(ctx.organizationId);
+    await this.deps.completion.finishBeforeErasure(ctx.organizationId);
     const found = await this.find(ctx, target);
     if (found.subjects.length === 0) throw notFound('No personal data of this subject was found');
     const { collections, commands, env } = this.deps;
