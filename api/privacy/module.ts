@@ -7,7 +7,7 @@
  * cannot search its events the audit keeps an event index, which erasures mask too.
  */
 import { canSearch } from '../../application/audit/event-store-audit';
-import { ErasureCompletion } from '../../application/privacy/erasure-completion';
+import { ErasureCompletion, ErasureUnfinishedError } from '../../application/privacy/erasure-completion';
 import { PrivacyService } from '../../application/privacy/privacy-service';
 import { RetentionService } from '../../application/privacy/retention-service';
 import { sweepRetention } from '../../application/privacy/retention-sweep';
@@ -101,7 +101,7 @@ function privacy(withEventIndex: boolean): ModuleDefinition {
       const readModelsInclude = async (position?: number, names?: readonly string[]) => {
         const at = position ?? (await events.headPosition());
         while (!(await runner.waitFor(at, 1000, names)))
-          if (stopping.signal.aborted) throw new Error('stopping before the read models caught up');
+          if (stopping.signal.aborted) throw new ErasureUnfinishedError(); // the next start finishes it
       };
       const completion = new ErasureCompletion({
         commands,

@@ -6,6 +6,7 @@
 import type { PrivacyService, SubjectTarget } from '../../application/privacy/privacy-service';
 import type { RetentionService } from '../../application/privacy/retention-service';
 import { ErasureUnfinishedError } from '../../application/privacy/erasure-completion';
+import type { Response } from 'express';
 import { contextOf } from '../http/auth';
 import { sendError, validationFailed } from '../http/errors';
 import { QueryReader } from '../http/query';
@@ -26,6 +27,18 @@ function targetOf(q: QueryReader): SubjectTarget {
 /** Seconds an export refused during an erasure asks its client to wait. */
 const ERASURE_RETRY_AFTER_SECONDS = 2;
 
+/** What `work` answers; or, when an erasure is unfinished (being completed, or cut by a stop), 503 with Retry-After and undefined. */
+async function unlessUnfinished<T>(res: Response, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ErasureUnfinishedError)) throw error;
+    res.setHeader('Retry-After', String(ERASURE_RETRY_AFTER_SECONDS));
+    sendError(res, 503, error.message);
+    return undefined;
+  }
+}
+
 const RETENTION_WRITE = ['privacy:erase'];
 const RETENTION_READ = ['privacy:export', 'privacy:erase'];
 
@@ -38,11 +51,11 @@ export function privacyRoutes(service: PrivacyService, retention: RetentionServi
       summary: 'Erase a data subject’s personal data (DPDP Act 2023, GDPR art. 17)',
       scopes: ['privacy:erase'],
       body: EraseSubjectBody,
-      errors: [400, 404],
+      errors: [400, 404, 503],
       idempotent: true,
       handler: async (_req, res, body) => {
-        const data = await service.erase(contextOf(res), body as SubjectTarget);
-        res.json({ success: true, message: 'Personal data erased', data });
+        const data = await unlessUnfinished(res, () => service.erase(contextOf(res), body as SubjectTarget));
+        if (data) res.json({ success: true, message: 'Personal data erased', data });
       },
     }),
     route({
@@ -55,13 +68,8 @@ export function privacyRoutes(service: PrivacyService, retention: RetentionServi
       errors: [400, 404, 503],
       handler: async (req, res) => {
         const target = targetOf(new QueryReader(req));
-        try {
-          res.json({ success: true, data: await service.export(contextOf(res), target) });
-        } catch (error) {
-          if (!(error instanceof ErasureUnfinishedError)) throw error;
-          res.setHeader('Retry-After', String(ERASURE_RETRY_AFTER_SECONDS));
-          sendError(res, 503, error.message);
-        }
+        const data = await unlessUnfinished(res, () => service.export(contextOf(res), target));
+        if (data) res.json({ success: true, data });
       },
     }),
     route({
