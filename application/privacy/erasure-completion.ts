@@ -1,11 +1,10 @@
 /**
  * The steps of an erasure once it is requested (docs/privacy.md, "Erasure"): delete the subjects' keys
  * and their recordings, record `PersonalDataErased`, wait until the read models have masked what it
- * names, compact the read store, record `PersonalDataErasureCompleted`. Each step can be taken again
- * (a recorded step records nothing the second time), so an erasure cut
- * anywhere (a crash, a kill) is finished by taking them all again: at start, before the organization's
- * next erasure, or by another replica. Until the completion is recorded the erasure is unfinished and
- * the service reports itself not ready.
+ * names, compact the read store, record `PersonalDataErasureCompleted`. Each step can be taken again (a
+ * step recorded records nothing the second time), so an erasure cut anywhere (a crash, a kill) is
+ * finished by taking them all again: when a replica starts, or before the organization's next erasure.
+ * Until its completion is recorded the erasure is unfinished and the service reports itself not ready.
  */
 import { privacyDecider, privacyStreamId } from '../../domain/privacy/erasure';
 import type { UnfinishedErasureDocument } from '../../projections/privacy/unfinished-erasures';
@@ -30,7 +29,10 @@ export type ErasureCompletionDeps = {
   compact: () => Promise<void>;
 };
 
-/** A read of personal data while one of the organization's erasures is unfinished: answered 503, never stale. */
+/**
+ * One of the organization's erasures is not finished: a read of personal data meanwhile, or a request
+ * whose erasure the service's stop cut. Answered 503, never with data an erasure has not masked yet.
+ */
 export class ErasureUnfinishedError extends Error {
   constructor() {
     super("An erasure of this organization's personal data is being completed; try again shortly");
