@@ -32,7 +32,7 @@ export const adminModule: ModuleDefinition = {
         {
           prefix: '/admin/v1',
           security: 'admin',
-          routes: adminRoutes(provided.use('organizations'), provided.use('numbers'), inbound),
+          routes: adminRoutes(provided.use('organizations'), provided.use('numbers'), inbound, config.callingHours),
         },
       ],
       jobs:

@@ -7,12 +7,16 @@ import type { NumberService } from '../../application/numbers/number-service';
 import { normalizeDialString } from '../../domain/numbers/phone-number';
 import type { OrganizationService } from '../../application/organizations/organization-service';
 import type { CommandContext } from '../../application/command-handler';
+import { DEFAULT_CALLING_HOURS, type CallingHours } from '../../domain/campaigns/schedule';
+import type { OrganizationType } from '../../domain/organizations/organization';
+import type { OrganizationDocument } from '../../projections/organizations/organizations';
 import { paramOf } from '../http/auth';
 import { route, type RouteSpec } from '../http/route';
 import { validate } from '../http/validation';
 import { inventoryItems, StockNumbersBody } from '../numbers/schemas';
 import {
   AdjustCreditsBody,
+  CallingHoursBody,
   expiresInSeconds,
   IssueTokenBody,
   RegisterOrganizationBody,
@@ -25,7 +29,17 @@ export function adminRoutes(
   organizations: OrganizationService,
   numbers: NumberService,
   inbound: InboundSimulation,
+  /** The calling hours of organizations that were given none. */
+  defaultHours: Record<OrganizationType, CallingHours> = DEFAULT_CALLING_HOURS,
 ): RouteSpec[] {
+  const view = (org: OrganizationDocument) => ({
+    id: org.id,
+    name: org.name,
+    type: org.type,
+    credits: org.credits,
+    concurrencyLimit: org.concurrencyLimit,
+    callingHours: org.callingHours ?? defaultHours[org.type],
+  });
   return [
     route({
       method: 'post',
@@ -81,6 +95,18 @@ export function adminRoutes(
       },
     }),
     route({
+      method: 'put',
+      path: '/organizations/{id}/calling-hours',
+      operationId: 'setOrganizationCallingHours',
+      summary: "Set the hours the organization's customers may be called in (their local time)",
+      body: CallingHoursBody,
+      errors: [404],
+      handler: async (req, res, body) => {
+        const org = await organizations.setCallingHours(admin(res.locals.requestId), paramOf(req, 'id'), body);
+        res.json({ success: true, data: view(org) });
+      },
+    }),
+    route({
       method: 'post',
       path: '/numbers/inventory',
       operationId: 'stockNumbers',
@@ -116,11 +142,3 @@ export function adminRoutes(
     }),
   ];
 }
-
-const view = (org: { id: string; name: string; type: string; credits: number; concurrencyLimit: number }) => ({
-  id: org.id,
-  name: org.name,
-  type: org.type,
-  credits: org.credits,
-  concurrencyLimit: org.concurrencyLimit,
-});

@@ -45,6 +45,16 @@ export const IssueTokenBody = Type.Object({
   subject: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 });
 
+const hhmm = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '`HH:MM`, 24-hour' });
+/** The hours the organization's customers may be called in, their local time (docs/campaign-schedules.md). */
+export const CallingHoursBody = Type.Object({
+  start: hhmm,
+  end: Type.String({
+    pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$',
+    description: '`HH:MM`, 24-hour; `24:00`: midnight',
+  }),
+});
+
 export const AdjustCreditsBody = Type.Object({ amount: Type.Integer({ minimum: -1e12, maximum: 1e12 }) });
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };

@@ -11,9 +11,16 @@ export const campaignsModule: ModuleDefinition = {
   projections: [campaignsProjection],
   // Records under `jsonData` are added as the customers module adds them.
   reads: [campaignsProjection, customersProjection, ...placingCallsReads],
-  async build({ commands, reads, env, lookups, provided }) {
+  async build({ commands, reads, env, lookups, provided, config }) {
     const campaigns = await reads.collection<CampaignDocument>(campaignsProjection.collection);
-    const service = new CampaignService(commands, campaigns, lookups, provided.use('customers'), env);
+    const service = new CampaignService(
+      commands,
+      campaigns,
+      lookups,
+      provided.use('customers'),
+      env,
+      config.callingHours,
+    );
     return { routes: [{ prefix: '/api/v1', security: 'organization', routes: campaignRoutes(service) }] };
   },
 };

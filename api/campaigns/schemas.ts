@@ -11,7 +11,7 @@ import { StringEnum } from '../http/schema';
 const date = Type.String({ format: 'date' });
 const time = Type.String({
   pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
-  description: '`HH:MM`, 24-hour (informational)',
+  description: "`HH:MM`, 24-hour, the customer's local time; within the organization's calling hours",
 });
 const optionalId = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()]);
 const details = {
@@ -25,6 +25,19 @@ const details = {
   workflowId: Type.Optional(optionalId),
   startTime: Type.Optional(Type.Union([time, Type.Null()])),
   endTime: Type.Optional(Type.Union([time, Type.Null()])),
+  timezone: Type.Optional(
+    Type.Union([
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "IANA time zone of the window when a customer's record names none (null: Asia/Kolkata)",
+      }),
+      Type.Null(),
+    ]),
+  ),
+  blackoutDates: Type.Optional(
+    Type.Array(date, { maxItems: 366, uniqueItems: true, description: 'Local dates on which nobody is called' }),
+  ),
   languages: Type.Optional(
     Type.Array(StringEnum(CAMPAIGN_LANGUAGES), { maxItems: CAMPAIGN_LANGUAGES.length, uniqueItems: true }),
   ),

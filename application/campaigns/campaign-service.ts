@@ -11,6 +11,9 @@ import {
   type CampaignType,
 } from '../../domain/campaigns/campaign';
 import type { CustomerRecord } from '../../domain/customers/record';
+import { DEFAULT_CALLING_HOURS, type CallingHours } from '../../domain/campaigns/schedule';
+import type { OrganizationType } from '../../domain/organizations/organization';
+import { callingHoursOf, organizationDecider, organizationStreamId } from '../../domain/organizations/organization';
 import { invalid } from '../../domain/shared/errors';
 import {
   usableWorkflow,
@@ -52,6 +55,7 @@ export class CampaignService {
     private readonly references: Lookups,
     private readonly customers: CustomerImport,
     private readonly env: ServiceEnvironment,
+    private readonly defaultHours: Record<OrganizationType, CallingHours> = DEFAULT_CALLING_HOURS,
   ) {}
 
   async create(ctx: RequestContext, input: CampaignInput): Promise<CampaignView & { customers?: ImportedCustomers }> {
@@ -89,7 +93,16 @@ export class CampaignService {
       tags: input.tags ?? [],
       // Present only when given, so campaigns without a workflow read as they always did.
       ...(input.workflowId && { workflowId: input.workflowId }),
+      timezone: input.timezone ?? null,
+      blackoutDates: input.blackoutDates ?? [],
+      callingHours: await this.callingHours(ctx.organizationId),
     });
+  }
+
+  /** The organization's calling hours, read from its stream (they bound every campaign's window). */
+  private async callingHours(organizationId: string): Promise<CallingHours | undefined> {
+    const { state } = await this.commands.load(organizationDecider, organizationStreamId(organizationId));
+    return state.status === 'registered' ? callingHoursOf(state, this.defaultHours) : undefined;
   }
 
   async list(
@@ -123,7 +136,12 @@ export class CampaignService {
     checkRecords(ctx, input.jsonData);
     const changes = campaignChanges({ ...input, ...(input.name !== undefined && { name: input.name.trim() }) });
     const updatedFields = Object.keys(changes);
-    if (updatedFields.length > 0) await this.execute(ctx, id, { type: 'UpdateCampaign', changes });
+    if (updatedFields.length > 0)
+      await this.execute(ctx, id, {
+        type: 'UpdateCampaign',
+        changes,
+        callingHours: await this.callingHours(ctx.organizationId),
+      });
     else ownedCampaign((await this.commands.load(campaignDecider, campaignStreamId(id))).state, ctx.organizationId);
     const customers = await this.importRecords(ctx, id, input.jsonData);
     return { campaign: await this.get(ctx, id), updatedFields, ...(customers && { customers }) };
@@ -184,6 +202,8 @@ export class CampaignService {
 const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView => ({
   startTime: null,
   endTime: null,
+  timezone: null,
+  blackoutDates: [],
   languages: [],
   region: null,
   tags: [],

@@ -6,6 +6,7 @@ import {
   type OrganizationType,
 } from '../../domain/organizations/organization';
 import { notFound } from '../../domain/shared/errors';
+import type { CallingHours } from '../../domain/campaigns/schedule';
 import type { OrganizationDocument } from '../../projections/organizations/organizations';
 import type { CommandHandler, CommandContext } from '../command-handler';
 import type { ReadCollection } from '../ports/read-store';
@@ -75,6 +76,18 @@ export class OrganizationService {
     );
     await this.env.readYourWrites(result.position);
     return (await this.get(id)).credits;
+  }
+
+  /** Sets the hours the organization's customers may be called in (docs/campaign-schedules.md). */
+  async setCallingHours(ctx: CommandContext, id: string, callingHours: CallingHours): Promise<OrganizationDocument> {
+    const result = await this.commands.handle(
+      organizationDecider,
+      organizationStreamId(id),
+      { type: 'SetCallingHours', callingHours, at: this.env.now().toISOString() },
+      { ...ctx, organizationId: id },
+    );
+    await this.env.readYourWrites(result.position);
+    return this.get(id);
   }
 
   async issueToken(

@@ -5,6 +5,7 @@
 import { assertNever, type Decider } from '../shared/decider';
 import { forbidden, invalid, notFound } from '../shared/errors';
 import type { OrganizationType } from '../organizations/organization';
+import { DEFAULT_CALLING_HOURS, scheduleProblems, type CallingHours } from './schedule';
 
 export const campaignStreamId = (campaignId: string) => `campaign-${campaignId}`;
 
@@ -44,11 +45,16 @@ export type CampaignDetails = {
   /** The workflow `useWorkflow` runs for the campaign's customers when the request names none; absent when never set. */
   workflowId?: string | null;
   /**
-   * The anchor's calling window (`HH:MM`, 24-hour), languages, region and tags: kept and served back,
-   * informational (nothing is scheduled by them). Absent from campaigns created before they were taken.
+   * The daily calling window (`HH:MM`, 24-hour, the customer's local time), inside the organization's
+   * calling hours; null: all of them. Absent from campaigns created before they were taken.
    */
   startTime?: string | null;
   endTime?: string | null;
+  /** The IANA zone of the window when a customer names none; absent or null: Asia/Kolkata. */
+  timezone?: string | null;
+  /** Local dates (`YYYY-MM-DD`) on which nobody is called. */
+  blackoutDates?: string[];
+  /** Languages, region and tags: kept and served back, informational. */
   languages?: CampaignLanguage[];
   region?: CampaignRegion | null;
   tags?: string[];
@@ -65,6 +71,8 @@ const DETAIL_FIELDS = [
   'workflowId',
   'startTime',
   'endTime',
+  'timezone',
+  'blackoutDates',
   'languages',
   'region',
   'tags',
@@ -98,9 +106,17 @@ export type CampaignCommand =
       organizationId: string;
       organizationType: OrganizationType;
       campaignType: CampaignType;
+      /** The organization's calling hours; absent: the defaults of its type. */
+      callingHours?: CallingHours;
       at: string;
     } & CampaignDetails)
-  | { type: 'UpdateCampaign'; organizationId: string; changes: Partial<CampaignDetails>; at: string }
+  | {
+      type: 'UpdateCampaign';
+      organizationId: string;
+      changes: Partial<CampaignDetails>;
+      callingHours?: CallingHours;
+      at: string;
+    }
   | { type: 'PauseCampaign'; organizationId: string; at: string }
   | { type: 'ResumeCampaign'; organizationId: string; at: string }
   | { type: 'DeleteCampaign'; organizationId: string; at: string };
@@ -148,15 +164,20 @@ export function decide(command: CampaignCommand, state: CampaignState): Campaign
         });
       }
       const { campaignId, organizationId, campaignType, at } = command;
+      checkSchedule(command, command.callingHours, command.organizationType);
       return [
         { type: 'CampaignCreated', data: { ...createdDetails(command), campaignId, organizationId, campaignType, at } },
       ];
     }
     case 'UpdateCampaign': {
-      const campaignId = ownedId(state, command.organizationId);
-      return [
-        { type: 'CampaignUpdated', data: { campaignId, changes: campaignChanges(command.changes), at: command.at } },
-      ];
+      const campaign = ownedCampaign(state, command.organizationId);
+      const campaignId = campaign.campaignId;
+      const organizationType = organizationTypeOf(campaign.campaignType);
+      const changes = campaignChanges(command.changes);
+      // Only a change of the window is judged: a campaign's other fields stay editable if the hours narrowed since.
+      if (['startTime', 'endTime', 'timezone'].some((f) => f in changes))
+        checkSchedule({ ...campaign, ...changes }, command.callingHours, organizationType);
+      return [{ type: 'CampaignUpdated', data: { campaignId, changes, at: command.at } }];
     }
     case 'PauseCampaign': {
       const campaignId = ownedId(state, command.organizationId);
@@ -174,6 +195,15 @@ export function decide(command: CampaignCommand, state: CampaignState): Campaign
     default:
       return assertNever(command);
   }
+}
+
+const organizationTypeOf = (type: CampaignType): OrganizationType =>
+  type === 'lead' ? 'lead_generation' : 'collection';
+
+/** A window that would widen the organization's calling hours is refused (docs/campaign-schedules.md). */
+function checkSchedule(details: CampaignDetails, hours: CallingHours | undefined, type: OrganizationType): void {
+  const problems = scheduleProblems(details, hours ?? DEFAULT_CALLING_HOURS[type], type);
+  if (problems.length > 0) throw invalid('Validation failed', { errors: problems });
 }
 
 /** The details a creation recorded, each named (the required ones present even in the oldest events). */

@@ -18,6 +18,7 @@
  */
 import { assertNever, type Decider } from '../shared/decider';
 import { conflict, DomainError, invalid, notFound } from '../shared/errors';
+import { callingHoursProblems, DEFAULT_CALLING_HOURS, type CallingHours } from '../campaigns/schedule';
 
 export const organizationStreamId = (organizationId: string) => `organization-${organizationId}`;
 
@@ -42,6 +43,8 @@ export type OrganizationState =
       activeSpeech: Record<string, ActiveSpeech>;
       /** Absent in states folded before blocks existed (snapshots): none. */
       capacityBlocks?: Record<string, CapacityBlock>;
+      /** Set through the admin API; absent: the defaults of its type (domain/campaigns/schedule.ts). */
+      callingHours?: CallingHours;
     };
 
 export type SpeechDetails = {
@@ -74,6 +77,7 @@ export type OrganizationCommand =
       at: string;
     }
   | { type: 'AdjustCredits'; amount: number; at: string }
+  | { type: 'SetCallingHours'; callingHours: CallingHours; at: string }
   | {
       type: 'RecordTokenIssued';
       tokenId: string;
@@ -118,6 +122,7 @@ export type OrganizationEvent =
       };
     }
   | { type: 'CreditsAdjusted'; data: { amount: number; balance: number; at: string } }
+  | { type: 'CallingHoursSet'; data: { callingHours: CallingHours; at: string } }
   | {
       type: 'AccessTokenIssued';
       data: { tokenId: string; subject: string; scopes: string[] | null; expiresAt: string; at: string };
@@ -208,6 +213,13 @@ export function decide(command: OrganizationCommand, state: OrganizationState): 
       if (balance < 0) throw invalid(`Credits cannot go below zero (balance ${state.credits})`);
       return [{ type: 'CreditsAdjusted', data: { amount: command.amount, balance, at: command.at } }];
     }
+    case 'SetCallingHours': {
+      if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
+      const problems = callingHoursProblems(command.callingHours);
+      if (problems.length > 0) throw invalid('Validation failed', { errors: problems });
+      const { start, end } = command.callingHours;
+      return [{ type: 'CallingHoursSet', data: { callingHours: { start, end }, at: command.at } }];
+    }
     case 'RecordTokenIssued': {
       if (state.status !== 'registered') throw notFound(ORGANIZATION_NOT_FOUND);
       const { tokenId, subject, scopes, expiresAt, at } = command;
@@ -282,6 +294,8 @@ export function evolve(state: OrganizationState, event: OrganizationEvent): Orga
     }
     case 'CreditsAdjusted':
       return state.status === 'registered' ? { ...state, credits: event.data.balance } : state;
+    case 'CallingHoursSet':
+      return state.status === 'registered' ? { ...state, callingHours: event.data.callingHours } : state;
     case 'AccessTokenIssued':
       return state;
     case 'SpeechRequestStarted':
@@ -340,6 +354,12 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
   // Every speech request appends two events: a busy organization's stream never stops growing.
   snapshot: { every: 100, version: 1 },
 };
+
+/** The hours the organization's customers may be called in, their local time. */
+export const callingHoursOf = (
+  state: Registered,
+  defaults: Record<OrganizationType, CallingHours> = DEFAULT_CALLING_HOURS,
+): CallingHours => state.callingHours ?? defaults[state.type];
 
 /** How long after its lease a started request is remembered, so that its late finish is still charged. */
 export const LATE_FINISH_MS = 24 * 60 * 60_000;

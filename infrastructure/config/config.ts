@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ownerOnlyDirectory } from '../shared/owner-only';
+import { callingHoursProblems, DEFAULT_CALLING_HOURS, type CallingHours } from '../../domain/campaigns/schedule';
 
 export type Config = {
   port: number;
@@ -88,6 +89,8 @@ export type Config = {
   leaseTtlMs: number;
   /** How old a queued call or requested chat its dispatcher passed by must be before the reconciler dispatches it. */
   reconcileAfterMs: number;
+  /** The calling hours of organizations whose own were never set, by type (docs/campaign-schedules.md). */
+  callingHours: { collection: CallingHours; lead_generation: CallingHours };
   /** How often the retention sweep erases conversation content past its organization's retention (docs/privacy.md). */
   privacyRetentionSweepMs: number;
   /** Live event feeds: the interval of their keep-alive comments, and how long a client may read nothing before it is let go. */
@@ -107,6 +110,15 @@ export type Config = {
 };
 
 export class ConfigError extends Error {}
+
+/** `HH:MM-HH:MM`, as calling hours. */
+function hoursFrom(name: string, value: string | undefined, fallback: CallingHours): CallingHours {
+  if (value === undefined || value === '') return fallback;
+  const [start = '', end = ''] = value.split('-');
+  if (callingHoursProblems({ start, end }).length > 0)
+    throw new ConfigError(`${name} must be HH:MM-HH:MM with the start first (got "${value}")`);
+  return { start, end };
+}
 
 const isPositiveInteger = (n: number) => Number.isInteger(n) && n >= 1;
 
@@ -352,6 +364,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? availableParallelism()
         : numberFrom('WORKERS', env.WORKERS, 1, (n) => Number.isInteger(n) && n >= 1 && n <= 256),
     leaseTtlMs: numberFrom('LEASE_TTL_MS', env.LEASE_TTL_MS, 10_000, (n) => Number.isInteger(n) && n >= 500),
+    callingHours: {
+      collection: hoursFrom('CALLING_HOURS_COLLECTION', env.CALLING_HOURS_COLLECTION, DEFAULT_CALLING_HOURS.collection),
+      lead_generation: hoursFrom(
+        'CALLING_HOURS_LEAD_GENERATION',
+        env.CALLING_HOURS_LEAD_GENERATION,
+        DEFAULT_CALLING_HOURS.lead_generation,
+      ),
+    },
     reconcileAfterMs:
       1000 *
       numberFrom('RECONCILE_AFTER_SECONDS', env.RECONCILE_AFTER_SECONDS, 300, (n) => Number.isInteger(n) && n >= 1),

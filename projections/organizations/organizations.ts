@@ -2,6 +2,7 @@
 import type { Projection } from '../projection';
 import type { RecordedEvent } from '../../domain/shared/recorded-event';
 import type { OrganizationEvent, OrganizationType } from '../../domain/organizations/organization';
+import type { CallingHours } from '../../domain/campaigns/schedule';
 
 export type OrganizationDocument = {
   id: string;
@@ -10,6 +11,8 @@ export type OrganizationDocument = {
   credits: number;
   concurrencyLimit: number;
   createdAt: string;
+  /** Absent until set: the defaults of its type. */
+  callingHours?: CallingHours;
 };
 
 type Event = RecordedEvent & OrganizationEvent;
@@ -17,7 +20,7 @@ type Event = RecordedEvent & OrganizationEvent;
 export const organizationsProjection: Projection<OrganizationDocument> = {
   name: 'organizations',
   collection: { name: 'organizations', fields: { name: 'string', createdAt: 'string' } },
-  eventTypes: ['OrganizationRegistered', 'CreditsAdjusted', 'SpeechRequestFinished'],
+  eventTypes: ['OrganizationRegistered', 'CreditsAdjusted', 'SpeechRequestFinished', 'CallingHoursSet'],
   documentIds: (event) => [event.streamId.slice('organization-'.length)],
   evolve(id, doc, recorded) {
     const event = recorded as Event;
@@ -29,6 +32,8 @@ export const organizationsProjection: Projection<OrganizationDocument> = {
       case 'CreditsAdjusted':
       case 'SpeechRequestFinished':
         return doc && { ...doc, credits: event.data.balance };
+      case 'CallingHoursSet':
+        return doc && { ...doc, callingHours: event.data.callingHours };
       default:
         return doc;
     }

@@ -1251,6 +1251,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organizations/{id}/calling-hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the hours the organization's customers may be called in (their local time) */
+        put: operations["setOrganizationCallingHours"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/numbers/inventory": {
         parameters: {
             query?: never;
@@ -3968,6 +3985,9 @@ export interface operations {
                     workflowId?: string | null;
                     startTime?: string | null;
                     endTime?: string | null;
+                    timezone?: string | null;
+                    /** @description Local dates on which nobody is called */
+                    blackoutDates?: string[];
                     languages?: ("hindi" | "english" | "bengali" | "telugu" | "marathi" | "tamil" | "gujarati" | "kannada" | "malayalam" | "punjabi" | "odia" | "assamese")[];
                     region?: ("north" | "south" | "east" | "west" | "central") | null;
                     tags?: string[];
@@ -4125,6 +4145,9 @@ export interface operations {
                     workflowId?: string | null;
                     startTime?: string | null;
                     endTime?: string | null;
+                    timezone?: string | null;
+                    /** @description Local dates on which nobody is called */
+                    blackoutDates?: string[];
                     languages?: ("hindi" | "english" | "bengali" | "telugu" | "marathi" | "tamil" | "gujarati" | "kannada" | "malayalam" | "punjabi" | "odia" | "assamese")[];
                     region?: ("north" | "south" | "east" | "west" | "central") | null;
                     tags?: string[];
@@ -5309,6 +5332,46 @@ export interface operations {
             content: {
                 "application/json": {
                     amount: number;
+                };
+            };
+        };
+        responses: {
+            /** @description JSON: `success` and `data` (or `message`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    setOrganizationCallingHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `HH:MM`, 24-hour */
+                    start: string;
+                    /** @description `HH:MM`, 24-hour; `24:00`: midnight */
+                    end: string;
                 };
             };
         };

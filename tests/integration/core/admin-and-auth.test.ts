@@ -17,7 +17,14 @@ describe('administration API and authentication', () => {
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       success: true,
-      data: { id: expect.any(String), name: 'Acme', type: 'lead_generation', credits: 1_000_000, concurrencyLimit: 5 },
+      data: {
+        id: expect.any(String),
+        name: 'Acme',
+        type: 'lead_generation',
+        credits: 1_000_000,
+        concurrencyLimit: 5,
+        callingHours: { start: '09:00', end: '21:00' },
+      },
     });
     const read = await t.request('GET', `/admin/v1/organizations/${created.body.data.id}`, { token: t.adminToken });
     expect(read.body.data).toEqual(created.body.data);

@@ -40,6 +40,8 @@ describe('campaigns API', () => {
         endDate: '2026-03-31',
         startTime: null,
         endTime: null,
+        timezone: null,
+        blackoutDates: [],
         languages: [],
         region: null,
         tags: [],

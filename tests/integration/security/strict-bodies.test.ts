@@ -152,6 +152,11 @@ const WRITES: Record<string, (f: Fixture) => Write> = {
     body: { scopes: ['logs:read'], expiresIn: '1h' },
     token: 'admin',
   }),
+  'put /admin/v1/organizations/{id}/calling-hours': (f) => ({
+    path: `/admin/v1/organizations/${f.org}/calling-hours`,
+    body: { start: '09:00', end: '18:00' },
+    token: 'admin',
+  }),
   'post /admin/v1/organizations/{id}/credits': (f) => ({
     path: `/admin/v1/organizations/${f.org}/credits`,
     body: { amount: 5 },
