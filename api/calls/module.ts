@@ -11,6 +11,8 @@ import { CallPlacer } from '../../application/calls/call-placer';
 import { CarrierReports } from '../../application/calls/carrier-reports';
 import { InboundCalls } from '../../application/calls/inbound-calls';
 import { InitiateCalls } from '../../application/calls/initiate-calls';
+import { campaignQueueManager, scheduledCallsTimer } from '../../application/calls/scheduled-calls';
+import { scheduledCallsProjection, type ScheduledCallDocument } from '../../projections/calls/scheduled-calls';
 import { recordingBlobKey } from '../../application/calls/recording-key';
 import type { TelephonyProvider } from '../../application/ports/telephony';
 import { RECORDING_CONTENT_TYPE, renderConversation } from '../../application/calls/render-conversation';
@@ -46,7 +48,7 @@ export const placingCallsReads = [
 
 export const callsModule: ModuleDefinition = {
   name: 'calls',
-  projections: [openCallsProjection, undialedCallsProjection],
+  projections: [openCallsProjection, undialedCallsProjection, scheduledCallsProjection],
   reads: [customersProjection, ...placingCallsReads],
   async build(deps) {
     const { config, commands, reads, env, engine, lookups, logger, runner, provided, replica } = deps;
@@ -139,6 +141,7 @@ export const callsModule: ModuleDefinition = {
       lookups: dialLookups,
       now: env.now,
       player: replica.name,
+      callingHours: config.callingHours,
     };
     const openCalls = await reads.collection<OpenCallDocument>(openCallsProjection.collection);
     // The built-in carrier's calls whose replica stopped (its lease expired) play on here.
@@ -156,6 +159,9 @@ export const callsModule: ModuleDefinition = {
       dispatcher,
     });
     const customers = await reads.collection<CustomerDocument>(customersProjection.collection);
+    // Calls waiting for their campaign's window, a paused campaign's resumption (docs/campaign-schedules.md).
+    const scheduled = await reads.collection<ScheduledCallDocument>(scheduledCallsProjection.collection);
+    const timer = scheduledCallsTimer(dispatch, scheduled, logger);
 
     return {
       routes: [
@@ -180,8 +186,12 @@ export const callsModule: ModuleDefinition = {
       ],
       // Twilio's Media Streams: the agent's lines spoken into its calls (in processes that serve speech).
       sockets: twilioMediaSockets(deps, { accounts, reports }),
-      managers: [dispatcher],
-      jobs: [{ name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() }, reconciler],
+      managers: [dispatcher, campaignQueueManager(dispatch, scheduled)],
+      jobs: [
+        { name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() },
+        reconciler,
+        { name: 'scheduled-calls', start: () => timer.start(), stop: () => timer.stop() },
+      ],
       stop: async () => {
         await carrier.stop();
         await blobs.close?.();

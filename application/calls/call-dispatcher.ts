@@ -48,9 +48,17 @@ import {
   type CallEvent,
   type CallTarget,
 } from '../../domain/calls/call';
-import type { OrganizationType } from '../../domain/organizations/organization';
+import {
+  callingHoursOf,
+  organizationDecider,
+  organizationStreamId,
+  type OrganizationType,
+} from '../../domain/organizations/organization';
+import { campaignDecider, campaignStreamId } from '../../domain/campaigns/campaign';
+import { customerTimezone, gate, type Gate } from '../../domain/campaigns/gate';
+import { DEFAULT_CALLING_HOURS, type CallingHours } from '../../domain/campaigns/schedule';
 import type { OpenCallDocument } from '../../projections/calls/open-calls';
-import type { CommandHandler } from '../command-handler';
+import type { CommandContext, CommandHandler } from '../command-handler';
 import { sweepOrphans } from '../orphan-sweep';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Logger } from '../ports/logger';
@@ -93,6 +101,8 @@ export type DispatchDeps = {
   now: () => Date;
   /** This replica's name: recorded as the player of the calls it dials (and adopts). */
   player: string;
+  /** The calling hours of organizations that were given none; absent: the defaults of the law. */
+  callingHours?: Record<OrganizationType, CallingHours>;
 };
 
 /** What the orphan sweep needs beyond the dispatcher's own: the open calls, and who is alive now. */
@@ -109,52 +119,102 @@ export function callDispatcher(deps: DispatchDeps): ProcessManager {
     eventTypes: ['CallQueued'],
     async handle(recorded: RecordedEvent) {
       const { data } = recorded as RecordedEvent & Extract<CallEvent, { type: 'CallQueued' }>;
-      const context = {
+      await dispatchCall(deps, data.callId, data, {
         organizationId: data.organizationId,
         actor: 'call-dispatcher',
         requestId: recorded.metadata.requestId,
         correlationId: recorded.metadata.correlationId,
         causationId: recorded.id,
-      };
-      const stream = callStreamId(data.callId);
-      // The lookups come first: one that fails leaves the call undialed, and the step is tried again.
-      const at = deps.now().toISOString();
-      const { alias, provider } = await providerOf(deps, data.organizationId, data.from);
-      const request = await setUp(deps, data.callId, data, at, context.requestId, alias);
-      if (!request) return;
-      if (!provider) {
-        const summary = `The call was not placed: its number's provider ${alias} is not available.`;
-        await fail(deps, data.callId, PROVIDER_UNAVAILABLE_REASON, summary, context.requestId, alias);
-        return;
-      }
-      const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
-      const dialed = await deps.commands.handle(
-        callDecider,
-        stream,
-        { type: 'DialCall', provider: alias, at, player: deps.player, blacklist },
-        context,
-      );
-      if (!dialed.events.some((e) => e.type === 'CallDialed')) return;
-      // A blacklisting recorded between the first read and the dial record is seen now (see above).
-      const after = await readBlacklist(deps.commands, data.organizationId, data.to);
-      if (after.revision !== blacklist.revision && after.listed) {
-        await fail(deps, data.callId, BLACKLISTED_REASON, BLACKLISTED_SUMMARY, context.requestId, alias);
-        return;
-      }
-      try {
-        await provider.dial(request);
-      } catch (error) {
-        await fail(
-          deps,
-          data.callId,
-          'carrier_error',
-          `The carrier refused the call: ${error instanceof Error ? error.message : String(error)}`,
-          context.requestId,
-          alias,
-        );
-      }
+      });
     },
   };
+}
+
+/**
+ * Dials a call whose time has come (the scheduled-calls timer hands them over): read from its stream,
+ * it goes through the same gate and dial as a call just queued; one dialed or ended meanwhile is left.
+ */
+export async function dispatchScheduledCall(deps: DispatchDeps, callId: string): Promise<void> {
+  const { state } = await deps.commands.load(callDecider, callStreamId(callId));
+  if (state.status === 'none' || state.dialedBy !== null) return;
+  if (state.status !== 'Queued' && state.status !== 'Scheduled') return;
+  await dispatchCall(deps, callId, state, {
+    organizationId: state.organizationId,
+    actor: 'call-dispatcher',
+    requestId: `scheduled-${callId}`,
+  });
+}
+
+/** Cancels a call that waits, as Failed with `reason`: nothing was dialed. */
+export async function cancelWaitingCall(deps: DispatchDeps, callId: string, reason: string, summary: string) {
+  await fail(deps, callId, reason, summary, `cancel-${callId}`, deps.provider.alias);
+}
+
+async function dispatchCall(deps: DispatchDeps, callId: string, data: CallTarget, context: CommandContext) {
+  const stream = callStreamId(callId);
+  // The lookups come first: one that fails leaves the call undialed, and the step is tried again.
+  const at = deps.now().toISOString();
+  const { alias, provider } = await providerOf(deps, data.organizationId, data.from);
+  const request = await setUp(deps, callId, data, at, context.requestId, alias);
+  if (!request) return;
+  // The campaign's schedule, before any provider is asked (domain/campaigns/gate.ts).
+  const held = await gateOf(deps, data, request.customer);
+  if (!held.go) {
+    if ('cancel' in held) await fail(deps, callId, held.cancel, held.summary, context.requestId, alias);
+    else
+      await deps.commands.handle(
+        callDecider,
+        stream,
+        { type: 'ScheduleCall', scheduledFor: held.until, reason: held.reason, at },
+        context,
+      );
+    return;
+  }
+  if (!provider) {
+    const summary = `The call was not placed: its number's provider ${alias} is not available.`;
+    await fail(deps, callId, PROVIDER_UNAVAILABLE_REASON, summary, context.requestId, alias);
+    return;
+  }
+  const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
+  const dialed = await deps.commands.handle(
+    callDecider,
+    stream,
+    { type: 'DialCall', provider: alias, at, player: deps.player, blacklist },
+    context,
+  );
+  if (!dialed.events.some((e) => e.type === 'CallDialed')) return;
+  // A blacklisting recorded between the first read and the dial record is seen now (see above).
+  const after = await readBlacklist(deps.commands, data.organizationId, data.to);
+  if (after.revision !== blacklist.revision && after.listed) {
+    await fail(deps, callId, BLACKLISTED_REASON, BLACKLISTED_SUMMARY, context.requestId, alias);
+    return;
+  }
+  try {
+    await provider.dial(request);
+  } catch (error) {
+    await fail(
+      deps,
+      callId,
+      'carrier_error',
+      `The carrier refused the call: ${error instanceof Error ? error.message : String(error)}`,
+      context.requestId,
+      alias,
+    );
+  }
+}
+
+/** What the campaign's schedule says of a call now: its campaign read from its stream, the hours from the organization's. */
+async function gateOf(deps: DispatchDeps, call: CallTarget, customer: Record<string, unknown>): Promise<Gate> {
+  const [campaign, organization] = await Promise.all([
+    deps.commands.load(campaignDecider, campaignStreamId(call.campaignId)),
+    deps.commands.load(organizationDecider, organizationStreamId(call.organizationId)),
+  ]);
+  const hours =
+    organization.state.status === 'registered'
+      ? callingHoursOf(organization.state, deps.callingHours)
+      : (deps.callingHours ?? DEFAULT_CALLING_HOURS).collection;
+  const campaignZone = 'timezone' in campaign.state ? campaign.state.timezone : null;
+  return gate(campaign.state, hours, customerTimezone(campaignZone, customer), deps.now());
 }
 
 /**

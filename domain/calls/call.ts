@@ -34,10 +34,12 @@ import { invalid, notFound } from '../shared/errors';
 
 export const callStreamId = (callId: string) => `call-${callId}`;
 
-export type CallStatus = 'Queued' | 'Ringing' | 'In Progress' | 'Completed' | 'No Contact' | 'Failed';
+/** `Scheduled`: queued, waiting for its campaign's window to open (docs/campaign-schedules.md). */
+export type CallStatus = 'Queued' | 'Scheduled' | 'Ringing' | 'In Progress' | 'Completed' | 'No Contact' | 'Failed';
 export const FINAL_CALL_STATUSES: readonly CallStatus[] = ['Completed', 'No Contact', 'Failed'];
 const RANK: Record<CallStatus, number> = {
   Queued: 0,
+  Scheduled: 0,
   Ringing: 1,
   'In Progress': 2,
   Completed: 3,
@@ -95,6 +97,8 @@ export type CallState =
       dialedAt: string | null;
       /** The replica playing the call (null before it is dialed, or when its dial recorded none). */
       player: string | null;
+      /** When a call waiting for its campaign's window is to be dialed; null: as soon as it is queued. */
+      scheduledFor?: string | null;
       direction: CallDirection;
       /** What `AttachCallMedia` attached: the transcript (under `transcriptId`) and the recordings. */
       media: AttachedMedia;
@@ -129,6 +133,8 @@ export type CallCommand =
       player?: string;
       blacklist: BlacklistReading;
     } & CallTarget)
+  /** Holds an undialed call until `scheduledFor` (its campaign's window, a pause); `reason` says which. */
+  | { type: 'ScheduleCall'; scheduledFor: string; reason: string; at: string }
   /** `player`: the replica that plays the call (optional: events recorded before players were kept have none). */
   | { type: 'DialCall'; provider: string; at: string; player?: string; blacklist: BlacklistReading }
   /** `from`: the player the call is taken from, as the adopter saw it (null for a call that has none). */
@@ -158,6 +164,10 @@ export type CallEvent =
       data: { callId: string; provider: string; at: string; player?: string; blacklistRevision?: number };
     }
   | { type: 'CallAdopted'; data: { callId: string; player: string; from: string | null; at: string } }
+  | {
+      type: 'CallScheduled';
+      data: { callId: string; campaignId: string; scheduledFor: string; reason: string; at: string };
+    }
   | { type: 'CallRinging'; data: { callId: string; at: string } }
   | { type: 'CallAnswered'; data: { callId: string; at: string } }
   | { type: 'CallEnded'; data: { callId: string; at: string } & CallEnding }
@@ -179,6 +189,7 @@ export type CallEvent =
 export const callEventTypes = [
   'CallQueued',
   'CallReceived',
+  'CallScheduled',
   'CallDialed',
   'CallRinging',
   'CallAnswered',
@@ -201,9 +212,15 @@ export function decide(command: CallCommand, state: CallState): CallEvent[] {
   if (state.status === 'none') throw notFound(CALL_NOT_FOUND);
   const { callId } = state;
   switch (command.type) {
+    case 'ScheduleCall': {
+      // Held again for the same time (another replica, a repeated step) records nothing more.
+      if (!waiting(state) || state.scheduledFor === command.scheduledFor) return [];
+      const { scheduledFor, reason, at } = command;
+      return [{ type: 'CallScheduled', data: { callId, campaignId: state.campaignId, scheduledFor, reason, at } }];
+    }
     case 'DialCall':
       // A call is handed to a carrier once: after a restart, a dialed call is not dialed again.
-      if (state.dialedBy !== null || state.status !== 'Queued') return [];
+      if (!waiting(state)) return [];
       if (command.blacklist.listed) return [{ type: 'CallEnded', data: { callId, ...blacklistedEnding(command.at) } }];
       return [
         {
@@ -300,6 +317,10 @@ function attach(
   ];
 }
 
+/** Queued or scheduled, and not yet in a carrier's hands. */
+const waiting = (state: Extract<CallState, { callId: string }>) =>
+  state.dialedBy === null && (state.status === 'Queued' || state.status === 'Scheduled');
+
 /** Whether `turns` are the first turns of `of` (the same transcript, or one older than it). */
 const isPrefixOf = (turns: TranscriptTurn[], of: TranscriptTurn[]) =>
   turns.length <= of.length &&
@@ -355,10 +376,18 @@ export function evolve(state: CallState, event: CallEvent): CallState {
         ...target,
       };
     }
+    case 'CallScheduled':
+      return state.status === 'none' ? state : { ...state, status: 'Scheduled', scheduledFor: event.data.scheduledFor };
     case 'CallDialed':
       return state.status === 'none'
         ? state
-        : { ...state, dialedBy: event.data.provider, dialedAt: event.data.at, player: event.data.player ?? null };
+        : {
+            ...state,
+            status: state.status === 'Scheduled' ? 'Queued' : state.status,
+            dialedBy: event.data.provider,
+            dialedAt: event.data.at,
+            player: event.data.player ?? null,
+          };
     case 'CallAdopted':
       return state.status === 'none' ? state : { ...state, player: event.data.player };
     case 'CallRinging':

@@ -43,6 +43,8 @@ export type CallLogDocument = {
   call_id: string;
   transcript_id: string;
   recording_id: string;
+  /** When a call waiting for its campaign's window is to be dialed (status `Scheduled`); absent otherwise. */
+  scheduled_for?: string;
 };
 
 /** Fields the logs are filtered and sorted on; shared by every entry type. */
@@ -182,6 +184,10 @@ export const callLogsProjection: Projection<CallLogDocument> = {
           recording_id: '',
         });
       }
+      case 'CallScheduled':
+        return doc && { ...doc, status: 'Scheduled', scheduled_for: event.data.scheduledFor };
+      case 'CallDialed':
+        return doc && doc.status === 'Scheduled' ? { ...doc, status: 'Queued' } : doc;
       case 'CallRinging':
         return doc && { ...doc, status: 'Ringing', start_time: event.data.at, date: event.data.at.slice(0, 10) };
       case 'CallAnswered':

@@ -29,7 +29,8 @@ function undispatched(
 export const undialedCallsProjection = undispatched(
   'undialed_calls',
   'CallQueued',
-  ['CallDialed', 'CallEnded'],
+  // A scheduled call is the scheduled-calls timer's (projections/calls/scheduled-calls.ts).
+  ['CallScheduled', 'CallDialed', 'CallEnded'],
   (data) => (data as { callId: string }).callId,
 );
 

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createService, type Overrides, type Service } from '../../api/composition';
 import { loadConfig } from '../../infrastructure/config/config';
 import { silentLogger } from '../../infrastructure/logging/json-logger';
+import { ROUND_THE_CLOCK } from './server-process';
 import { tempDir } from './temp-dir';
 
 /** The token to send for an organization, a bare token, or none (null). */
@@ -55,6 +56,7 @@ export async function startTestService(
     SERVICES: 'agent',
     SPEECH_WARM_UP_ROUNDS: '1',
     SIMULATION_SPEED: '0',
+    ...ROUND_THE_CLOCK,
     ...options.env,
   });
   const service = await createService(config, { logger: silentLogger, ...options.overrides });

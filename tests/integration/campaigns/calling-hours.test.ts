@@ -6,10 +6,12 @@ import { startTestService, type TestService } from '../../support/test-service';
 
 jest.setTimeout(30_000);
 
+const LAW = { CALLING_HOURS_COLLECTION: '08:00-19:00', CALLING_HOURS_LEAD_GENERATION: '09:00-21:00' };
+
 describe('campaign windows inside the calling hours', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService();
+    t = await startTestService({ env: LAW });
   });
   afterAll(() => t.stop());
 

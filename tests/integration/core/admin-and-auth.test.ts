@@ -23,7 +23,8 @@ describe('administration API and authentication', () => {
         type: 'lead_generation',
         credits: 1_000_000,
         concurrencyLimit: 5,
-        callingHours: { start: '09:00', end: '21:00' },
+        // The test service calls round the clock (tests/support/server-process.ts).
+        callingHours: { start: '00:00', end: '24:00' },
       },
     });
     const read = await t.request('GET', `/admin/v1/organizations/${created.body.data.id}`, { token: t.adminToken });
