@@ -12,6 +12,7 @@ import { CarrierReports } from '../../application/calls/carrier-reports';
 import { InboundCalls } from '../../application/calls/inbound-calls';
 import { InitiateCalls } from '../../application/calls/initiate-calls';
 import { campaignQueueManager, scheduledCallsTimer } from '../../application/calls/scheduled-calls';
+import { pacingReleaseManager } from '../../application/calls/pacing-release';
 import { scheduledCallsProjection, type ScheduledCallDocument } from '../../projections/calls/scheduled-calls';
 import { recordingBlobKey } from '../../application/calls/recording-key';
 import type { TelephonyProvider } from '../../application/ports/telephony';
@@ -142,6 +143,7 @@ export const callsModule: ModuleDefinition = {
       now: env.now,
       player: replica.name,
       callingHours: config.callingHours,
+      pacing: config.campaignPacing,
     };
     const openCalls = await reads.collection<OpenCallDocument>(openCallsProjection.collection);
     // The built-in carrier's calls whose replica stopped (its lease expired) play on here.
@@ -186,7 +188,11 @@ export const callsModule: ModuleDefinition = {
       ],
       // Twilio's Media Streams: the agent's lines spoken into its calls (in processes that serve speech).
       sockets: twilioMediaSockets(deps, { accounts, reports }),
-      managers: [dispatcher, campaignQueueManager(dispatch, scheduled)],
+      managers: [
+        dispatcher,
+        campaignQueueManager(dispatch, scheduled),
+        pacingReleaseManager({ commands, now: env.now }),
+      ],
       jobs: [
         { name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() },
         reconciler,

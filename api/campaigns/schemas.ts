@@ -35,6 +35,22 @@ const details = {
       Type.Null(),
     ]),
   ),
+  maxConcurrentCalls: Type.Optional(
+    Type.Union([
+      Type.Integer({ minimum: 1, maximum: 1000, description: 'Calls of the campaign in progress at once (null: 10)' }),
+      Type.Null(),
+    ]),
+  ),
+  callsPerMinute: Type.Optional(
+    Type.Union([
+      Type.Integer({
+        minimum: 1,
+        maximum: 6000,
+        description: 'New calls of the campaign started per minute (null: 30)',
+      }),
+      Type.Null(),
+    ]),
+  ),
   blackoutDates: Type.Optional(
     Type.Array(date, { maxItems: 366, uniqueItems: true, description: 'Local dates on which nobody is called' }),
   ),

@@ -3,6 +3,7 @@
  * the stream histories and the states at a point in time read (docs/audit.md). A stream no entry names
  * (a snapshot, a process's failures) is not an aggregate's history, and no organization reads it.
  */
+import { pacingDecider } from '../../domain/campaigns/pacing';
 import { agentDecider } from '../../domain/agents/agent';
 import { blacklistDecider } from '../../domain/blacklist/blacklist';
 import { callDecider } from '../../domain/calls/call';
@@ -51,6 +52,7 @@ export const AGGREGATES: readonly Aggregate[] = [
   // What was erased, by ids and counts, and the retention: never the personal data itself (docs/privacy.md).
   { name: 'privacy', prefix: 'privacy-', decider: asAny(privacyDecider), owner: 'id' },
   { name: 'campaign', prefix: 'campaign-', decider: asAny(campaignDecider), owner: 'first-event' },
+  { name: 'campaignPacing', prefix: 'campaign-pacing-', decider: asAny(pacingDecider), owner: 'first-event' },
   { name: 'customer', prefix: 'customer-', decider: asAny(customerDecider), owner: 'first-event' },
   { name: 'agent', prefix: 'agent-', decider: asAny(agentDecider), owner: 'first-event' },
   { name: 'numberInventory', prefix: 'numberInventory-', decider: asAny(inventoryDecider), owner: 'first-event' },

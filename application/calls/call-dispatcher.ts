@@ -57,6 +57,14 @@ import {
 import { campaignDecider, campaignStreamId } from '../../domain/campaigns/campaign';
 import { customerTimezone, gate, type Gate } from '../../domain/campaigns/gate';
 import { DEFAULT_CALLING_HOURS, type CallingHours } from '../../domain/campaigns/schedule';
+import {
+  campaignPacingStreamId,
+  DEFAULT_CALLS_PER_MINUTE,
+  DEFAULT_MAX_CONCURRENT_CALLS,
+  pacingDecider,
+  type PacingEvent,
+  type PacingLimits,
+} from '../../domain/campaigns/pacing';
 import type { OpenCallDocument } from '../../projections/calls/open-calls';
 import type { CommandContext, CommandHandler } from '../command-handler';
 import { sweepOrphans } from '../orphan-sweep';
@@ -103,6 +111,8 @@ export type DispatchDeps = {
   player: string;
   /** The calling hours of organizations that were given none; absent: the defaults of the law. */
   callingHours?: Record<OrganizationType, CallingHours>;
+  /** The pace of campaigns that name none (0: no limit of that kind); absent: the defaults of domain/campaigns/pacing.ts. */
+  pacing?: PacingLimits;
 };
 
 /** What the orphan sweep needs beyond the dispatcher's own: the open calls, and who is alive now. */
@@ -158,7 +168,7 @@ async function dispatchCall(deps: DispatchDeps, callId: string, data: CallTarget
   const request = await setUp(deps, callId, data, at, context.requestId, alias);
   if (!request) return;
   // The campaign's schedule, before any provider is asked (domain/campaigns/gate.ts).
-  const held = await gateOf(deps, data, request.customer);
+  const { gate: held, pace } = await gateOf(deps, data, request.customer);
   if (!held.go) {
     if ('cancel' in held) await fail(deps, callId, held.cancel, held.summary, context.requestId, alias);
     else
@@ -174,6 +184,26 @@ async function dispatchCall(deps: DispatchDeps, callId: string, data: CallTarget
     const summary = `The call was not placed: its number's provider ${alias} is not available.`;
     await fail(deps, callId, PROVIDER_UNAVAILABLE_REASON, summary, context.requestId, alias);
     return;
+  }
+  if (pace) {
+    // A slot of the campaign's pace (domain/campaigns/pacing.ts); without one the call waits for its turn.
+    const slot = await deps.commands.handle(
+      pacingDecider,
+      campaignPacingStreamId(data.campaignId),
+      { type: 'TakeDialSlot', callId, at, ...pace },
+      context,
+    );
+    const deferred = slot.events.find((e) => e.type === 'DialSlotDeferred');
+    if (deferred) {
+      const { until } = (deferred as unknown as Extract<PacingEvent, { type: 'DialSlotDeferred' }>).data;
+      await deps.commands.handle(
+        callDecider,
+        stream,
+        { type: 'ScheduleCall', scheduledFor: until, reason: 'pacing', at },
+        context,
+      );
+      return;
+    }
   }
   const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
   const dialed = await deps.commands.handle(
@@ -204,7 +234,11 @@ async function dispatchCall(deps: DispatchDeps, callId: string, data: CallTarget
 }
 
 /** What the campaign's schedule says of a call now: its campaign read from its stream, the hours from the organization's. */
-async function gateOf(deps: DispatchDeps, call: CallTarget, customer: Record<string, unknown>): Promise<Gate> {
+async function gateOf(
+  deps: DispatchDeps,
+  call: CallTarget,
+  customer: Record<string, unknown>,
+): Promise<{ gate: Gate; pace: PacingLimits | null }> {
   const [campaign, organization] = await Promise.all([
     deps.commands.load(campaignDecider, campaignStreamId(call.campaignId)),
     deps.commands.load(organizationDecider, organizationStreamId(call.organizationId)),
@@ -213,8 +247,19 @@ async function gateOf(deps: DispatchDeps, call: CallTarget, customer: Record<str
     organization.state.status === 'registered'
       ? callingHoursOf(organization.state, deps.callingHours)
       : (deps.callingHours ?? DEFAULT_CALLING_HOURS).collection;
-  const campaignZone = 'timezone' in campaign.state ? campaign.state.timezone : null;
-  return gate(campaign.state, hours, customerTimezone(campaignZone, customer), deps.now());
+  const state = campaign.state;
+  const live = state.status === 'active' || state.status === 'paused' ? state : null;
+  const defaults = deps.pacing ?? {
+    maxConcurrentCalls: DEFAULT_MAX_CONCURRENT_CALLS,
+    callsPerMinute: DEFAULT_CALLS_PER_MINUTE,
+  };
+  const limits = live && {
+    maxConcurrentCalls: live.maxConcurrentCalls ?? defaults.maxConcurrentCalls,
+    callsPerMinute: live.callsPerMinute ?? defaults.callsPerMinute,
+  };
+  // No limit of either kind: no slot to take.
+  const pace = limits && (limits.maxConcurrentCalls > 0 || limits.callsPerMinute > 0) ? limits : null;
+  return { gate: gate(state, hours, customerTimezone(live?.timezone, customer), deps.now()), pace };
 }
 
 /**

@@ -95,6 +95,8 @@ export class CampaignService {
       ...(input.workflowId && { workflowId: input.workflowId }),
       timezone: input.timezone ?? null,
       blackoutDates: input.blackoutDates ?? [],
+      maxConcurrentCalls: input.maxConcurrentCalls ?? null,
+      callsPerMinute: input.callsPerMinute ?? null,
       callingHours: await this.callingHours(ctx.organizationId),
     });
   }
@@ -204,6 +206,8 @@ const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView
   endTime: null,
   timezone: null,
   blackoutDates: [],
+  maxConcurrentCalls: null,
+  callsPerMinute: null,
   languages: [],
   region: null,
   tags: [],

@@ -54,6 +54,9 @@ export type CampaignDetails = {
   timezone?: string | null;
   /** Local dates (`YYYY-MM-DD`) on which nobody is called. */
   blackoutDates?: string[];
+  /** The pace of its calls (domain/campaigns/pacing.ts); absent or null: the defaults there. */
+  maxConcurrentCalls?: number | null;
+  callsPerMinute?: number | null;
   /** Languages, region and tags: kept and served back, informational. */
   languages?: CampaignLanguage[];
   region?: CampaignRegion | null;
@@ -73,6 +76,8 @@ const DETAIL_FIELDS = [
   'endTime',
   'timezone',
   'blackoutDates',
+  'maxConcurrentCalls',
+  'callsPerMinute',
   'languages',
   'region',
   'tags',

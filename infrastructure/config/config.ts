@@ -91,6 +91,8 @@ export type Config = {
   reconcileAfterMs: number;
   /** The calling hours of organizations whose own were never set, by type (docs/campaign-schedules.md). */
   callingHours: { collection: CallingHours; lead_generation: CallingHours };
+  /** The pace of campaigns that name none; 0: no limit of that kind (docs/campaign-schedules.md). */
+  campaignPacing: { maxConcurrentCalls: number; callsPerMinute: number };
   /** How often the retention sweep erases conversation content past its organization's retention (docs/privacy.md). */
   privacyRetentionSweepMs: number;
   /** Live event feeds: the interval of their keep-alive comments, and how long a client may read nothing before it is let go. */
@@ -110,6 +112,8 @@ export type Config = {
 };
 
 export class ConfigError extends Error {}
+
+const isCount = (n: number) => Number.isInteger(n) && n >= 0 && n <= 1_000_000;
 
 /** `HH:MM-HH:MM`, as calling hours. */
 function hoursFrom(name: string, value: string | undefined, fallback: CallingHours): CallingHours {
@@ -364,6 +368,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? availableParallelism()
         : numberFrom('WORKERS', env.WORKERS, 1, (n) => Number.isInteger(n) && n >= 1 && n <= 256),
     leaseTtlMs: numberFrom('LEASE_TTL_MS', env.LEASE_TTL_MS, 10_000, (n) => Number.isInteger(n) && n >= 500),
+    campaignPacing: {
+      maxConcurrentCalls: numberFrom('CAMPAIGN_MAX_CONCURRENT_CALLS', env.CAMPAIGN_MAX_CONCURRENT_CALLS, 10, isCount),
+      callsPerMinute: numberFrom('CAMPAIGN_CALLS_PER_MINUTE', env.CAMPAIGN_CALLS_PER_MINUTE, 30, isCount),
+    },
     callingHours: {
       collection: hoursFrom('CALLING_HOURS_COLLECTION', env.CALLING_HOURS_COLLECTION, DEFAULT_CALLING_HOURS.collection),
       lead_generation: hoursFrom(

@@ -3986,6 +3986,8 @@ export interface operations {
                     startTime?: string | null;
                     endTime?: string | null;
                     timezone?: string | null;
+                    maxConcurrentCalls?: number | null;
+                    callsPerMinute?: number | null;
                     /** @description Local dates on which nobody is called */
                     blackoutDates?: string[];
                     languages?: ("hindi" | "english" | "bengali" | "telugu" | "marathi" | "tamil" | "gujarati" | "kannada" | "malayalam" | "punjabi" | "odia" | "assamese")[];
@@ -4146,6 +4148,8 @@ export interface operations {
                     startTime?: string | null;
                     endTime?: string | null;
                     timezone?: string | null;
+                    maxConcurrentCalls?: number | null;
+                    callsPerMinute?: number | null;
                     /** @description Local dates on which nobody is called */
                     blackoutDates?: string[];
                     languages?: ("hindi" | "english" | "bengali" | "telugu" | "marathi" | "tamil" | "gujarati" | "kannada" | "malayalam" | "punjabi" | "odia" | "assamese")[];

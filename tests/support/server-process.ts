@@ -21,8 +21,16 @@ export type ServerProcess = { child: ChildProcess; url: string; output: () => st
 /** The address the service prints once it listens (api/main.ts, `printWelcome`). */
 const LISTENING = /Service listening on http:\/\/localhost:(\d+)/;
 
-/** Suites are not at the mercy of the hour they run at; those of calling hours set the law's (docs/campaign-schedules.md). */
-export const ROUND_THE_CLOCK = { CALLING_HOURS_COLLECTION: '00:00-24:00', CALLING_HOURS_LEAD_GENERATION: '00:00-24:00' };
+/**
+ * Suites are not at the mercy of the hour they run at, nor paced: those of calling hours and pacing set
+ * the law's hours and their campaigns' pace (docs/campaign-schedules.md).
+ */
+export const ROUND_THE_CLOCK = {
+  CALLING_HOURS_COLLECTION: '00:00-24:00',
+  CALLING_HOURS_LEAD_GENERATION: '00:00-24:00',
+  CAMPAIGN_MAX_CONCURRENT_CALLS: '0',
+  CAMPAIGN_CALLS_PER_MINUTE: '0',
+};
 
 /**
  * Starts the service and answers once it is ready. A single process listens on a port the system gives it

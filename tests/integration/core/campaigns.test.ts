@@ -42,6 +42,8 @@ describe('campaigns API', () => {
         endTime: null,
         timezone: null,
         blackoutDates: [],
+        maxConcurrentCalls: null,
+        callsPerMinute: null,
         languages: [],
         region: null,
         tags: [],

@@ -5,6 +5,7 @@ import { agentStreamId } from '../../../domain/agents/agent';
 import { blacklistStreamId } from '../../../domain/blacklist/blacklist';
 import { callStreamId } from '../../../domain/calls/call';
 import { campaignStreamId } from '../../../domain/campaigns/campaign';
+import { campaignPacingStreamId } from '../../../domain/campaigns/pacing';
 import { chatStreamId } from '../../../application/chats/chat-sending';
 import { chatTemplateStreamId } from '../../../domain/chats/template';
 import { customerStreamId } from '../../../domain/customers/customer';
@@ -30,6 +31,7 @@ describe('the audit registry of aggregate streams', () => {
       [blacklistStreamId(id), 'blacklist', id],
       [webhookSettingsStreamId(id), 'webhookSettings', id],
       [campaignStreamId(id), 'campaign', id],
+      [campaignPacingStreamId(id), 'campaignPacing', id],
       [customerStreamId(id, 'L-1'), 'customer', `${id}-L-1`],
       [agentStreamId(id), 'agent', id],
       [inventoryStreamId('builtin'), 'numberInventory', 'builtin'],
