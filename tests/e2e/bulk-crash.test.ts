@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { eventRows } from '../support/event-file';
 import { projectionDifferences } from '../support/admin-cli';
-import { startServerProcess, stopCleanly, type ServerProcess } from '../support/server-process';
+import { restartableServer, type ProcessReply as Reply } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { describeOnFirstPass } from '../support/check-pass';
 
@@ -19,8 +19,6 @@ jest.setTimeout(240_000);
 
 const RECORDS = 10_000;
 const ADMIN = 'bulk-crash-admin';
-
-type Reply = { status: number; body: any; text: string; headers: Headers };
 
 /** The service's events of each type, counted. */
 function countEvents(dataDir: string, types: readonly string[]): Record<string, number> {
@@ -54,36 +52,8 @@ async function serviceOn(dataDir: string) {
     // A killed process's claim of a key is taken over once its replica's lease has run out.
     LEASE_TTL_MS: '1000',
   };
-  let server: ServerProcess = await startServerProcess(env);
-  let token = ADMIN;
-  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const reply = await fetch(server.url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await reply.text();
-    return { status: reply.status, body: text ? JSON.parse(text) : undefined, text, headers: reply.headers } as Reply;
-  };
-  return {
-    request,
-    get server() {
-      return server;
-    },
-    useToken: (t: string) => void (token = t),
-    async kill() {
-      server.child.kill('SIGKILL');
-      await server.exited;
-    },
-    async restart() {
-      server = await startServerProcess(env);
-    },
-    async stop() {
-      if (server.child.exitCode !== null) return;
-      await stopCleanly(server);
-    },
-    verify: () => projectionDifferences(env),
-  };
+  const service = await restartableServer(env, ADMIN);
+  return Object.assign(service, { verify: () => projectionDifferences(env) });
 }
 
 type Service = Awaited<ReturnType<typeof serviceOn>>;

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { prepareOrganization, loan } from '../integration/workflows/setup';
 import { eventRows } from '../support/event-file';
 import { projectionDifferences } from '../support/admin-cli';
-import { startServerProcess, stopCleanly, type ServerProcess } from '../support/server-process';
+import { restartableServer } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { describeOnFirstPass } from '../support/check-pass';
 
@@ -71,21 +71,13 @@ describeOnFirstPass('webhook delivery cut by SIGKILL', () => {
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_LEASE_MS: '3000',
     };
-    let server: ServerProcess = await startServerProcess(env);
-    let token = ADMIN;
-    const request = async (method: string, path: string, body?: unknown) => {
-      const reply = await fetch(server.url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-      const text = await reply.text();
-      return { status: reply.status, body: text ? JSON.parse(text) : undefined, text, headers: reply.headers };
-    };
+    const service = await restartableServer(env, ADMIN);
+    const { request } = service;
     try {
       const org = (await request('POST', '/admin/v1/organizations', { name: 'Hooks', type: 'collection' })).body.data
         .id as string;
-      token = (await request('POST', `/admin/v1/organizations/${org}/tokens`, {})).body.data.token as string;
+      const token = (await request('POST', `/admin/v1/organizations/${org}/tokens`, {})).body.data.token as string;
+      service.useToken(token);
       const ready = await prepareOrganization({ id: org, token }, (method, path, body) =>
         request(method, `/api/v1${path}`, body),
       );
@@ -111,14 +103,13 @@ describeOnFirstPass('webhook delivery cut by SIGKILL', () => {
         if (Date.now() > deadline) throw new Error(`deliveries did not start: ${receiver.receipts.length}`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      server.child.kill('SIGKILL');
       const killedAt = Date.now();
-      await server.exited;
+      await service.kill();
       const beforeKill = receiver.receipts.length;
       expect(beforeKill).toBeLessThan(CALLS);
       const recordedBeforeRestart = new Set(perDelivery(dir.path, 'WebhookDelivered').keys());
 
-      server = await startServerProcess(env);
+      await service.restart();
       const restartedAt = Date.now();
       while (new Set(receiver.receipts.map((r) => r.id)).size < CALLS) {
         if (Date.now() - restartedAt > 120_000)
@@ -127,7 +118,7 @@ describeOnFirstPass('webhook delivery cut by SIGKILL', () => {
       }
       // Let whatever would still come arrive: a delivery sent twice after the restart would show now.
       await new Promise((resolve) => setTimeout(resolve, 2 * ANSWER_AFTER_MS + 500));
-      await stopCleanly(server);
+      await service.stop();
 
       const times = new Map<string, number[]>();
       for (const r of receiver.receipts) times.set(r.id, [...(times.get(r.id) ?? []), r.at]);
@@ -145,7 +136,7 @@ describeOnFirstPass('webhook delivery cut by SIGKILL', () => {
 
       expect(await projectionDifferences(env)).toEqual([]);
     } finally {
-      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+      if (service.server.child.exitCode === null) await service.kill();
       await receiver.close();
       dir.remove();
     }

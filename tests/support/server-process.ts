@@ -86,3 +86,45 @@ export async function stopCleanly(server: ServerProcess): Promise<void> {
       `the service did not stop cleanly (exit code ${code}, signal ${server.child.signalCode}):\n${server.output().slice(-4000)}`,
     );
 }
+
+export type ProcessReply = { status: number; body: any; text: string; headers: Headers };
+
+/**
+ * The service as a process of its own that a test can kill and start again on the same `env` (its data
+ * directory), and requests to whichever process runs now, with a token the test sets once it has one.
+ */
+export async function restartableServer(env: Record<string, string>, firstToken: string) {
+  let server: ServerProcess = await startServerProcess(env);
+  let token = firstToken;
+  const request = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ProcessReply> => {
+    const reply = await fetch(server.url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await reply.text();
+    return { status: reply.status, body: text ? JSON.parse(text) : undefined, text, headers: reply.headers };
+  };
+  return {
+    request,
+    get server() {
+      return server;
+    },
+    useToken: (t: string) => void (token = t),
+    async kill() {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    },
+    async restart() {
+      server = await startServerProcess(env);
+    },
+    async stop() {
+      if (server.child.exitCode === null && server.child.signalCode === null) await stopCleanly(server);
+    },
+  };
+}

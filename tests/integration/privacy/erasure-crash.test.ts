@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { eventRows } from '../../support/event-file';
 import { filesUnder, personRecord, tracesUnder, type Person } from '../../support/privacy';
-import { startServerProcess, stopCleanly, type ServerProcess } from '../../support/server-process';
+import { restartableServer } from '../../support/server-process';
 import { tempDir } from '../../support/temp-dir';
 import { describeOnFirstPass } from '../../support/check-pass';
 
@@ -19,8 +19,6 @@ jest.setTimeout(240_000);
 const ADMIN = 'erasure-crash-admin';
 /** Records per subject: enough that masking and compacting take a while, so a kill can fall between them. */
 const RECORDS = 400;
-
-type Reply = { status: number; body: any; text: string; headers: Headers };
 
 const person = (i: number, first: string, last: string): Person => ({
   loanId: `LN-${first.slice(0, 3).toUpperCase()}`,
@@ -49,29 +47,7 @@ async function serviceOn(dataDir: string) {
     SERVICES: 'agent',
     LEASE_TTL_MS: '1000',
   };
-  let server: ServerProcess = await startServerProcess(env);
-  let token = ADMIN;
-  const request = async (method: string, path: string, body?: unknown): Promise<Reply> => {
-    const reply = await fetch(server.url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await reply.text();
-    return { status: reply.status, body: text ? JSON.parse(text) : undefined, text, headers: reply.headers };
-  };
-  return {
-    request,
-    useToken: (t: string) => void (token = t),
-    async kill() {
-      server.child.kill('SIGKILL');
-      await server.exited;
-    },
-    async restart() {
-      server = await startServerProcess(env);
-    },
-    stop: () => (server.child.exitCode === null && server.child.signalCode === null ? stopCleanly(server) : undefined),
-  };
+  return restartableServer(env, ADMIN);
 }
 type Service = Awaited<ReturnType<typeof serviceOn>>;
 
