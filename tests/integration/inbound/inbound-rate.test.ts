@@ -137,7 +137,8 @@ describe('steady simulated inbound traffic (SIMULATE_INBOUND_PER_MINUTE)', () =>
       const { from, to } = await waitOutWindow();
       const sent = await inboundBetween(request, token, from, to);
       process.stdout.write(`two processes: ${sent} inbound contacts in ${WINDOW_MS} ms (${EXPECTED} at the rate)\n`);
-      expect(sent).toBeGreaterThanOrEqual(EXPECTED * 0.5);
+      // The job's lease may move once in the window, and sending waits for it (up to LEASE_TTL_MS).
+      expect(sent).toBeGreaterThanOrEqual(EXPECTED * 0.25);
       expect(sent).toBeLessThanOrEqual(EXPECTED * 1.25);
 
       // Who sent them: each contact records the process that took it (its player). One process sent
