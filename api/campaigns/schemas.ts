@@ -37,7 +37,7 @@ const details = {
   ),
   maxConcurrentCalls: Type.Optional(
     Type.Union([
-      Type.Integer({ minimum: 1, maximum: 1000, description: 'Calls of the campaign in progress at once (null: 10)' }),
+      Type.Integer({ minimum: 1, maximum: 1000, description: 'Concurrent calls of the campaign, at most (null: 10)' }),
       Type.Null(),
     ]),
   ),
