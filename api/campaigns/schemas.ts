@@ -37,7 +37,7 @@ const details = {
   ),
   maxConcurrentCalls: Type.Optional(
     Type.Union([
-      Type.Integer({ minimum: 1, maximum: 1000, description: 'Concurrent calls of the campaign, at most (null: 10)' }),
+      Type.Integer({ minimum: 1, maximum: 1000, description: 'The most calls of the campaign in progress (null: 10)' }),
       Type.Null(),
     ]),
   ),
