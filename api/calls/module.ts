@@ -13,6 +13,7 @@ import { InboundCalls } from '../../application/calls/inbound-calls';
 import { InitiateCalls } from '../../application/calls/initiate-calls';
 import { campaignQueueManager, scheduledCallsTimer } from '../../application/calls/scheduled-calls';
 import { pacingReleaseManager } from '../../application/calls/pacing-release';
+import { callRetryManager } from '../../application/calls/call-retries';
 import { scheduledCallsProjection, type ScheduledCallDocument } from '../../projections/calls/scheduled-calls';
 import { recordingBlobKey } from '../../application/calls/recording-key';
 import type { TelephonyProvider } from '../../application/ports/telephony';
@@ -192,6 +193,7 @@ export const callsModule: ModuleDefinition = {
         dispatcher,
         campaignQueueManager(dispatch, scheduled),
         pacingReleaseManager({ commands, now: env.now }),
+        callRetryManager({ commands, now: env.now }),
       ],
       jobs: [
         { name: 'calls-resumer', start: () => resumer.start(), stop: () => resumer.stop() },

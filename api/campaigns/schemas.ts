@@ -5,6 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { CAMPAIGN_LANGUAGES, CAMPAIGN_REGIONS } from '../../domain/campaigns/campaign';
+import { RETRY_OUTCOMES } from '../../domain/campaigns/retry';
 import { CustomerRecordSchema, MAX_BULK_RECORDS } from '../customers/schemas';
 import { StringEnum } from '../http/schema';
 
@@ -48,6 +49,32 @@ const details = {
         maximum: 6000,
         description: 'New calls of the campaign started per minute (null: 30)',
       }),
+      Type.Null(),
+    ]),
+  ),
+  retryPolicy: Type.Optional(
+    Type.Union([
+      Type.Object(
+        {
+          retryOn: Type.Optional(
+            Type.Array(StringEnum(RETRY_OUTCOMES), {
+              uniqueItems: true,
+              maxItems: RETRY_OUTCOMES.length,
+              description: 'Ends called again (default no_contact, busy)',
+            }),
+          ),
+          delayMinutes: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 10_080, description: 'After how long (default 60)' }),
+          ),
+          maxAttemptsPerDay: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 10, description: 'Attempts per customer per local day (default 3)' }),
+          ),
+          maxAttemptsTotal: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 20, description: 'Attempts per customer in all (default 6)' }),
+          ),
+        },
+        { description: 'Calls customers again after these ends (docs/campaign-schedules.md); null: never' },
+      ),
       Type.Null(),
     ]),
   ),

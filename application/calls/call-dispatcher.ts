@@ -46,6 +46,7 @@ import {
   FINAL_CALL_STATUSES,
   type CallDirection,
   type CallEvent,
+  type CallAttempt,
   type CallTarget,
 } from '../../domain/calls/call';
 import {
@@ -160,7 +161,12 @@ export async function cancelWaitingCall(deps: DispatchDeps, callId: string, reas
   await fail(deps, callId, reason, summary, `cancel-${callId}`, deps.provider.alias);
 }
 
-async function dispatchCall(deps: DispatchDeps, callId: string, data: CallTarget, context: CommandContext) {
+async function dispatchCall(
+  deps: DispatchDeps,
+  callId: string,
+  data: CallTarget & CallAttempt,
+  context: CommandContext,
+) {
   const stream = callStreamId(callId);
   // The lookups come first: one that fails leaves the call undialed, and the step is tried again.
   const at = deps.now().toISOString();
@@ -236,7 +242,7 @@ async function dispatchCall(deps: DispatchDeps, callId: string, data: CallTarget
 /** What the campaign's schedule says of a call now: its campaign read from its stream, the hours from the organization's. */
 async function gateOf(
   deps: DispatchDeps,
-  call: CallTarget,
+  call: CallTarget & CallAttempt,
   customer: Record<string, unknown>,
 ): Promise<{ gate: Gate; pace: PacingLimits | null }> {
   const [campaign, organization] = await Promise.all([
@@ -259,7 +265,12 @@ async function gateOf(
   };
   // No limit of either kind: no slot to take.
   const pace = limits && (limits.maxConcurrentCalls > 0 || limits.callsPerMinute > 0) ? limits : null;
-  return { gate: gate(state, hours, customerTimezone(live?.timezone, customer), deps.now()), pace };
+  // A retry waits for its delay first, then for the window as any call.
+  const now = deps.now();
+  const from = call.notBefore && Date.parse(call.notBefore) > now.getTime() ? new Date(call.notBefore) : now;
+  const held = gate(state, hours, customerTimezone(live?.timezone, customer), from);
+  if (held.go && from !== now) return { gate: { go: false, until: from.toISOString(), reason: 'retry_delay' }, pace };
+  return { gate: held, pace };
 }
 
 /**

@@ -97,6 +97,7 @@ export class CampaignService {
       blackoutDates: input.blackoutDates ?? [],
       maxConcurrentCalls: input.maxConcurrentCalls ?? null,
       callsPerMinute: input.callsPerMinute ?? null,
+      retryPolicy: input.retryPolicy ?? null,
       callingHours: await this.callingHours(ctx.organizationId),
     });
   }
@@ -208,6 +209,7 @@ const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView
   blackoutDates: [],
   maxConcurrentCalls: null,
   callsPerMinute: null,
+  retryPolicy: null,
   languages: [],
   region: null,
   tags: [],

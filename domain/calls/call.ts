@@ -102,7 +102,8 @@ export type CallState =
       direction: CallDirection;
       /** What `AttachCallMedia` attached: the transcript (under `transcriptId`) and the recordings. */
       media: AttachedMedia;
-    } & CallTarget);
+    } & CallTarget &
+      CallAttempt);
 
 export type AttachedMedia = { transcript: TranscriptTurn[]; transcriptId: string | null; recordingIds: string[] };
 const NO_MEDIA: AttachedMedia = { transcript: [], transcriptId: null, recordingIds: [] };
@@ -119,8 +120,11 @@ export const BLACKLISTED_SUMMARY = 'The call was not placed: the number was blac
 /** The log's summary of an inbound call refused because its caller is blacklisted. */
 export const BLACKLISTED_INBOUND_SUMMARY = 'The call was refused: the caller is blacklisted.';
 
+/** A call made again for its customer (a campaign's retry): its attempt number, the call before it, and not before when. */
+export type CallAttempt = { attempt?: number; retryOf?: string; notBefore?: string };
+
 export type CallCommand =
-  | ({ type: 'RequestCall'; callId: string; at: string } & CallTarget)
+  | ({ type: 'RequestCall'; callId: string; at: string } & CallTarget & CallAttempt)
   /**
    * A call that came in to one of the organization's numbers, already with its provider (and the
    * replica playing it); `blacklist`: what the receiver read of the caller's number on the blacklist.
@@ -146,7 +150,7 @@ export type CallCommand =
   | { type: 'AttachCallMedia'; at: string; transcript?: TranscriptTurn[]; recordingId?: string };
 
 export type CallEvent =
-  | { type: 'CallQueued'; data: { callId: string; at: string } & CallTarget }
+  | { type: 'CallQueued'; data: { callId: string; at: string } & CallTarget & CallAttempt }
   | {
       type: 'CallReceived';
       data: {

@@ -6,6 +6,7 @@ import { assertNever, type Decider } from '../shared/decider';
 import { forbidden, invalid, notFound } from '../shared/errors';
 import type { OrganizationType } from '../organizations/organization';
 import { DEFAULT_CALLING_HOURS, scheduleProblems, type CallingHours } from './schedule';
+import type { RetryPolicy } from './retry';
 
 export const campaignStreamId = (campaignId: string) => `campaign-${campaignId}`;
 
@@ -57,6 +58,8 @@ export type CampaignDetails = {
   /** The pace of its calls (domain/campaigns/pacing.ts); absent or null: the defaults there. */
   maxConcurrentCalls?: number | null;
   callsPerMinute?: number | null;
+  /** Which ends are called again, after how long, how often (domain/campaigns/retry.ts); null: none. */
+  retryPolicy?: Partial<RetryPolicy> | null;
   /** Languages, region and tags: kept and served back, informational. */
   languages?: CampaignLanguage[];
   region?: CampaignRegion | null;
@@ -78,6 +81,7 @@ const DETAIL_FIELDS = [
   'blackoutDates',
   'maxConcurrentCalls',
   'callsPerMinute',
+  'retryPolicy',
   'languages',
   'region',
   'tags',

@@ -8,7 +8,7 @@ import { DEFAULT_TIMEZONE, isTimeZone, nextOpening, type CallingHours } from './
 
 export type Gate =
   | { go: true }
-  | { go: false; until: string; reason: 'outside_window' | 'campaign_paused' }
+  | { go: false; until: string; reason: 'outside_window' | 'campaign_paused' | 'retry_delay' }
   | { go: false; cancel: 'campaign_ended' | 'campaign_deleted'; summary: string };
 
 /** How long a paused campaign's waiting call is held before it is looked at again (resuming releases it sooner). */

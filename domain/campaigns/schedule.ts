@@ -122,7 +122,7 @@ function offsetAt(at: number, timezone: string): number {
 }
 
 /** The instant (ms) of local `day` `time` in `timezone`; a time skipped by a clock change falls after it. */
-function instantOf(day: string, time: string, timezone: string): number {
+export function instantOf(day: string, time: string, timezone: string): number {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   const [h, mi] = time.split(':').map(Number) as [number, number];
   const wall = Date.UTC(y, m - 1, d, h, mi);
@@ -130,7 +130,7 @@ function instantOf(day: string, time: string, timezone: string): number {
   return wall - offsetAt(first, timezone);
 }
 
-function nextDay(day: string): string {
+export function nextDay(day: string): string {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
 }

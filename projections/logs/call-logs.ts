@@ -45,6 +45,10 @@ export type CallLogDocument = {
   recording_id: string;
   /** When a call waiting for its campaign's window is to be dialed (status `Scheduled`); absent otherwise. */
   scheduled_for?: string;
+  /** The attempt to the customer this call is, from 1 (a campaign's retries: docs/campaign-schedules.md). */
+  attempt?: number;
+  /** The call this one retries. */
+  retry_of?: string;
 };
 
 /** Fields the logs are filtered and sorted on; shared by every entry type. */
@@ -170,6 +174,8 @@ export const callLogsProjection: Projection<CallLogDocument> = {
           call_id: id,
           transcript_id: '',
           recording_id: '',
+          attempt: d.attempt ?? 1,
+          ...(d.retryOf !== undefined && { retry_of: d.retryOf }),
         });
       }
       case 'CallReceived': {

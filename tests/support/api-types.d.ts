@@ -3988,6 +3988,16 @@ export interface operations {
                     timezone?: string | null;
                     maxConcurrentCalls?: number | null;
                     callsPerMinute?: number | null;
+                    retryPolicy?: {
+                        /** @description Ends called again (default no_contact, busy) */
+                        retryOn?: ("no_contact" | "busy" | "failed")[];
+                        /** @description After how long (default 60) */
+                        delayMinutes?: number;
+                        /** @description Attempts per customer per local day (default 3) */
+                        maxAttemptsPerDay?: number;
+                        /** @description Attempts per customer in all (default 6) */
+                        maxAttemptsTotal?: number;
+                    } | null;
                     /** @description Local dates on which nobody is called */
                     blackoutDates?: string[];
                     languages?: ("hindi" | "english" | "bengali" | "telugu" | "marathi" | "tamil" | "gujarati" | "kannada" | "malayalam" | "punjabi" | "odia" | "assamese")[];
@@ -4150,6 +4160,16 @@ export interface operations {
                     timezone?: string | null;
                     maxConcurrentCalls?: number | null;
                     callsPerMinute?: number | null;
+                    retryPolicy?: {
+                        /** @description Ends called again (default no_contact, busy) */
+                        retryOn?: ("no_contact" | "busy" | "failed")[];
+                        /** @description After how long (default 60) */
+                        delayMinutes?: number;
+                        /** @description Attempts per customer per local day (default 3) */
+                        maxAttemptsPerDay?: number;
+                        /** @description Attempts per customer in all (default 6) */
+                        maxAttemptsTotal?: number;
+                    } | null;
                     /** @description Local dates on which nobody is called */
                     blackoutDates?: string[];
                     languages?: ("hindi" | "english" | "bengali" | "telugu" | "marathi" | "tamil" | "gujarati" | "kannada" | "malayalam" | "punjabi" | "odia" | "assamese")[];

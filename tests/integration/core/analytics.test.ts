@@ -18,7 +18,7 @@ type Summary = {
 };
 
 // The domain's statuses (domain/calls/call.ts, domain/chats/chat.ts), written out as dashboards see them.
-const CALL_STATUSES = ['Queued', 'Ringing', 'In Progress', 'Completed', 'No Contact', 'Failed'];
+const CALL_STATUSES = ['Queued', 'Scheduled', 'Ringing', 'In Progress', 'Completed', 'No Contact', 'Failed'];
 const CHAT_STATUSES = ['Accepted', 'Sent', 'Delivered', 'Read', 'Failed'];
 const DISPOSITIONS = ['Promise to pay', 'Call back', 'Wrong number'];
 
@@ -188,7 +188,7 @@ describe('GET /analytics/summary', () => {
       const logs = counters.mock.calls
         .map((args, i) => ({ args, result: counters.mock.results[i]!.value as number | null }))
         .filter(({ args }) => args[1].organizationId === a.org.id);
-      // total, 2 types, 6 + 5 statuses, and one per name of the catalog.
+      // total, 2 types, 7 + 5 statuses, and one per name of the catalog.
       expect(logs).toHaveLength(1 + 2 + CALL_STATUSES.length + CHAT_STATUSES.length + DISPOSITIONS.length);
       expect(logs.filter(({ result }) => result === null)).toEqual([]);
     } finally {

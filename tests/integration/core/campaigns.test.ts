@@ -44,6 +44,7 @@ describe('campaigns API', () => {
         blackoutDates: [],
         maxConcurrentCalls: null,
         callsPerMinute: null,
+        retryPolicy: null,
         languages: [],
         region: null,
         tags: [],

@@ -61,7 +61,43 @@ describe('call logs projection', () => {
       call_id: 'k1',
       transcript_id: '',
       recording_id: '',
+      attempt: 1,
     });
+  });
+
+  it('shows a call waiting for its window as Scheduled with scheduled_for, Queued again once dialed; a retry with its attempt', () => {
+    const scheduledFor = '2026-03-02T02:30:00.000Z';
+    const waiting = fold([
+      queued,
+      {
+        type: 'CallScheduled',
+        data: {
+          callId: 'k1',
+          campaignId: 'c1',
+          scheduledFor,
+          reason: 'outside_window',
+          at: '2026-03-01T10:00:00.000Z',
+        },
+      },
+    ]);
+    expect(waiting).toMatchObject({ status: 'Scheduled', scheduled_for: scheduledFor });
+    const dialed = fold([
+      queued,
+      {
+        type: 'CallScheduled',
+        data: {
+          callId: 'k1',
+          campaignId: 'c1',
+          scheduledFor,
+          reason: 'outside_window',
+          at: '2026-03-01T10:00:00.000Z',
+        },
+      },
+      { type: 'CallDialed', data: { callId: 'k1', provider: 'builtin', at: scheduledFor } },
+    ]);
+    expect(dialed).toMatchObject({ status: 'Queued', scheduled_for: scheduledFor });
+    const retry = fold([{ ...queued, data: { ...queued.data, attempt: 2, retryOf: 'k0' } } as typeof queued]);
+    expect(retry).toMatchObject({ attempt: 2, retry_of: 'k0' });
   });
 
   it('follows the call to its end: start time from ringing, end time, duration, disposition, media ids', () => {

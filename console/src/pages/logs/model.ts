@@ -52,7 +52,7 @@ export type ChatDetail = {
 
 export type TranscriptEntry = { speaker: 'BOT' | 'HUMAN'; message: string };
 
-export const CALL_STATUSES = ['Queued', 'Ringing', 'In Progress', 'Completed', 'No Contact', 'Failed'];
+export const CALL_STATUSES = ['Queued', 'Scheduled', 'Ringing', 'In Progress', 'Completed', 'No Contact', 'Failed'];
 export const CHAT_STATUSES = ['Accepted', 'Sent', 'Delivered', 'Read', 'Failed'];
 
 export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '');
