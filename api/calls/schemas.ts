@@ -18,7 +18,11 @@ export const CustomerFiltersSchema = Type.Object({
 
 export const InitiateCallsBody = Type.Object({
   agentId: id,
-  dispositionId: id,
+  /** A disposition or group; absent: the campaign's disposition group. */
+  dispositionId: Type.Optional({
+    ...id,
+    description: "A disposition or a group the agent picks from; absent: the campaign's dispositionGroupId",
+  }),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   filters: Type.Optional(CustomerFiltersSchema),
 });

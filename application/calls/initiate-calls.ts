@@ -16,7 +16,14 @@ import { callCandidate, errorsByBatch, type BatchError, type CallConfig, type Ca
 export const CALL_BATCH = 500;
 export const NO_MATCHING_CUSTOMERS = 'No customers found matching the filters';
 
-export type InitiateCallsInput = CallConfig & { limit?: number; filters?: CustomerFilters };
+/** `dispositionId` absent: the campaign's disposition group. */
+export type InitiateCallsInput = Omit<CallConfig, 'dispositionId'> & {
+  dispositionId?: string;
+  limit?: number;
+  filters?: CustomerFilters;
+};
+
+export const NO_DISPOSITION_FOR_CALLS = 'dispositionId is required: the campaign has no disposition group';
 export type InitiateAnswer = {
   status: 200 | 207 | 500;
   body: {
@@ -46,7 +53,10 @@ export class InitiateCalls {
       ctx.organizationId,
     );
     if (campaign.status === 'paused') throw invalid('Campaign is paused');
-    const refused = await this.placer.refusal(ctx.organizationId, input);
+    const dispositionId = input.dispositionId ?? campaign.dispositionGroupId;
+    if (!dispositionId) throw invalid('Validation failed', { errors: [NO_DISPOSITION_FOR_CALLS] });
+    const config: CallConfig = { agentId: input.agentId, dispositionId };
+    const refused = await this.placer.refusal(ctx.organizationId, config);
     if (refused) throw invalid(refused.error, { reason: refused.reason });
     const { totalMatched, selected } = await selectCustomers(
       this.customers,
@@ -60,7 +70,7 @@ export class InitiateCalls {
     const scope = { campaignId, campaignName: campaign.name, customerKeyField: keyFieldOf(ctx.organizationType) };
     const placement = await this.placer.place(
       ctx,
-      input,
+      config,
       selected.map((c) => callCandidate(scope, c.customerId, c.data)),
     );
     const errors = errorsByBatch(

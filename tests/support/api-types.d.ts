@@ -2973,7 +2973,8 @@ export interface operations {
             content: {
                 "application/json": {
                     agentId: string;
-                    dispositionId: string;
+                    /** @description A disposition or a group the agent picks from; absent: the campaign's dispositionGroupId */
+                    dispositionId?: string;
                     limit?: number;
                     filters?: {
                         ids?: string[];

@@ -505,4 +505,25 @@ describe('POST /initiate/{campaignId}/calls', () => {
       if (entry.disposition !== null) expect(s.memberIds).toContain(entry.disposition_id);
     }
   });
+
+  it("uses the campaign's disposition group when the request names no disposition, and says when there is none", async () => {
+    const grouped = await call(main.org, 'POST', '/campaigns/create', {
+      name: `G${++campaignSeq}`,
+      campaignType: 'emi',
+      dispositionGroupId: main.groupId,
+    });
+    const campaignId = grouped.body.data.id as string;
+    expect((await call(main.org, 'POST', '/customers/add/bulk', { campaignId, records: [loan('GRP-1')] })).status).toBe(
+      201,
+    );
+    const started = await call(main.org, 'POST', `/initiate/${campaignId}/calls`, { agentId: main.agentId });
+    expect(started.status).toBe(200);
+    const entry = (await call(main.org, 'GET', `/logs?type=call&campaign_id=${campaignId}`)).body.data[0];
+    expect([main.groupId, ...main.memberIds]).toContain(entry.disposition_id);
+
+    const bare = await campaign(main, [loan('GRP-2')]);
+    const refused = await call(main.org, 'POST', `/initiate/${bare}/calls`, { agentId: main.agentId });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual(['dispositionId is required: the campaign has no disposition group']);
+  });
 });
