@@ -7,6 +7,7 @@
  * Every message names the field, prefixed with where the record sits in the request (`data.` for one
  * record, nothing inside a bulk item, whose index is reported beside it).
  */
+import { isTimeZone } from '../campaigns/schedule';
 import { jsonFitsIn } from '../shared/chunks';
 import { isIsoDate } from '../shared/format';
 import type { OrganizationType } from '../organizations/organization';
@@ -60,6 +61,10 @@ const language: FieldRule['check'] = (v) => {
   return v.length > 50 ? 'must be at most 50 characters' : null;
 };
 
+/** The customer's own IANA zone: their calling window is kept in it (docs/campaign-schedules.md). */
+const timezone: FieldRule['check'] = (v) =>
+  typeof v === 'string' && v.length <= 64 && isTimeZone(v) ? null : 'must be an IANA time zone such as Asia/Kolkata';
+
 const RULES: Record<OrganizationType, Record<string, FieldRule>> = {
   collection: {
     loan_id: { required: true, check: identifier },
@@ -73,6 +78,7 @@ const RULES: Record<OrganizationType, Record<string, FieldRule>> = {
     emi_due_date: { required: true, check: date },
     payment_status: { required: true, check: paymentStatus },
     language: { required: false, check: language },
+    timezone: { required: false, check: timezone },
   },
   lead_generation: {
     lead_id: { required: false, check: identifier },
@@ -81,6 +87,7 @@ const RULES: Record<OrganizationType, Record<string, FieldRule>> = {
     phone_number: { required: true, check: phone },
     lead_date: { required: true, check: date },
     language: { required: false, check: language },
+    timezone: { required: false, check: timezone },
   },
 };
 

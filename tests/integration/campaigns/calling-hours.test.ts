@@ -2,6 +2,7 @@
  * Calling hours through HTTP: a campaign window outside the organization's hours is refused (400, with
  * why), the admin API changes an organization's hours, and the schedule fields are served back.
  */
+import { loanRecord } from '../../support/records';
 import { startTestService, type TestService } from '../../support/test-service';
 
 jest.setTimeout(30_000);
@@ -76,5 +77,21 @@ describe('campaign windows inside the calling hours', () => {
       body: { start: '10:00', end: '20:00' },
     });
     expect(missing.status).toBe(404);
+  });
+
+  it('refuses a customer record whose timezone is no IANA zone', async () => {
+    const org = await t.newOrganization('collection');
+    const campaignId = (await create(org.token, {})).body.data.id;
+    const refused = await t.request('POST', '/api/v1/customers/add', {
+      token: org.token,
+      body: { campaignId, data: loanRecord('TZ-1', { timezone: 'Mumbai/Local' }) },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual(['data.timezone must be an IANA time zone such as Asia/Kolkata']);
+    const taken = await t.request('POST', '/api/v1/customers/add', {
+      token: org.token,
+      body: { campaignId, data: loanRecord('TZ-2', { timezone: 'Asia/Tokyo' }) },
+    });
+    expect(taken.status).toBe(201);
   });
 });
