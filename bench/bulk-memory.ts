@@ -6,10 +6,9 @@
  *
  *   npx tsx bench/bulk-memory.ts [--requests 8] [--organizations 1] [--settle 30] [--env K=V ...]
  */
-import { readFileSync } from 'node:fs';
+import { memoryOf, prepareBulkAdds, sendBulkAdd } from '../tests/support/bulk-adds';
 import { startServerProcess, stopCleanly } from '../tests/support/server-process';
 import { tempDir } from '../tests/support/temp-dir';
-import { benchCustomer } from './support/bench-service';
 
 const option = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,15 +21,8 @@ const ENV = Object.fromEntries(
   process.argv.flatMap((arg, i) => (process.argv[i - 1] === '--env' ? [arg.split('=', 2) as [string, string]] : [])),
 );
 const ADMIN = 'bench-admin';
-/** Two custom fields of 600 characters bring a record to about 1.4 KB: 10,000 of them to 14 MiB. */
-const NOTE = 'Customer asked to be called after 6 pm; prefers Marathi. '.repeat(11).slice(0, 600);
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
 
 async function main() {
   const dir = tempDir('bench-bulk-memory-');
@@ -46,42 +38,11 @@ async function main() {
     60_000,
   );
   const pid = server.child.pid!;
-  const send = async (path: string, token: string, body: unknown) => {
-    const reply = await fetch(server.url + path, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    return { status: reply.status, body: (await reply.json()) as { data?: { id: string; token: string } } };
-  };
-  const created = async (path: string, token: string, body: unknown) => {
-    const reply = await send(path, token, body);
-    if (reply.status !== 201) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-    return reply.body.data!;
-  };
   try {
-    const tokens: string[] = [];
-    for (let o = 0; o < ORGANIZATIONS; o++) {
-      const org = await created('/admin/v1/organizations', ADMIN, { name: `Bench ${o}`, type: 'collection' });
-      tokens.push((await created(`/admin/v1/organizations/${org.id}/tokens`, ADMIN, {})).token);
-    }
-    const bodies: { token: string; body: string }[] = [];
-    for (let r = 0; r < REQUESTS; r++) {
-      const token = tokens[r % tokens.length]!;
-      const campaign = await created('/api/v1/campaigns/create', token, { name: `Bench ${r}`, campaignType: 'emi' });
-      const records = Array.from({ length: 10_000 }, (_, i) => ({
-        ...benchCustomer(i, { loanId: `L${r}-${i}`, language: 'marathi' }),
-        phone_number: `+91${String(7_000_000_000 + r * 10_000 + i)}`,
-        notes: NOTE,
-        remarks: NOTE,
-      }));
-      bodies.push({ token, body: JSON.stringify({ campaignId: campaign.id, records }) });
-    }
+    const bodies = await prepareBulkAdds(server.url, ADMIN, { requests: REQUESTS, organizations: ORGANIZATIONS });
     const before = memoryOf(pid);
     const started = Date.now();
-    const statuses = await Promise.all(
-      bodies.map(async ({ token, body }) => (await send('/api/v1/customers/add/bulk', token, body)).status),
-    );
+    const statuses = await Promise.all(bodies.map(async (add) => (await sendBulkAdd(server.url, add)).status));
     const seconds = (Date.now() - started) / 1000;
     const answered = memoryOf(pid);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_S * 1000));

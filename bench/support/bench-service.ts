@@ -12,20 +12,7 @@ import { tempDir } from '../../tests/support/temp-dir';
 export type Reply = { status: number; body: Record<string, any> };
 
 /** The `i`-th customer record of a benchmark campaign (spec 2.7); the benchmark names its key and language. */
-export const benchCustomer = (i: number, { loanId, language }: { loanId: string; language: string }) => ({
-  loan_id: loanId,
-  first_name: 'Asha',
-  last_name: `Patil ${i}`,
-  phone_number: `+9198${String(10_000_000 + i).slice(-8)}`,
-  loan_amount: 250_000,
-  emi_amount: 8_500,
-  loan_period: 36,
-  current_emi: 1 + (i % 36),
-  emi_due_date: '2026-04-05',
-  payment_status: ['bounced', 'pending', 'partial', 'paid', 'received'][i % 5],
-  language,
-  branch: `B${i % 40}`,
-});
+export { sampleCustomer as benchCustomer } from '../../tests/support/bulk-adds';
 
 /**
  * `--encryption on|off` (default on): whether the benchmarked service seals personal data in its events
