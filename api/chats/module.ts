@@ -8,7 +8,14 @@
  * organization's platform: the `chatPlatforms` map below holds this process's platforms.
  * Chat log entries and the chat detail are read through the logs (api/logs/module.ts).
  */
-import { chatDispatcher, resumeOrphanedChats, type ChatDispatchLookups } from '../../application/chats/chat-dispatcher';
+import { DuePoller } from '../../application/scheduling/due-poller';
+import { scheduledChatsProjection, type ScheduledChatDocument } from '../../projections/chats/scheduled-chats';
+import {
+  chatDispatcher,
+  dispatchScheduledChat,
+  resumeOrphanedChats,
+  type ChatDispatchLookups,
+} from '../../application/chats/chat-dispatcher';
 import { ChatPlatformReports } from '../../application/chats/chat-platform-reports';
 import type { ChatPlatform } from '../../application/ports/chat-platform';
 import { ChatSender } from '../../application/chats/chat-sender';
@@ -147,6 +154,7 @@ export const chatsModule: ModuleDefinition = {
       now: env.now,
       player: replica.name,
       isTransient,
+      callingHours: config.callingHours,
     };
     const openChats = await reads.collection<OpenChatDocument>(openChatsProjection.collection);
     // The built-in platform's chats whose replica stopped (its lease expired) play on here.
@@ -163,6 +171,12 @@ export const chatsModule: ModuleDefinition = {
       streamOf: chatStreamId,
       dispatcher,
     });
+    // Messages waiting for their campaign's window (docs/campaign-schedules.md), sent when the clock reaches them.
+    const scheduled = new DuePoller(
+      await reads.collection<ScheduledChatDocument>(scheduledChatsProjection.collection),
+      (chat) => dispatchScheduledChat(dispatch, chat.id),
+      { name: 'scheduled-chats', now: env.now, logger },
+    );
     // Chats whose platform never reports the end are closed after CHAT_INACTIVITY_TIMEOUT_SECONDS without activity.
     const inactivity = inactivityTimer({
       commands,
@@ -193,6 +207,7 @@ export const chatsModule: ModuleDefinition = {
         reconciler,
         { name: 'chats-resumer', start: () => resumer.start(), stop: () => resumer.stop() },
         { name: 'chat-inactivity', start: () => inactivity.start(), stop: () => inactivity.stop() },
+        { name: 'scheduled-chats', start: () => scheduled.start(), stop: () => scheduled.stop() },
       ],
       stop: () => platform.stop(),
     };

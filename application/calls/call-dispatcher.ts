@@ -49,15 +49,10 @@ import {
   type CallAttempt,
   type CallTarget,
 } from '../../domain/calls/call';
-import {
-  callingHoursOf,
-  organizationDecider,
-  organizationStreamId,
-  type OrganizationType,
-} from '../../domain/organizations/organization';
-import { campaignDecider, campaignStreamId } from '../../domain/campaigns/campaign';
-import { customerTimezone, gate, type Gate } from '../../domain/campaigns/gate';
-import { DEFAULT_CALLING_HOURS, type CallingHours } from '../../domain/campaigns/schedule';
+import type { OrganizationType } from '../../domain/organizations/organization';
+import type { Gate } from '../../domain/campaigns/gate';
+import type { CallingHours } from '../../domain/campaigns/schedule';
+import { campaignGate } from '../campaigns/campaign-gate';
 import {
   campaignPacingStreamId,
   DEFAULT_CALLS_PER_MINUTE,
@@ -239,38 +234,23 @@ async function dispatchCall(
   }
 }
 
-/** What the campaign's schedule says of a call now: its campaign read from its stream, the hours from the organization's. */
+/** What the campaign's schedule says of a call now, and the pace its campaign keeps (null: none). */
 async function gateOf(
   deps: DispatchDeps,
   call: CallTarget & CallAttempt,
   customer: Record<string, unknown>,
 ): Promise<{ gate: Gate; pace: PacingLimits | null }> {
-  const [campaign, organization] = await Promise.all([
-    deps.commands.load(campaignDecider, campaignStreamId(call.campaignId)),
-    deps.commands.load(organizationDecider, organizationStreamId(call.organizationId)),
-  ]);
-  const hours =
-    organization.state.status === 'registered'
-      ? callingHoursOf(organization.state, deps.callingHours)
-      : (deps.callingHours ?? DEFAULT_CALLING_HOURS).collection;
-  const state = campaign.state;
-  const live = state.status === 'active' || state.status === 'paused' ? state : null;
+  const { gate, campaign } = await campaignGate(deps.commands, call, customer, deps.now(), deps.callingHours);
   const defaults = deps.pacing ?? {
     maxConcurrentCalls: DEFAULT_MAX_CONCURRENT_CALLS,
     callsPerMinute: DEFAULT_CALLS_PER_MINUTE,
   };
-  const limits = live && {
-    maxConcurrentCalls: live.maxConcurrentCalls ?? defaults.maxConcurrentCalls,
-    callsPerMinute: live.callsPerMinute ?? defaults.callsPerMinute,
+  const limits = campaign && {
+    maxConcurrentCalls: campaign.maxConcurrentCalls ?? defaults.maxConcurrentCalls,
+    callsPerMinute: campaign.callsPerMinute ?? defaults.callsPerMinute,
   };
   // No limit of either kind: no slot to take.
-  const pace = limits && (limits.maxConcurrentCalls > 0 || limits.callsPerMinute > 0) ? limits : null;
-  // A retry waits for its delay first, then for the window as any call.
-  const now = deps.now();
-  const from = call.notBefore && Date.parse(call.notBefore) > now.getTime() ? new Date(call.notBefore) : now;
-  const held = gate(state, hours, customerTimezone(live?.timezone, customer), from);
-  if (held.go && from !== now) return { gate: { go: false, until: from.toISOString(), reason: 'retry_delay' }, pace };
-  return { gate: held, pace };
+  return { gate, pace: limits && (limits.maxConcurrentCalls > 0 || limits.callsPerMinute > 0) ? limits : null };
 }
 
 /**

@@ -26,6 +26,9 @@
  * before the platform gets it (see application/calls/call-dispatcher.ts for why no blacklisting
  * acknowledged before the dispatch record can be missed).
  */
+import type { CommandContext } from '../command-handler';
+import type { CallingHours } from '../../domain/campaigns/schedule';
+import { campaignGate } from '../campaigns/campaign-gate';
 import type { CallDirection } from '../../domain/calls/call';
 import { fillTemplate, placeholdersOf } from '../../domain/shared/placeholders';
 import { chatDecider, type ChatEvent, type ChatTarget, type DeliveryError } from '../../domain/chats/chat';
@@ -79,6 +82,8 @@ export type ChatDispatchDeps = {
   player: string;
   /** Which store errors pass by themselves (recording a message the platform took is tried again on them). */
   isTransient?: (error: unknown) => boolean;
+  /** The calling hours of organizations that were given none; absent: the defaults of the law. */
+  callingHours?: Record<OrganizationType, CallingHours>;
 };
 
 /** What the orphan sweep needs beyond the dispatcher's own: the open messages, and who is alive now. */
@@ -95,68 +100,108 @@ export function chatDispatcher(deps: ChatDispatchDeps): ProcessManager {
     eventTypes: ['ChatRequested'],
     async handle(recorded: RecordedEvent) {
       const { data } = recorded as RecordedEvent & Extract<ChatEvent, { type: 'ChatRequested' }>;
-      const context = {
+      await dispatchChat(deps, data, {
         organizationId: data.organizationId,
         actor: 'chat-dispatcher',
         requestId: recorded.metadata.requestId,
         correlationId: recorded.metadata.correlationId,
         causationId: recorded.id,
-      };
-      const stream = chatStreamId(data.messageId);
-      const at = deps.now().toISOString();
-      const { alias, platform } = await platformOf(deps, data.organizationId);
-      const request = await setUp(deps, data.messageId, data, at, platform?.sendsTemplates);
-      if ('error' in request) return fail(deps, data.messageId, request.error, context.requestId, alias);
-      if (!platform)
-        return fail(
-          deps,
-          data.messageId,
-          deliveryError('platform_refused', `The organization's chat platform ${alias} is not available.`),
-          context.requestId,
-          alias,
-        );
-      const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
-      const dispatched = await deps.commands.handle(
-        chatDecider,
-        stream,
-        { type: 'DispatchChat', provider: alias, at, player: deps.player, blacklist },
-        context,
-      );
-      if (!dispatched.events.some((e) => e.type === 'ChatDispatched')) return;
-      // A blacklisting recorded between the first read and the dispatch record is seen now.
-      const after = await readBlacklist(deps.commands, data.organizationId, data.to);
-      if (after.revision !== blacklist.revision && after.listed)
-        return fail(
-          deps,
-          data.messageId,
-          deliveryError('blacklisted', `${data.to} was blacklisted before the message was sent.`),
-          context.requestId,
-          alias,
-        );
-      let platformMsgId: string;
-      try {
-        ({ platformMsgId } = await platform.send(request));
-      } catch (error) {
-        return fail(
-          deps,
-          data.messageId,
-          deliveryError('platform_refused', error instanceof Error ? error.message : String(error)),
-          context.requestId,
-          alias,
-        );
-      }
-      // The platform took the message. A store error now is the store's, not a refusal; and trying the
-      // step again would find the message dispatched and record nothing: the record is made again here.
-      await persistently(
-        () =>
-          deps.reports.receive(
-            { messageId: data.messageId, kind: 'status', status: 'Accepted', at, platformMsgId },
-            { provider: alias, requestId: context.requestId },
-          ),
-        { isTransient: deps.isTransient ?? (() => false) },
-      );
+      });
     },
   };
+}
+
+/** Sends a message whose time has come (the scheduled-chats timer hands them over); one sent or ended meanwhile is left. */
+export async function dispatchScheduledChat(deps: ChatDispatchDeps, messageId: string): Promise<void> {
+  const { state } = await deps.commands.load(chatDecider, chatStreamId(messageId));
+  if (state.status === 'none' || state.ended || state.dispatchedBy !== null || state.direction === 'inbound') return;
+  await dispatchChat(deps, state, {
+    organizationId: state.organizationId,
+    actor: 'chat-dispatcher',
+    requestId: `scheduled-${messageId}`,
+  });
+}
+
+async function dispatchChat(
+  deps: ChatDispatchDeps,
+  data: ChatTarget & { messageId: string },
+  context: CommandContext,
+): Promise<void> {
+  const stream = chatStreamId(data.messageId);
+  const at = deps.now().toISOString();
+  const { alias, platform } = await platformOf(deps, data.organizationId);
+  const request = await setUp(deps, data.messageId, data, at, platform?.sendsTemplates);
+  if ('error' in request) return fail(deps, data.messageId, request.error, context.requestId, alias);
+  // The campaign's schedule, before any platform is asked (domain/campaigns/gate.ts).
+  const { gate } = await campaignGate(deps.commands, data, request.customer, deps.now(), deps.callingHours);
+  if (!gate.go) {
+    if ('cancel' in gate)
+      return fail(
+        deps,
+        data.messageId,
+        deliveryError(
+          'campaign_cancelled',
+          gate.cancel === 'campaign_deleted' ? 'Its campaign was deleted.' : "Its campaign's endDate passed.",
+        ),
+        context.requestId,
+        alias,
+      );
+    await deps.commands.handle(
+      chatDecider,
+      stream,
+      { type: 'ScheduleChat', scheduledFor: gate.until, reason: gate.reason, at },
+      context,
+    );
+    return;
+  }
+  if (!platform)
+    return fail(
+      deps,
+      data.messageId,
+      deliveryError('platform_refused', `The organization's chat platform ${alias} is not available.`),
+      context.requestId,
+      alias,
+    );
+  const blacklist = await readBlacklist(deps.commands, data.organizationId, data.to);
+  const dispatched = await deps.commands.handle(
+    chatDecider,
+    stream,
+    { type: 'DispatchChat', provider: alias, at, player: deps.player, blacklist },
+    context,
+  );
+  if (!dispatched.events.some((e) => e.type === 'ChatDispatched')) return;
+  // A blacklisting recorded between the first read and the dispatch record is seen now.
+  const after = await readBlacklist(deps.commands, data.organizationId, data.to);
+  if (after.revision !== blacklist.revision && after.listed)
+    return fail(
+      deps,
+      data.messageId,
+      deliveryError('blacklisted', `${data.to} was blacklisted before the message was sent.`),
+      context.requestId,
+      alias,
+    );
+  let platformMsgId: string;
+  try {
+    ({ platformMsgId } = await platform.send(request));
+  } catch (error) {
+    return fail(
+      deps,
+      data.messageId,
+      deliveryError('platform_refused', error instanceof Error ? error.message : String(error)),
+      context.requestId,
+      alias,
+    );
+  }
+  // The platform took the message. A store error now is the store's, not a refusal; and trying the
+  // step again would find the message dispatched and record nothing: the record is made again here.
+  await persistently(
+    () =>
+      deps.reports.receive(
+        { messageId: data.messageId, kind: 'status', status: 'Accepted', at, platformMsgId },
+        { provider: alias, requestId: context.requestId },
+      ),
+    { isTransient: deps.isTransient ?? (() => false) },
+  );
 }
 
 /** The platform that sends an organization's messages; `platform` undefined when this process has none of that alias. */

@@ -85,6 +85,8 @@ export type ChatState =
       direction: CallDirection;
       /** The sender of an inbound chat; null for one we sent. */
       from: string | null;
+      /** When a message waiting for its campaign's window is to be sent; absent: as soon as requested. */
+      scheduledFor?: string;
     } & ChatTarget);
 
 export type ChatCommand =
@@ -102,6 +104,8 @@ export type ChatCommand =
       player?: string;
       blacklist: BlacklistReading;
     } & ChatTarget)
+  /** Holds an unsent message until `scheduledFor` (its campaign's window, a pause); `reason` says which. */
+  | { type: 'ScheduleChat'; scheduledFor: string; reason: string; at: string }
   /** `player`: the replica that plays the message (optional: events recorded before players were kept have none). */
   | { type: 'DispatchChat'; provider: string; at: string; player?: string; blacklist: BlacklistReading }
   /** `from`: the player the message is taken from, as the adopter saw it (null for a message that has none). */
@@ -132,6 +136,7 @@ export type ChatEvent =
         };
     }
   /** `blacklistRevision`: the revision of the blacklist the dispatch was decided on (absent on older dispatches). */
+  | { type: 'ChatScheduled'; data: Id & { campaignId: string; scheduledFor: string; reason: string } }
   | { type: 'ChatDispatched'; data: Id & { provider: string; player?: string; blacklistRevision?: number } }
   | { type: 'ChatAdopted'; data: Id & { player: string; from: string | null } }
   | { type: 'ChatAccepted'; data: Id & { platformMsgId: string } }
@@ -152,6 +157,7 @@ export type ChatEvent =
 export const chatEventTypes = [
   'ChatRequested',
   'ChatReceived',
+  'ChatScheduled',
   'ChatDispatched',
   'ChatAccepted',
   'ChatSent',
@@ -238,6 +244,11 @@ export function decide(command: ChatCommand, state: ChatState): ChatEvent[] {
   if (state.ended) return [];
   const { messageId } = state;
   switch (command.type) {
+    case 'ScheduleChat': {
+      if (state.dispatchedBy !== null || state.scheduledFor === command.scheduledFor) return [];
+      const { scheduledFor, reason, at } = command;
+      return [{ type: 'ChatScheduled', data: { messageId, at, campaignId: state.campaignId, scheduledFor, reason } }];
+    }
     case 'DispatchChat':
       // A message is handed to the platform once: after a restart, a dispatched message is not sent again.
       if (state.dispatchedBy !== null) return [];
@@ -385,6 +396,8 @@ function apply(
   event: Exclude<ChatEvent, { type: 'ChatRequested' | 'ChatReceived' | 'ChatAdopted' }>,
 ): Chat {
   switch (event.type) {
+    case 'ChatScheduled':
+      return { ...state, scheduledFor: event.data.scheduledFor };
     case 'ChatDispatched':
       return {
         ...state,

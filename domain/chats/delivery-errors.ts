@@ -20,7 +20,8 @@ export type DeliveryErrorCause =
   | 'rate_limited'
   | 'platform_refused'
   | 'customer_not_found'
-  | 'blacklisted';
+  | 'blacklisted'
+  | 'campaign_cancelled';
 
 const CATALOG: Readonly<Record<DeliveryErrorCause, { code: number; title: string; message: string }>> = {
   invalid_number: {
@@ -58,6 +59,12 @@ const CATALOG: Readonly<Record<DeliveryErrorCause, { code: number; title: string
     code: 5003,
     title: 'Number is blacklisted',
     message: 'The recipient number was blacklisted before the message was sent; the message was not sent.',
+  },
+  campaign_cancelled: {
+    code: 5004,
+    title: 'Cancelled with its campaign',
+    message:
+      "The message waited for its campaign's window and the campaign was deleted or ended; the message was not sent.",
   },
 };
 

@@ -23,7 +23,7 @@ export const idleChatsProjection: Projection<IdleChatDocument> = {
     if (event.type === 'ChatEnded') return null;
     // A chat is open to the timer once it was sent (a chat on its way to its platform is not
     // inactive); nothing is recorded after its end.
-    if (doc === null && (event.type === 'ChatRequested' || event.type === 'ChatAdopted')) return null;
+    if (doc === null && ['ChatRequested', 'ChatScheduled', 'ChatAdopted'].includes(event.type)) return null;
     return { id, dueAt: latestActivity(doc?.dueAt ?? null, event.data.at) };
   },
 };

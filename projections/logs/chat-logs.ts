@@ -42,6 +42,8 @@ import {
 export type ConversationEntry = { role: ConversationRole; content: string; timestamp: string };
 
 export type ChatLogDocument = {
+  /** When a message waiting for its campaign's window is to be sent (docs/campaign-schedules.md); absent otherwise. */
+  scheduled_for?: string;
   id: string;
   organizationId: string;
   type: 'chat';
@@ -142,6 +144,8 @@ export const chatLogsProjection: Projection<ChatLogDocument> = {
           status: 'Delivered',
           role: 'user',
         });
+      case 'ChatScheduled':
+        return doc && { ...doc, scheduled_for: event.data.scheduledFor };
       case 'ChatAccepted':
         return doc && { ...doc, platform_msg_id: event.data.platformMsgId };
       case 'ChatSent':

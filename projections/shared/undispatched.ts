@@ -37,6 +37,6 @@ export const undialedCallsProjection = undispatched(
 export const unsentChatsProjection = undispatched(
   'unsent_chats',
   'ChatRequested',
-  ['ChatDispatched', 'ChatEnded'],
+  ['ChatScheduled', 'ChatDispatched', 'ChatEnded'],
   (data) => (data as { messageId: string }).messageId,
 );

@@ -51,6 +51,7 @@ export function deliver(random: Random, to: string): Delivery {
     case 'platform_refused':
     case 'customer_not_found':
     case 'blacklisted':
+    case 'campaign_cancelled':
       return fail(fate, false);
     default:
       return { outcome: fate, failure: null };

@@ -31,7 +31,7 @@ const COMMON = [
   'summary',
   'type',
 ];
-const CALL_FIELDS = [...COMMON, 'call_id', 'transcript_id', 'recording_id'].sort();
+const CALL_FIELDS = [...COMMON, 'call_id', 'transcript_id', 'recording_id', 'attempt'].sort();
 const CHAT_FIELDS = [...COMMON, 'message_id', 'platform_msg_id', 'conversation', 'errors'].sort();
 const DETAIL_FIELDS = [
   'message_id',
