@@ -2,6 +2,7 @@
 import { CampaignService } from '../../application/campaigns/campaign-service';
 import { campaignsProjection, type CampaignDocument } from '../../projections/campaigns/campaigns';
 import { customersProjection } from '../../projections/customers/customers';
+import { callLogsProjection } from '../../projections/logs/call-logs';
 import { placingCallsReads } from '../calls/module';
 import type { ModuleDefinition } from '../module';
 import { campaignRoutes } from './router';
@@ -10,7 +11,7 @@ export const campaignsModule: ModuleDefinition = {
   name: 'campaigns',
   projections: [campaignsProjection],
   // Records under `jsonData` are added as the customers module adds them.
-  reads: [campaignsProjection, customersProjection, ...placingCallsReads],
+  reads: [campaignsProjection, customersProjection, callLogsProjection, ...placingCallsReads],
   async build({ commands, reads, env, lookups, provided, config }) {
     const campaigns = await reads.collection<CampaignDocument>(campaignsProjection.collection);
     const service = new CampaignService(
@@ -20,6 +21,7 @@ export const campaignsModule: ModuleDefinition = {
       provided.use('customers'),
       env,
       config.callingHours,
+      await reads.collection<{ id: string }>(callLogsProjection.collection),
     );
     return { routes: [{ prefix: '/api/v1', security: 'organization', routes: campaignRoutes(service) }] };
   },

@@ -53,7 +53,7 @@ export function campaignRoutes(service: CampaignService): RouteSpec[] {
       operationId: 'getCampaign',
       summary: 'Get a campaign',
       scopes: READ,
-      get: (ctx, id) => service.get(ctx, id),
+      get: (ctx, id) => service.detail(ctx, id),
     }),
     route({
       method: 'put',

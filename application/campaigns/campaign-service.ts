@@ -11,7 +11,7 @@ import {
   type CampaignType,
 } from '../../domain/campaigns/campaign';
 import type { CustomerRecord } from '../../domain/customers/record';
-import { DEFAULT_CALLING_HOURS, type CallingHours } from '../../domain/campaigns/schedule';
+import { DEFAULT_CALLING_HOURS, DEFAULT_TIMEZONE, localDate, type CallingHours } from '../../domain/campaigns/schedule';
 import type { OrganizationType } from '../../domain/organizations/organization';
 import { callingHoursOf, organizationDecider, organizationStreamId } from '../../domain/organizations/organization';
 import { invalid } from '../../domain/shared/errors';
@@ -56,6 +56,8 @@ export class CampaignService {
     private readonly customers: CustomerImport,
     private readonly env: ServiceEnvironment,
     private readonly defaultHours: Record<OrganizationType, CallingHours> = DEFAULT_CALLING_HOURS,
+    /** The communication logs, counted for a campaign's progress. */
+    private readonly logs?: ReadCollection<{ id: string }>,
   ) {}
 
   async create(ctx: RequestContext, input: CampaignInput): Promise<CampaignView & { customers?: ImportedCustomers }> {
@@ -118,6 +120,26 @@ export class CampaignService {
     };
     const { docs, pagination } = await findPage(this.campaigns, filter, query);
     return { data: docs.map(view), pagination };
+  }
+
+  /**
+   * The campaign with where its calls stand, from the logs: waiting (Queued, Scheduled), in progress
+   * (Ringing, In Progress) and done (ended); `phase` follows them (docs/campaign-schedules.md).
+   */
+  async detail(ctx: RequestContext, id: string): Promise<CampaignView & { progress: CampaignProgress }> {
+    const campaign = await this.get(ctx, id);
+    if (!this.logs)
+      return { ...campaign, progress: progressOf(campaign, { waiting: 0, inProgress: 0, done: 0 }, this.env.now()) };
+    const count = (status: string[]) =>
+      this.logs!.count({
+        where: { organizationId: ctx.organizationId, campaign_id: id, type: 'call', status: { in: status } },
+      });
+    const [waiting, inProgress, done] = await Promise.all([
+      count(['Queued', 'Scheduled']),
+      count(['Ringing', 'In Progress']),
+      count(['Completed', 'No Contact', 'Failed']),
+    ]);
+    return { ...campaign, progress: progressOf(campaign, { waiting, inProgress, done }, this.env.now()) };
   }
 
   async get(ctx: RequestContext, id: string): Promise<CampaignView> {
@@ -200,6 +222,18 @@ export class CampaignService {
     });
     await this.env.readYourWrites(result.position);
   }
+}
+
+export type CampaignProgress = {
+  phase: 'scheduled' | 'running' | 'completed';
+  calls: { waiting: number; inProgress: number; done: number };
+};
+
+function progressOf(campaign: CampaignView, calls: CampaignProgress['calls'], now: Date): CampaignProgress {
+  const ended = campaign.endDate !== null && localDate(now, campaign.timezone ?? DEFAULT_TIMEZONE) > campaign.endDate;
+  const started = calls.inProgress + calls.done > 0;
+  const finished = ended || (started && calls.waiting === 0 && calls.inProgress === 0);
+  return { phase: finished ? 'completed' : started ? 'running' : 'scheduled', calls };
 }
 
 const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView => ({

@@ -102,6 +102,10 @@ describe('calls wait for the calling window', () => {
     const byLoan = Object.fromEntries(waiting.map((e) => [e.loan_id, e.scheduled_for]));
     expect(byLoan).toEqual({ 'W-0': NEXT_EIGHT, 'W-1': NEXT_EIGHT, 'W-2': NEXT_EIGHT, 'W-tokyo': TOKYO_EIGHT });
     const ids = waiting.map((e) => e.call_id as string);
+    expect((await call('GET', `/campaigns/${late}`)).body.data.progress).toEqual({
+      phase: 'scheduled',
+      calls: { waiting: 4, inProgress: 0, done: 0 },
+    });
     const detail = await call('GET', `/communication/call/${ids[0]}`);
     expect(detail.body.data).toMatchObject({ status: 'Scheduled', scheduled_for: byLoan[waiting[0].loan_id] });
 
@@ -110,6 +114,10 @@ describe('calls wait for the calling window', () => {
     expect(await dials(ids)).toBe(0);
     setClock('2027-03-02T23:00:05.000Z');
     await settled(late, ['Scheduled', 'Scheduled', 'Scheduled', 'ended']);
+    expect((await call('GET', `/campaigns/${late}`)).body.data.progress).toEqual({
+      phase: 'running',
+      calls: { waiting: 3, inProgress: 0, done: 1 },
+    });
     setClock('2027-03-03T02:29:00.000Z');
     await new Promise((r) => setTimeout(r, 800));
     expect(await dials(ids)).toBe(1);
@@ -117,6 +125,10 @@ describe('calls wait for the calling window', () => {
     await settled(late, ['ended', 'ended', 'ended', 'ended']);
     await new Promise((r) => setTimeout(r, 500));
     expect(await dials(ids)).toBe(4);
+    expect((await call('GET', `/campaigns/${late}`)).body.data.progress).toEqual({
+      phase: 'completed',
+      calls: { waiting: 0, inProgress: 0, done: 4 },
+    });
   });
 
   it('holds the calls of a paused campaign and releases them on resume', async () => {
