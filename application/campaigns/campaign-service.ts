@@ -233,7 +233,8 @@ function progressOf(campaign: CampaignView, calls: CampaignProgress['calls'], no
   const ended = campaign.endDate !== null && localDate(now, campaign.timezone ?? DEFAULT_TIMEZONE) > campaign.endDate;
   const started = calls.inProgress + calls.done > 0;
   const finished = ended || (started && calls.waiting === 0 && calls.inProgress === 0);
-  return { phase: finished ? 'completed' : started ? 'running' : 'scheduled', calls };
+  if (finished) return { phase: 'completed', calls };
+  return { phase: started ? 'running' : 'scheduled', calls };
 }
 
 const view = ({ organizationId: _org, ...rest }: CampaignDocument): CampaignView => ({
