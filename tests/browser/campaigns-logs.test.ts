@@ -145,10 +145,10 @@ describeInBrowser('operator console: campaigns and logs', () => {
     await customers.getByRole('row', { name: /HAND-1/ }).waitFor();
     await screenshots(page, 'campaign-customers');
 
-    // Calls, to the customers whose payment is pending, with the agent and disposition chosen by name.
+    // Calls, to the customers whose payment is pending, with the agent and disposition group chosen by name.
     const calls = page.getByRole('form', { name: 'Start calls' });
     await calls.getByLabel('Agent').selectOption({ label: 'Asha' });
-    await calls.getByLabel('Disposition').selectOption({ label: 'Promise to pay' });
+    await calls.getByLabel('Disposition group').selectOption({ label: 'Outcomes' });
     await calls.getByRole('checkbox', { name: 'pending' }).check();
     await calls.getByRole('button', { name: 'Start calls' }).click();
     const started = page.getByLabel('What starting the calls did');

@@ -56,6 +56,33 @@ export function CampaignDetail(props: { id: string }) {
           </div>
         )}
         <div>
+          <dt>Window</dt>
+          <dd>
+            {c.startTime || c.endTime
+              ? `${c.startTime ?? 'from the calling hours'} to ${c.endTime ?? 'their end'}`
+              : 'the calling hours'}
+            , {c.timezone ?? 'Asia/Kolkata'}
+            {c.blackoutDates && c.blackoutDates.length > 0 && ` (not on ${c.blackoutDates.join(', ')})`}
+          </dd>
+        </div>
+        <div>
+          <dt>Pace</dt>
+          <dd>
+            {c.maxConcurrentCalls ?? 'default'} at once, {c.callsPerMinute ?? 'default'} a minute
+            {c.retryPolicy &&
+              `; retries after ${c.retryPolicy.delayMinutes ?? 60} min, ${c.retryPolicy.maxAttemptsPerDay ?? 3} a day, ${c.retryPolicy.maxAttemptsTotal ?? 6} in all`}
+          </dd>
+        </div>
+        {c.progress && (
+          <div>
+            <dt>Calls</dt>
+            <dd>
+              {c.progress.phase}: {c.progress.calls.waiting} waiting, {c.progress.calls.inProgress} in progress,{' '}
+              {c.progress.calls.done} done
+            </dd>
+          </div>
+        )}
+        <div>
           <dt>Logs</dt>
           <dd>
             <Link href={`~/console/logs?campaign_id=${encodeURIComponent(c.id)}`}>
@@ -78,7 +105,12 @@ export function CampaignDetail(props: { id: string }) {
       <section aria-labelledby="start-title">
         <h2 id="start-title">Start calls and chats</h2>
         <div class="two-up">
-          <InitiateCalls campaignId={c.id} collection={keyField === 'loan_id'} />
+          <InitiateCalls
+            campaignId={c.id}
+            collection={keyField === 'loan_id'}
+            agentId={c.agentId}
+            dispositionGroupId={c.dispositionGroupId}
+          />
           <InitiateChats campaignId={c.id} collection={keyField === 'loan_id'} />
         </div>
       </section>

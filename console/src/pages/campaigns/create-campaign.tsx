@@ -55,6 +55,15 @@ type Draft = {
   agentId: string;
   dispositionGroupId: string;
   tags: string;
+  startTime: string;
+  endTime: string;
+  timezone: string;
+  blackoutDates: string;
+  maxConcurrentCalls: string;
+  callsPerMinute: string;
+  retryDelayMinutes: string;
+  maxAttemptsPerDay: string;
+  maxAttemptsTotal: string;
 };
 
 const EMPTY: Draft = {
@@ -67,14 +76,39 @@ const EMPTY: Draft = {
   agentId: '',
   dispositionGroupId: '',
   tags: '',
+  startTime: '',
+  endTime: '',
+  timezone: '',
+  blackoutDates: '',
+  maxConcurrentCalls: '',
+  callsPerMinute: '',
+  retryDelayMinutes: '',
+  maxAttemptsPerDay: '',
+  maxAttemptsTotal: '',
 };
 
-/** The body the API takes: the optional fields left empty are left out. */
-function bodyOf(draft: Draft) {
-  const tags = draft.tags
+const list = (text: string) =>
+  text
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
+const whole = (text: string) => (text.trim() === '' ? undefined : Number(text));
+
+/** A retry policy when any of its fields is filled (the others take the API's defaults). */
+function retryOf(draft: Draft) {
+  const policy = {
+    ...(whole(draft.retryDelayMinutes) !== undefined && { delayMinutes: whole(draft.retryDelayMinutes) }),
+    ...(whole(draft.maxAttemptsPerDay) !== undefined && { maxAttemptsPerDay: whole(draft.maxAttemptsPerDay) }),
+    ...(whole(draft.maxAttemptsTotal) !== undefined && { maxAttemptsTotal: whole(draft.maxAttemptsTotal) }),
+  };
+  return Object.keys(policy).length > 0 ? policy : undefined;
+}
+
+/** The body the API takes: the optional fields left empty are left out. */
+function bodyOf(draft: Draft) {
+  const tags = list(draft.tags);
+  const blackoutDates = list(draft.blackoutDates);
+  const retryPolicy = retryOf(draft);
   return {
     name: draft.name.trim(),
     campaignType: draft.campaignType,
@@ -85,6 +119,13 @@ function bodyOf(draft: Draft) {
     ...(draft.agentId && { agentId: draft.agentId }),
     ...(draft.dispositionGroupId && { dispositionGroupId: draft.dispositionGroupId }),
     ...(tags.length > 0 && { tags }),
+    ...(draft.startTime && { startTime: draft.startTime }),
+    ...(draft.endTime && { endTime: draft.endTime }),
+    ...(draft.timezone.trim() && { timezone: draft.timezone.trim() }),
+    ...(blackoutDates.length > 0 && { blackoutDates }),
+    ...(whole(draft.maxConcurrentCalls) !== undefined && { maxConcurrentCalls: whole(draft.maxConcurrentCalls) }),
+    ...(whole(draft.callsPerMinute) !== undefined && { callsPerMinute: whole(draft.callsPerMinute) }),
+    ...(retryPolicy && { retryPolicy }),
   };
 }
 
@@ -123,6 +164,36 @@ function CreateCampaignForm() {
       </Field>
       <Field label="Ends on">
         <input type="date" {...bind('endDate')} />
+      </Field>
+      <Field label="Calls from" hint="The customer's local time, inside the organization's calling hours">
+        <input type="time" {...bind('startTime')} />
+      </Field>
+      <Field label="Calls until">
+        <input type="time" {...bind('endTime')} />
+      </Field>
+      <Field label="Time zone" hint="IANA name; empty: Asia/Kolkata (a customer's own timezone comes first)">
+        <input maxLength={64} placeholder="Asia/Kolkata" {...bind('timezone')} />
+      </Field>
+      <Field label="Blackout dates" hint="YYYY-MM-DD, separated by commas">
+        <input {...bind('blackoutDates')} />
+      </Field>
+      <Field label="Calls at once" hint="Empty: 10">
+        <input type="number" min={1} max={1000} {...bind('maxConcurrentCalls')} />
+      </Field>
+      <Field label="New calls per minute" hint="Empty: 30">
+        <input type="number" min={1} max={6000} {...bind('callsPerMinute')} />
+      </Field>
+      <Field
+        label="Retry unanswered after (minutes)"
+        hint="Any retry field set: unanswered and busy customers are called again"
+      >
+        <input type="number" min={1} max={10080} {...bind('retryDelayMinutes')} />
+      </Field>
+      <Field label="Attempts a day" hint="Empty: 3">
+        <input type="number" min={1} max={10} {...bind('maxAttemptsPerDay')} />
+      </Field>
+      <Field label="Attempts in all" hint="Empty: 6">
+        <input type="number" min={1} max={20} {...bind('maxAttemptsTotal')} />
       </Field>
       <ChoiceSelect label="Agent" path="/agents" none="None" {...choice('agentId')} />
       <ChoiceSelect

@@ -93,22 +93,37 @@ function StartCard(props: {
   );
 }
 
-export function InitiateCalls(props: { campaignId: string; collection: boolean }) {
-  const [agentId, setAgentId] = useState('');
-  const [dispositionId, setDispositionId] = useState('');
+/**
+ * The agent picks one of a group's dispositions from the conversation: the campaign's group is
+ * preselected, and a call started with none chosen takes it too (the API's default).
+ */
+export function InitiateCalls(props: {
+  campaignId: string;
+  collection: boolean;
+  agentId?: string | null;
+  dispositionGroupId?: string | null;
+}) {
+  const [agentId, setAgentId] = useState(props.agentId ?? '');
+  const [dispositionId, setDispositionId] = useState(props.dispositionGroupId ?? '');
   return (
     <StartCard
       what="call"
       title="Calls"
       collection={props.collection}
-      start={(selection) => start(`/initiate/${props.campaignId}/calls`, { agentId, dispositionId, ...selection })}
+      start={(selection) =>
+        start(`/initiate/${props.campaignId}/calls`, {
+          agentId,
+          ...(dispositionId && { dispositionId }),
+          ...selection,
+        })
+      }
     >
       <ChoiceSelect label="Agent" path="/agents" name="agentId" required value={agentId} onChange={setAgentId} />
       <ChoiceSelect
-        label="Disposition"
-        path="/dispositions"
+        label="Disposition group"
+        path="/dispositions/groups/list"
         name="dispositionId"
-        required
+        none="The campaign's group"
         value={dispositionId}
         onChange={setDispositionId}
       />

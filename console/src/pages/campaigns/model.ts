@@ -14,6 +14,25 @@ export type Campaign = {
   startDate: string | null;
   endDate: string | null;
   tags?: string[];
+  agentId?: string | null;
+  dispositionGroupId?: string | null;
+  startTime?: string | null;
+  endTime?: string | null;
+  timezone?: string | null;
+  blackoutDates?: string[];
+  maxConcurrentCalls?: number | null;
+  callsPerMinute?: number | null;
+  retryPolicy?: {
+    retryOn?: string[];
+    delayMinutes?: number;
+    maxAttemptsPerDay?: number;
+    maxAttemptsTotal?: number;
+  } | null;
+  /** Where its calls stand (the campaign's own read only). */
+  progress?: {
+    phase: 'scheduled' | 'running' | 'completed';
+    calls: { waiting: number; inProgress: number; done: number };
+  };
   createdAt: string;
 };
 
