@@ -9,6 +9,7 @@
  * Chat log entries and the chat detail are read through the logs (api/logs/module.ts).
  */
 import { DuePoller } from '../../application/scheduling/due-poller';
+import { campaignChatsManager } from '../../application/chats/campaign-chats';
 import { scheduledChatsProjection, type ScheduledChatDocument } from '../../projections/chats/scheduled-chats';
 import {
   chatDispatcher,
@@ -172,11 +173,12 @@ export const chatsModule: ModuleDefinition = {
       dispatcher,
     });
     // Messages waiting for their campaign's window (docs/campaign-schedules.md), sent when the clock reaches them.
-    const scheduled = new DuePoller(
-      await reads.collection<ScheduledChatDocument>(scheduledChatsProjection.collection),
-      (chat) => dispatchScheduledChat(dispatch, chat.id),
-      { name: 'scheduled-chats', now: env.now, logger },
-    );
+    const scheduledChats = await reads.collection<ScheduledChatDocument>(scheduledChatsProjection.collection);
+    const scheduled = new DuePoller(scheduledChats, (chat) => dispatchScheduledChat(dispatch, chat.id), {
+      name: 'scheduled-chats',
+      now: env.now,
+      logger,
+    });
     // Chats whose platform never reports the end are closed after CHAT_INACTIVITY_TIMEOUT_SECONDS without activity.
     const inactivity = inactivityTimer({
       commands,
@@ -202,7 +204,7 @@ export const chatsModule: ModuleDefinition = {
           routes: chatWebhookRoutes(reports),
         },
       ],
-      managers: [dispatcher],
+      managers: [dispatcher, campaignChatsManager(dispatch, scheduledChats)],
       jobs: [
         reconciler,
         { name: 'chats-resumer', start: () => resumer.start(), stop: () => resumer.stop() },

@@ -11,7 +11,11 @@ export type ScheduledChatDocument = { id: string; dueAt: string; campaignId: str
 
 export const scheduledChatsProjection: Projection<ScheduledChatDocument> = {
   name: 'scheduled_chats',
-  collection: { name: 'scheduled_chats', fields: { dueAt: 'string', campaignId: 'string' }, indexes: [['dueAt']] },
+  collection: {
+    name: 'scheduled_chats',
+    fields: { dueAt: 'string', campaignId: 'string' },
+    indexes: [['dueAt'], ['campaignId']],
+  },
   eventTypes: ['ChatScheduled', 'ChatDispatched', 'ChatEnded'],
   documentIds: (event) => [(event.data as { messageId: string }).messageId],
   evolve(id, _doc, recorded) {

@@ -1,7 +1,7 @@
 /**
  * Chat messages keep their campaign's window as calls do (docs/campaign-schedules.md): one requested
  * after 19:00 in India waits with `scheduled_for`, is handed to the built-in platform once at 08:00,
- * and one of a deleted campaign is cancelled (5004) without being sent.
+ * and one of a deleted campaign is cancelled (5004) at once, without being sent.
  */
 import { startTestService, type TestService } from '../../support/test-service';
 import { chatApi, type Org } from './setup';
@@ -51,6 +51,13 @@ describe('chats wait for the calling window', () => {
       (e) => e.length === 1 && e[0].scheduled_for !== undefined,
     );
     expect((await api.call(org, 'DELETE', `/campaigns/${deleted}`)).status).toBe(200);
+    // Cancelled at once, before the window it waited for.
+    const cancelled = await api.until(
+      () => entries(deleted),
+      (e) => e[0].status === 'Failed',
+    );
+    expect(cancelled[0].status).toBe('Failed');
+    expect(cancelled[0].errors?.[0]?.code ?? cancelled[0].error?.code).toBe(5004);
 
     offset = Date.parse('2027-03-03T02:30:05.000Z') - Date.now();
     const sent = await api.until(
@@ -58,12 +65,6 @@ describe('chats wait for the calling window', () => {
       (e) => e[0].status !== 'Accepted',
     );
     expect(sent[0].status).not.toBe('Accepted');
-    const cancelled = await api.until(
-      () => entries(deleted),
-      (e) => e[0].status === 'Failed',
-    );
-    expect(cancelled[0].status).toBe('Failed');
-    expect(cancelled[0].errors?.[0]?.code ?? cancelled[0].error?.code).toBe(5004);
     await new Promise((r) => setTimeout(r, 500));
     expect(await dispatches(ids)).toBe(1);
   });
