@@ -167,7 +167,7 @@ describeOnFirstPass('a 10,000-record bulk add cut by SIGKILL, sent again', () =>
       expect([...added.values(), ...queued.values()].filter((n) => n !== 1)).toEqual([]);
       const dialed = occurrences(dir.path, 'CallDialed', campaignId, 'callId');
       expect([...dialed.values()].filter((n) => n !== 1)).toEqual([]);
-      const listed = await service.request('GET', `/api/v1/campaigns/${campaignId}/customers?limit=1`);
+      const listed = await service.read(`/api/v1/campaigns/${campaignId}/customers?limit=1`);
       expect(listed.body.pagination.total).toBe(RECORDS);
 
       await service.stop();

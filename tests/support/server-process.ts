@@ -112,6 +112,14 @@ export async function restartableServer(env: Record<string, string>, firstToken:
   };
   return {
     request,
+    /** A GET asked again, after its Retry-After, while it answers 503 (the read models catching up). */
+    async read(path: string): Promise<ProcessReply> {
+      for (let i = 0; ; i++) {
+        const reply = await request('GET', path);
+        if (reply.status !== 503 || i >= 60) return reply;
+        await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get('retry-after') ?? 1) * 1000));
+      }
+    },
     get server() {
       return server;
     },

@@ -164,7 +164,7 @@ describeOnFirstPass('an erasure cut by SIGKILL', () => {
     expect((await service.request('POST', '/api/v1/customers/add/bulk', { campaignId, records })).status).toBe(201);
     // Once the read models hold every record (the export waits for them).
     for (const p of [...SUBJECTS, KEPT]) {
-      const exported = await service.request('GET', `/api/v1/privacy/export?phone=${encodeURIComponent(p.phone)}`);
+      const exported = await service.read(`/api/v1/privacy/export?phone=${encodeURIComponent(p.phone)}`);
       expect(exported.body.data.customers).toHaveLength(RECORDS);
     }
   });
@@ -210,7 +210,7 @@ describeOnFirstPass('an erasure cut by SIGKILL', () => {
       expect(subjects.length).toBeGreaterThan(0);
       // The others are all there.
       expect(tracesUnder(dir.path, [KEPT]).length).toBeGreaterThan(0);
-      const kept = await service.request('GET', `/api/v1/privacy/export?phone=${encodeURIComponent(KEPT.phone)}`);
+      const kept = await service.read(`/api/v1/privacy/export?phone=${encodeURIComponent(KEPT.phone)}`);
       expect(kept.body.data.customers).toHaveLength(RECORDS);
     },
   );
