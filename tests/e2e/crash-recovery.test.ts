@@ -9,7 +9,7 @@ import { SqliteReadStore } from '../../infrastructure/sqlite/sqlite-read-store';
 import { dispositionsProjection } from '../../projections/dispositions/dispositions';
 import { dispositionGroupsProjection } from '../../projections/dispositions/disposition-groups';
 import { projectionsOver } from '../../api/modules';
-import { startServerProcess } from '../support/server-process';
+import { readAfterCatchUp, startServerProcess } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
 import { describeOnFirstPass } from '../support/check-pass';
 
@@ -67,7 +67,7 @@ describeOnFirstPass('crash recovery (sqlite, separate process)', () => {
     try {
       for (const { kind, id } of acknowledged) {
         const path = kind === 'group' ? `/api/v1/dispositions/groups/${id}` : `/api/v1/dispositions/${id}`;
-        const reply = await fetch(second.url + path, { headers: { authorization: `Bearer ${token}` } });
+        const reply = await readAfterCatchUp(second.url + path, token);
         expect({ id, status: reply.status }).toEqual({ id, status: 200 });
       }
     } finally {

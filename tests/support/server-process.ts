@@ -87,6 +87,19 @@ export async function stopCleanly(server: ServerProcess): Promise<void> {
     );
 }
 
+/**
+ * A GET with the token, asked again after its Retry-After while it answers 503: a read the read models
+ * cannot catch up for in time (a restarted process projecting what it had not) says when to come back.
+ */
+export async function readAfterCatchUp(url: string, token: string, tries = 60): Promise<Response> {
+  for (let i = 1; ; i++) {
+    const reply = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    if (reply.status !== 503 || i >= tries) return reply;
+    await reply.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get('retry-after') ?? 1) * 1000));
+  }
+}
+
 export type ProcessReply = { status: number; body: any; text: string; headers: Headers };
 
 /**
@@ -113,12 +126,10 @@ export async function restartableServer(env: Record<string, string>, firstToken:
   return {
     request,
     /** A GET asked again, after its Retry-After, while it answers 503 (the read models catching up). */
-    async read(path: string): Promise<ProcessReply> {
-      for (let i = 0; ; i++) {
-        const reply = await request('GET', path);
-        if (reply.status !== 503 || i >= 60) return reply;
-        await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get('retry-after') ?? 1) * 1000));
-      }
+    read: async (path: string): Promise<ProcessReply> => {
+      const reply = await readAfterCatchUp(server.url + path, token);
+      const text = await reply.text();
+      return { status: reply.status, body: text ? JSON.parse(text) : undefined, text, headers: reply.headers };
     },
     get server() {
       return server;
