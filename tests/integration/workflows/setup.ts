@@ -85,8 +85,14 @@ export type RunView = {
 /** Every run of a workflow (all pages). */
 export async function runsOf(call: Ready['call'], workflowId: string): Promise<RunView[]> {
   const runs: RunView[] = [];
-  for (let page = 1; ; page++) {
+  for (let page = 1, behind = 0; ; page++) {
     const reply = await call('GET', `/workflows/${workflowId}/runs?limit=100&page=${page}`);
+    // The read models still catching up (a restarted process): asked again after Retry-After.
+    if (reply.status === 503 && ++behind <= 60) {
+      await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get('retry-after') ?? 1) * 1000));
+      page--;
+      continue;
+    }
     if (reply.status !== 200) throw new Error(`runs: ${reply.status} ${reply.text}`);
     runs.push(...reply.body.data);
     if (!reply.body.pagination.has_next) return runs;
