@@ -44,10 +44,13 @@ export class HttpError extends Error {
 
 export const validationFailed = (errors: string[]) => new HttpError(400, 'Validation failed', { errors });
 
+/** The envelope's `error` for a status (`TooManyRequests` for 429). */
+export const errorName = (status: number): string => ERROR_NAMES[status] ?? 'Error';
+
 export function sendError(res: Response, status: number, message: string, extra: Record<string, unknown> = {}): void {
   const body = res.locals.errorWithoutSuccess
-    ? { error: ERROR_NAMES[status] ?? 'Error', message, ...extra }
-    : { success: false, error: ERROR_NAMES[status] ?? 'Error', message, ...extra };
+    ? { error: errorName(status), message, ...extra }
+    : { success: false, error: errorName(status), message, ...extra };
   if (message === 'Validation failed') delete (body as { error?: string }).error;
   res.status(status).json(body);
 }

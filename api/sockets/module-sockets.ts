@@ -8,11 +8,12 @@
  * says it did (`authenticated`), it counts among the process's unauthenticated sockets, which are capped
  * (beyond, the handshake is refused), and it is closed with 1008 once its route's `authTimeoutMs` passed.
  */
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Logger } from '../../application/ports/logger';
 import type { UnauthenticatedSockets } from '../http/connection-limits';
+import { errorName } from '../http/errors';
 import { NOSNIFF } from '../http/security-headers';
 import type { SocketRoute } from '../module';
 import { closeThenCut } from './close-then-cut';
@@ -25,18 +26,11 @@ const MODULE_SOCKET_MAX_BYTES = 1 << 20;
 /** The close code of a socket that did not authenticate within its route's `authTimeoutMs`. */
 export const AUTH_TIMEOUT_CLOSE = { code: 1008, reason: 'not authenticated in time' } as const;
 
-const STATUS_TEXT: Readonly<Record<number, [string, string]>> = {
-  404: ['Not Found', 'NotFound'],
-  429: ['Too Many Requests', 'TooManyRequests'],
-  503: ['Service Unavailable', 'ServiceUnavailable'],
-};
-
 /** Answers an upgrade with an HTTP error in the envelope, and closes the connection. */
 function refuseUpgrade(socket: Duplex, status: 404 | 429 | 503, message: string): void {
-  const [text, error] = STATUS_TEXT[status]!;
-  const body = JSON.stringify({ success: false, error, message });
+  const body = JSON.stringify({ success: false, error: errorName(status), message });
   socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
       `X-Content-Type-Options: ${NOSNIFF}\r\n${status === 429 ? 'Retry-After: 1\r\n' : ''}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );

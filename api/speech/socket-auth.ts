@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestContext } from '../../application/request-context';
 import type { Authenticator } from '../http/auth';
 import { CAP_RETRY_AFTER_SECONDS, type ConnectionCounts, type UnauthenticatedSockets } from '../http/connection-limits';
-import { NO_PERMISSION_MESSAGE, UNAUTHORIZED_MESSAGE } from '../http/errors';
+import { errorName, NO_PERMISSION_MESSAGE, UNAUTHORIZED_MESSAGE, UNEXPECTED_MESSAGE } from '../http/errors';
 import { tooManyRequests, type TokenBuckets } from '../http/rate-limit';
 import { NOSNIFF } from '../http/security-headers';
 
@@ -32,18 +32,8 @@ type Verify = (
   done: (ok: boolean, code?: number, message?: string, headers?: Record<string, string>) => void,
 ) => void;
 
-const ERRORS: Readonly<Record<number, string>> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  429: 'TooManyRequests',
-  500: 'InternalServerError',
-  503: 'ServiceUnavailable',
-};
-
 const refuse = (done: Parameters<Verify>[1], code: number, message: string, retryAfter?: number) => {
-  const body = JSON.stringify({ success: false, error: ERRORS[code], message });
+  const body = JSON.stringify({ success: false, error: errorName(code), message });
   done(false, code, body, {
     'Content-Type': 'application/json',
     'Content-Length': String(Buffer.byteLength(body)),
@@ -104,7 +94,7 @@ export function verifySpeechClient(authenticate: Authenticator, limits: Handshak
       },
       () => {
         checking();
-        refuse(done, 500, 'An unexpected error occurred');
+        refuse(done, 500, UNEXPECTED_MESSAGE);
       },
     );
   };
