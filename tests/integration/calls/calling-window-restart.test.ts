@@ -6,6 +6,7 @@ import { loanRecord, uniquePhone } from '../../support/records';
 import { tempDir } from '../../support/temp-dir';
 import { startTestService, type TestService } from '../../support/test-service';
 import { until } from '../../support/until';
+import { readyOrganization } from '../workflows/setup';
 
 jest.setTimeout(60_000);
 
@@ -29,14 +30,7 @@ describe('scheduled calls across a restart', () => {
 
   it('dials after the restart, once per call', async () => {
     t = await start();
-    const org = await t.newOrganization('collection');
-    const call = (method: string, path: string, body?: unknown) =>
-      t.request(method, `/api/v1${path}`, { token: org.token, body });
-    const dispositionId = (await call('POST', '/dispositions', { name: 'Promise to pay' })).body.data.id;
-    const agentId = (await call('POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' }))
-      .body.data.id;
-    const number = (await call('GET', '/numbers/search?limit=1')).body.data[0].number;
-    expect((await call('POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.success).toBe(true);
+    const { org, call, agentId, dispositionId } = await readyOrganization(t);
     const campaignId = (await call('POST', '/campaigns/create', { name: 'Night', campaignType: 'emi' })).body.data.id;
     const records = Array.from({ length: 5 }, (_, i) => loanRecord(`N-${i}`, { phone_number: uniquePhone('+9196') }));
     const added = await call('POST', '/customers/add/bulk', {

@@ -6,6 +6,7 @@
 import { loanRecord, uniquePhone } from '../../support/records';
 import { startTestService, type TestService } from '../../support/test-service';
 import { until } from '../../support/until';
+import { readyOrganization } from '../workflows/setup';
 
 jest.setTimeout(60_000);
 
@@ -32,12 +33,7 @@ describe('calls wait for the calling window', () => {
   beforeAll(async () => {
     setClock(BEFORE_SEVEN);
     t = await startTestService({ env: LAW, overrides: { now: () => new Date(Date.now() + offset) } });
-    org = await t.newOrganization('collection');
-    dispositionId = (await call('POST', '/dispositions', { name: 'Promise to pay' })).body.data.id;
-    agentId = (await call('POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' })).body
-      .data.id;
-    const number = (await call('GET', '/numbers/search?limit=1')).body.data[0].number;
-    expect((await call('POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.success).toBe(true);
+    ({ org, agentId, dispositionId } = await readyOrganization(t));
   });
   afterAll(() => t.stop());
 

@@ -6,6 +6,7 @@
 import { loanRecord, uniquePhone } from '../../support/records';
 import { startTestService, type TestService } from '../../support/test-service';
 import { until } from '../../support/until';
+import { readyOrganization } from '../workflows/setup';
 
 jest.setTimeout(60_000);
 
@@ -20,14 +21,7 @@ describe('campaign pacing', () => {
   afterAll(() => t.stop());
 
   it('keeps at most maxConcurrentCalls in progress and dials each customer once', async () => {
-    const org = await t.newOrganization('collection');
-    const call = (method: string, path: string, body?: unknown) =>
-      t.request(method, `/api/v1${path}`, { token: org.token, body });
-    const dispositionId = (await call('POST', '/dispositions', { name: 'Promise to pay' })).body.data.id;
-    const agentId = (await call('POST', '/agents', { name: 'Asha', language: 'en', voiceId: 'PAbs15oBevLzXsUu4dCi' }))
-      .body.data.id;
-    const number = (await call('GET', '/numbers/search?limit=1')).body.data[0].number;
-    expect((await call('POST', '/numbers/buyNumbers', [{ number, provider: 'builtin' }])).body.success).toBe(true);
+    const { call, agentId, dispositionId } = await readyOrganization(t);
     const created = await call('POST', '/campaigns/create', {
       name: 'Paced',
       campaignType: 'emi',
